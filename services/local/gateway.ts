@@ -1,0 +1,357 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
+import { AUTHORIZER_CACHE_SECONDS, handler as authorizerHandler } from '../authorizer/handler';
+import { ROUTES, resourcePath, SCIM_PREFIX, ORG_PREFIX, type ApiName, type RouteSpec } from '../routes';
+import { policyAllows, type PolicyDocument } from '../shared/auth/policy';
+import {
+  ERROR_MEDIA_TYPE,
+  gatewayResponse,
+  gatewayResponseBody,
+  type ErrorFormat,
+  type GatewayResponseType,
+} from '../shared/http/gateway-responses';
+import { PROBLEMS, problemType } from '../shared/http/problems';
+import { AREA_HANDLERS, type ProxyHandler } from './areas';
+
+/**
+ * A local API Gateway: the same route table as the deployed REST APIs, the same REQUEST
+ * authorizer (with a policy cache per token, as API Gateway keeps one), the same handlers,
+ * invoked with API-Gateway-shaped proxy events, and the same gateway responses.
+ */
+export interface LocalGatewayOptions {
+  readonly port: number;
+  readonly host: string;
+  /** Seconds a policy stays cached per Authorization header. @default AUTHORIZER_CACHE_SECONDS */
+  readonly authorizerCacheSeconds?: number;
+  /** Extra routes served without authorization (e.g. the OpenAPI document). */
+  readonly publicDocuments?: Readonly<Record<string, () => unknown>>;
+}
+
+export interface LocalGateway {
+  readonly url: string;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+const API_IDS: Readonly<Record<ApiName, string>> = { public: 'localpublic', scim: 'localscim' };
+const STAGE: Readonly<Record<ApiName, string>> = { public: 'v1', scim: 'scim' };
+const FORMAT: Readonly<Record<ApiName, ErrorFormat>> = { public: 'problem', scim: 'scim' };
+const MAX_REQUEST_BYTES = 10 * 1024 * 1024; // API Gateway's payload limit
+const LAMBDA_TIMEOUT_MS = 10_000;
+
+interface CompiledRoute {
+  readonly spec: RouteSpec;
+  readonly resource: string;
+  readonly segments: readonly string[];
+}
+
+const compiled: readonly CompiledRoute[] = ROUTES.map((spec) => {
+  const resource = resourcePath(spec);
+  return { spec, resource, segments: resource.split('/').slice(1) };
+});
+
+interface Match {
+  readonly route: CompiledRoute;
+  readonly pathParameters: Record<string, string>;
+}
+
+/** Routes whose resource path matches `path`; literal segments win over `{parameters}`. */
+export function matchPath(path: string): Match[] {
+  const parts = path.split('/').slice(1);
+  const matches: { match: Match; literals: number }[] = [];
+  for (const route of compiled) {
+    if (route.segments.length !== parts.length) continue;
+    const pathParameters: Record<string, string> = {};
+    let literals = 0;
+    const ok = route.segments.every((segment, i) => {
+      const param = /^\{(.+)\}$/.exec(segment);
+      if (param) {
+        if (parts[i] === '') return false;
+        pathParameters[param[1]] = safeDecode(parts[i]);
+        return true;
+      }
+      literals += 1;
+      return segment === parts[i];
+    });
+    if (ok) matches.push({ match: { route, pathParameters }, literals });
+  }
+  const best = Math.max(...matches.map((m) => m.literals));
+  return matches.filter((m) => m.literals === best).map((m) => m.match);
+}
+
+/** The API a path belongs to, for gateway responses of unknown routes. */
+export function apiOfPath(path: string): ApiName {
+  const scimPrefix = new RegExp(`^${ORG_PREFIX.replace('{organizationId}', '[^/]+')}${SCIM_PREFIX}(/|$)`.replace(/\//g, '\\/'));
+  return scimPrefix.test(path) ? 'scim' : 'public';
+}
+
+export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
+  const cacheSeconds = options.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS;
+  const policyCache = new Map<string, { expires: number; result: APIGatewayAuthorizerResult }>();
+  const handlers = new Map<string, ProxyHandler>();
+
+  const handlerOf = async (route: RouteSpec): Promise<ProxyHandler> => {
+    let h = handlers.get(route.area);
+    if (!h) {
+      h = await AREA_HANDLERS[route.area]();
+      handlers.set(route.area, h);
+    }
+    return h;
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      // The gateway itself failed: answer like API Gateway's DEFAULT_5XX.
+      console.error('local gateway error', error);
+      if (!res.headersSent) sendGatewayResponse(res, 'DEFAULT_5XX', 'public', randomUUID(), req.url ?? '');
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = randomUUID();
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/$/, '') : url.pathname;
+    const method = (req.method ?? 'GET').toUpperCase();
+
+    const document = options.publicDocuments?.[path];
+    if (document && method === 'GET') {
+      send(res, 200, { 'Content-Type': 'application/json', 'X-Request-Id': requestId }, JSON.stringify(document()));
+      return;
+    }
+
+    const body = await readBody(req);
+    const matches = matchPath(path);
+    if (matches.length === 0) return sendGatewayResponse(res, 'MISSING_AUTHENTICATION_TOKEN', apiOfPath(path), requestId, path);
+    const match = matches.find((m) => m.route.spec.method === method);
+    if (!match) return sendMethodNotAllowed(res, matches, requestId, path);
+    const api = match.route.spec.api;
+    if (body === undefined) return sendGatewayResponse(res, 'REQUEST_TOO_LARGE', api, requestId, path);
+
+    const headers = flatHeaders(req);
+    const query = parseQuery(url.search);
+    const event = proxyEvent({ method, path, match, headers, query, body, requestId, api, sourceIp: req.socket.remoteAddress ?? '127.0.0.1' });
+
+    // Identity source: API Gateway answers 401 without calling the authorizer when it is absent.
+    const authorization = Object.entries(headers).find(([k]) => k.toLowerCase() === 'authorization')?.[1];
+    if (!authorization) return sendGatewayResponse(res, 'UNAUTHORIZED', api, requestId, path);
+
+    const cacheKey = `${api}\n${authorization}`;
+    let auth = policyCache.get(cacheKey);
+    if (!auth || auth.expires <= Date.now()) {
+      try {
+        const result = await authorizerHandler(authorizerEvent(event, api));
+        auth = { expires: Date.now() + cacheSeconds * 1000, result };
+        if (cacheSeconds > 0) policyCache.set(cacheKey, auth);
+      } catch (error) {
+        if ((error as Error).message === 'Unauthorized') return sendGatewayResponse(res, 'UNAUTHORIZED', api, requestId, path);
+        console.error('authorizer failed', error);
+        return sendGatewayResponse(res, 'AUTHORIZER_FAILURE', api, requestId, path);
+      }
+    }
+    if (!policyAllows(auth.result.policyDocument as unknown as PolicyDocument, methodArn(api, method, path))) {
+      return sendGatewayResponse(res, 'ACCESS_DENIED', api, requestId, path);
+    }
+    event.requestContext.authorizer = { principalId: auth.result.principalId, ...auth.result.context, integrationLatency: 0 };
+
+    const handler = await handlerOf(match.route.spec);
+    let result: APIGatewayProxyResult;
+    try {
+      result = await handler(event, lambdaContext(match.route.spec.area, requestId));
+    } catch (error) {
+      // An unhandled Lambda error is a 502 from API Gateway.
+      console.error('handler failed', error);
+      return sendGatewayResponse(res, 'INTEGRATION_FAILURE', api, requestId, path);
+    }
+    const outHeaders: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
+    for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) outHeaders[name] = values.map(String);
+    send(res, result.statusCode, outHeaders, result.body ?? '');
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host}:${address.port}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function proxyEvent(input: {
+  method: string;
+  path: string;
+  match: Match;
+  headers: Record<string, string>;
+  query: { single: Record<string, string>; multi: Record<string, string[]> };
+  body: string;
+  requestId: string;
+  api: ApiName;
+  sourceIp: string;
+}): APIGatewayProxyEvent {
+  const { method, path, match, headers, query, body, requestId, api, sourceIp } = input;
+  const hasQuery = Object.keys(query.single).length > 0;
+  return {
+    resource: match.route.resource,
+    path,
+    httpMethod: method,
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
+    queryStringParameters: hasQuery ? query.single : null,
+    multiValueQueryStringParameters: hasQuery ? query.multi : null,
+    pathParameters: match.pathParameters,
+    stageVariables: null,
+    body: body === '' ? null : body,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: API_IDS[api],
+      stage: STAGE[api],
+      requestId,
+      extendedRequestId: requestId,
+      resourceId: 'local',
+      resourcePath: match.route.resource,
+      httpMethod: method,
+      path: `/${STAGE[api]}${path}`,
+      protocol: 'HTTP/1.1',
+      requestTime: new Date().toUTCString(),
+      requestTimeEpoch: Date.now(),
+      domainName: 'localhost',
+      domainPrefix: 'localhost',
+      authorizer: undefined,
+      identity: {
+        sourceIp,
+        userAgent: headers['User-Agent'] ?? headers['user-agent'] ?? null,
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        user: null,
+        userArn: null,
+      },
+    },
+  };
+}
+
+const methodArn = (api: ApiName, method: string, path: string) =>
+  `arn:aws:execute-api:local:000000000000:${API_IDS[api]}/${STAGE[api]}/${method}${path}`;
+
+function authorizerEvent(event: APIGatewayProxyEvent, api: ApiName): APIGatewayRequestAuthorizerEvent {
+  return {
+    type: 'REQUEST',
+    methodArn: methodArn(api, event.httpMethod, event.path),
+    resource: event.resource,
+    path: event.path,
+    httpMethod: event.httpMethod,
+    headers: event.headers as Record<string, string>,
+    multiValueHeaders: event.multiValueHeaders as Record<string, string[]>,
+    queryStringParameters: event.queryStringParameters as Record<string, string> | null,
+    multiValueQueryStringParameters: event.multiValueQueryStringParameters as Record<string, string[]> | null,
+    pathParameters: event.pathParameters as Record<string, string>,
+    stageVariables: null,
+    requestContext: event.requestContext as unknown as APIGatewayRequestAuthorizerEvent['requestContext'],
+  };
+}
+
+function lambdaContext(area: string, requestId: string): Context {
+  const deadline = Date.now() + LAMBDA_TIMEOUT_MS;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `wfm-local-${area}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:wfm-local-${area}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/wfm-local-${area}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function sendGatewayResponse(res: ServerResponse, type: GatewayResponseType, api: ApiName, requestId: string, path: string): void {
+  const row = gatewayResponse(type);
+  const format = FORMAT[api];
+  const body = gatewayResponseBody(row, format, { requestId, instance: path });
+  send(res, row.status, { 'Content-Type': ERROR_MEDIA_TYPE[format], 'X-Request-Id': requestId, ...row.headers }, JSON.stringify(body));
+}
+
+/** API Gateway has no 405; the stack adds ANY methods that answer it (lib/constructs/api.ts). */
+function sendMethodNotAllowed(res: ServerResponse, matches: Match[], requestId: string, path: string): void {
+  const allow = [...new Set(matches.map((m) => m.route.spec.method))].sort().join(', ');
+  const api = matches[0].route.spec.api;
+  const detail = `This route accepts ${allow}.`;
+  const body =
+    FORMAT[api] === 'scim'
+      ? { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '405', detail }
+      : { type: problemType('METHOD_NOT_ALLOWED'), title: PROBLEMS.METHOD_NOT_ALLOWED.title, status: 405, detail, instance: path, code: 'METHOD_NOT_ALLOWED', requestId };
+  send(res, 405, { 'Content-Type': ERROR_MEDIA_TYPE[FORMAT[api]], 'X-Request-Id': requestId, Allow: allow }, JSON.stringify(body));
+}
+
+function send(res: ServerResponse, status: number, headers: Record<string, string | string[]>, body: string): void {
+  res.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function flatHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i];
+    out[name] = out[name] === undefined ? req.rawHeaders[i + 1] : `${out[name]},${req.rawHeaders[i + 1]}`;
+  }
+  return out;
+}
+
+/** Query parsing as API Gateway does it: percent-decoding, `+` kept as it is. */
+function parseQuery(search: string): { single: Record<string, string>; multi: Record<string, string[]> } {
+  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  for (const pair of search.replace(/^\?/, '').split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = safeDecode(eq === -1 ? pair : pair.slice(0, eq));
+    const value = eq === -1 ? '' : safeDecode(pair.slice(eq + 1));
+    single[name] = value;
+    (multi[name] ??= []).push(value);
+  }
+  return { single, multi };
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_REQUEST_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(tooLarge ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,81 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ENV, requiredEnv } from '../config';
+import { ServiceUnavailableError } from '../errors';
+
+/** A table and the client that reaches it: what every store function takes. */
+export interface Db {
+  readonly doc: DynamoDBDocumentClient;
+  readonly tableName: string;
+}
+
+export interface DbOptions {
+  readonly tableName: string;
+  /** DynamoDB Local's address; absent in AWS. */
+  readonly endpoint?: string;
+}
+
+export function createDb({ tableName, endpoint }: DbOptions): Db {
+  const client = new DynamoDBClient({
+    ...(endpoint
+      ? {
+          endpoint,
+          region: process.env.AWS_REGION ?? 'eu-central-1',
+          // DynamoDB Local accepts any credentials; it runs with -sharedDb, so they need not match.
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        }
+      : {}),
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
+  });
+  const doc = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+  doc.middlewareStack.add((next) => async (args) => {
+    try {
+      return await next(args);
+    } catch (error) {
+      throw translateSdkError(error);
+    }
+  }, { step: 'initialize', name: 'translateSdkErrors' });
+  return { doc, tableName };
+}
+
+let processDb: Db | undefined;
+
+/** The table of this process, from TABLE_NAME and DYNAMODB_ENDPOINT, created once. */
+export function defaultDb(): Db {
+  processDb ??= createDb({ tableName: requiredEnv(ENV.TABLE_NAME), endpoint: process.env[ENV.DYNAMODB_ENDPOINT] || undefined });
+  return processDb;
+}
+
+const UNAVAILABLE_NAMES = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TimeoutError',
+  'RequestTimeout',
+]);
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * Storage failures that a retry can fix (throttling after the SDK's own retries, 5xx, an
+ * unreachable endpoint) become ServiceUnavailableError (503). Everything else, including
+ * conditional-check and transaction cancellations, is left for the stores to interpret.
+ * SDK messages are kept only as `cause`, for the log.
+ */
+export function translateSdkError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const meta = (error as { $metadata?: { httpStatusCode?: number } }).$metadata;
+  const code = (error as { code?: string }).code;
+  if (
+    UNAVAILABLE_NAMES.has(error.name) ||
+    (meta?.httpStatusCode !== undefined && meta.httpStatusCode >= 500) ||
+    (code !== undefined && NETWORK_CODES.has(code))
+  ) {
+    return new ServiceUnavailableError({ cause: error });
+  }
+  return error;
+}

@@ -1,0 +1,69 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { ValidationError } from '../errors';
+
+/**
+ * Opaque, tamper-evident list cursors: the continuation position is sealed with AES-256-GCM;
+ * the organization and the query that made the cursor are the additional authenticated data,
+ * so a cursor of another organization or another query, or an altered one, does not open.
+ */
+export interface CursorBinding {
+  readonly organizationId: string;
+  /** What made the list: route and every filter; `cursor` and nothing secret excluded. */
+  readonly query: Readonly<Record<string, unknown>>;
+}
+
+const VERSION = 1;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+export function sealCursor(key: Buffer, binding: CursorBinding, position: unknown): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(aadOf(binding));
+  const plain = Buffer.from(JSON.stringify(position), 'utf8');
+  const sealed = Buffer.concat([cipher.update(plain), cipher.final()]);
+  return Buffer.concat([Buffer.from([VERSION]), iv, sealed, cipher.getAuthTag()]).toString('base64url');
+}
+
+export function openCursor(key: Buffer, binding: CursorBinding, cursor: string): unknown {
+  const raw = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0);
+  if (raw.length < 1 + IV_BYTES + TAG_BYTES + 1 || raw[0] !== VERSION) throw invalidCursor();
+  const iv = raw.subarray(1, 1 + IV_BYTES);
+  const tag = raw.subarray(raw.length - TAG_BYTES);
+  const body = raw.subarray(1 + IV_BYTES, raw.length - TAG_BYTES);
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, iv);
+    decipher.setAAD(aadOf(binding));
+    decipher.setAuthTag(tag);
+    const plain = Buffer.concat([decipher.update(body), decipher.final()]);
+    return JSON.parse(plain.toString('utf8')) as unknown;
+  } catch {
+    throw invalidCursor();
+  }
+}
+
+const invalidCursor = () =>
+  new ValidationError([
+    {
+      parameter: 'cursor',
+      detail: 'The cursor is not valid for this list: pass a nextCursor exactly as returned, with the same filters.',
+    },
+  ]);
+
+function aadOf({ organizationId, query }: CursorBinding): Buffer {
+  return createHash('sha256').update(JSON.stringify([organizationId, canonical(query)])).digest();
+}
+
+/** JSON with sorted object keys, so that equal queries give equal bytes. */
+export function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, v]) => [k, canonical(v)]),
+    );
+  }
+  return value;
+}

@@ -1,0 +1,86 @@
+import { PROBLEMS, problemType } from './problems';
+import type { ErrorCode } from '../errors';
+
+/**
+ * Responses API Gateway makes itself (authorizer deny, throttling, unknown route, 5xx),
+ * rewritten to our error formats. The CDK Api construct turns these into GatewayResponse
+ * resources; the local gateway renders the same rows.
+ */
+export type GatewayResponseType =
+  | 'UNAUTHORIZED'
+  | 'ACCESS_DENIED'
+  | 'MISSING_AUTHENTICATION_TOKEN'
+  | 'RESOURCE_NOT_FOUND'
+  | 'THROTTLED'
+  | 'QUOTA_EXCEEDED'
+  | 'REQUEST_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'AUTHORIZER_FAILURE'
+  | 'AUTHORIZER_CONFIGURATION_ERROR'
+  | 'INTEGRATION_FAILURE'
+  | 'INTEGRATION_TIMEOUT'
+  | 'DEFAULT_4XX'
+  | 'DEFAULT_5XX';
+
+export interface GatewayResponseRow {
+  readonly type: GatewayResponseType;
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly detail: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export const GATEWAY_RESPONSES: readonly GatewayResponseRow[] = [
+  { type: 'UNAUTHORIZED', status: 401, code: 'UNAUTHENTICATED', detail: 'A valid API key is required: send it as "Authorization: Bearer <API key>".', headers: { 'WWW-Authenticate': 'Bearer' } },
+  { type: 'ACCESS_DENIED', status: 403, code: 'ACCESS_DENIED', detail: 'The API key has no access to this organization.' },
+  // API Gateway answers an unknown path or method with MISSING_AUTHENTICATION_TOKEN (403).
+  { type: 'MISSING_AUTHENTICATION_TOKEN', status: 404, code: 'RESOURCE_NOT_FOUND', detail: 'No such route: check the method and the path.' },
+  { type: 'RESOURCE_NOT_FOUND', status: 404, code: 'RESOURCE_NOT_FOUND', detail: 'No such route: check the method and the path.' },
+  { type: 'THROTTLED', status: 429, code: 'RATE_LIMITED', detail: 'Too many requests: slow down and retry after the time in Retry-After.', headers: { 'Retry-After': '1' } },
+  { type: 'QUOTA_EXCEEDED', status: 429, code: 'RATE_LIMITED', detail: 'The request quota of this API key is used up.', headers: { 'Retry-After': '60' } },
+  { type: 'REQUEST_TOO_LARGE', status: 413, code: 'PAYLOAD_TOO_LARGE', detail: 'The request body is larger than 64 KiB.' },
+  { type: 'UNSUPPORTED_MEDIA_TYPE', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'Send the body as application/json.' },
+  { type: 'AUTHORIZER_FAILURE', status: 500, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred. Share the requestId with support.' },
+  { type: 'AUTHORIZER_CONFIGURATION_ERROR', status: 500, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred. Share the requestId with support.' },
+  { type: 'INTEGRATION_FAILURE', status: 502, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred. Share the requestId with support.' },
+  { type: 'INTEGRATION_TIMEOUT', status: 504, code: 'SERVICE_UNAVAILABLE', detail: 'The request took too long; retry it.' },
+  { type: 'DEFAULT_4XX', status: 400, code: 'BAD_REQUEST', detail: 'The request could not be processed.' },
+  { type: 'DEFAULT_5XX', status: 500, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred. Share the requestId with support.' },
+];
+
+export const gatewayResponse = (type: GatewayResponseType): GatewayResponseRow => {
+  const row = GATEWAY_RESPONSES.find((r) => r.type === type);
+  if (!row) throw new Error(`No gateway response row for ${type}.`);
+  return row;
+};
+
+export type ErrorFormat = 'problem' | 'scim';
+
+export const SCIM_ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+export const ERROR_MEDIA_TYPE: Readonly<Record<ErrorFormat, string>> = {
+  problem: 'application/problem+json',
+  scim: 'application/scim+json',
+};
+
+/** Values the body needs: real ones locally, `$context` variables in API Gateway templates. */
+export interface GatewayResponseVars {
+  readonly requestId: string;
+  readonly instance: string;
+}
+
+/** The body of a gateway-made response, in the API's error format. */
+export function gatewayResponseBody(row: GatewayResponseRow, format: ErrorFormat, vars: GatewayResponseVars): Record<string, unknown> {
+  if (format === 'scim') {
+    return { schemas: [SCIM_ERROR_SCHEMA], status: String(row.status), detail: row.detail };
+  }
+  return {
+    type: problemType(row.code),
+    title: PROBLEMS[row.code].title,
+    status: row.status,
+    detail: row.detail,
+    instance: vars.instance,
+    code: row.code,
+    requestId: vars.requestId,
+  };
+}

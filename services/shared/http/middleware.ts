@@ -1,0 +1,139 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { findRoute, type Area, type RouteSpec } from '../../routes';
+import { principalFrom, requireScopes, type Principal } from '../auth/principal';
+import { AccessDeniedError, AppError, UnauthenticatedError } from '../errors';
+import { logger } from '../logger';
+import type { HttpResult } from './request';
+
+/** The proxy event, as the middlewares below complete it. */
+export type ApiEvent = APIGatewayProxyEvent & {
+  route?: RouteSpec;
+  principal?: Principal;
+  jsonBody?: unknown;
+};
+
+type Middleware = MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, Context>;
+
+/** Renders an error in the wire format of the API (problem+json, SCIM error). */
+export type ErrorRenderer = (error: unknown, requestId: string, instance: string) => HttpResult;
+
+export const requestIdOf = (event: APIGatewayProxyEvent): string => event.requestContext?.requestId ?? 'unknown';
+
+/** Every response carries X-Request-Id = API Gateway's request ID. */
+export function requestIdHeader(): Middleware {
+  const addRequestId = (request: { event: ApiEvent; response: APIGatewayProxyResult | null | undefined }) => {
+    if (!request.response) return;
+    request.response.headers = { ...request.response.headers, 'X-Request-Id': requestIdOf(request.event) };
+  };
+  return { name: 'requestIdHeader', after: addRequestId, onError: addRequestId };
+}
+
+/** Logs under the request ID and key ID; never the token or the body. */
+export function requestLogKeys(): Middleware {
+  return {
+    name: 'requestLogKeys',
+    before: ({ event }) => {
+      logger.appendKeys({ requestId: requestIdOf(event), route: `${event.httpMethod} ${event.resource}` });
+    },
+  };
+}
+
+/**
+ * The one place that turns errors into responses. Only AppErrors below 500 show their
+ * message; the rest is logged with its detail under the request ID and answered generically.
+ */
+export function errorResponses(render: ErrorRenderer): Middleware {
+  return {
+    name: 'errorResponses',
+    onError: (request) => {
+      const { error, event } = request;
+      const requestId = requestIdOf(event);
+      const result = render(error, requestId, event.path ?? '');
+      if (result.statusCode >= 500) {
+        logger.error('Request failed', { error: error as Error, code: error instanceof AppError ? error.code : 'INTERNAL_ERROR' });
+      } else {
+        logger.info('Request rejected', { code: error instanceof AppError ? error.code : undefined, status: result.statusCode });
+      }
+      request.response = toProxyResult(result, 'application/json');
+    },
+  };
+}
+
+/**
+ * Resolves the route, reads the principal from the authorizer context, and checks that the
+ * key's organization is the URL's (the authorizer's policy already ensures it; checked again
+ * here so that no handler ever runs for another organization) and that the key holds every
+ * scope of the route.
+ */
+export function authorizeRoute(area: Area): Middleware {
+  return {
+    name: 'authorizeRoute',
+    before: ({ event }) => {
+      const route = findRoute(event.httpMethod, event.resource);
+      if (!route || route.area !== area) throw new AppError('RESOURCE_NOT_FOUND', 'No such route: check the method and the path.');
+      const principal = principalFrom(event.requestContext?.authorizer as Record<string, unknown> | undefined);
+      if (!principal) throw new UnauthenticatedError();
+      if (principal.organizationId !== event.pathParameters?.organizationId) throw new AccessDeniedError();
+      logger.appendKeys({ keyId: principal.keyId, organizationId: principal.organizationId });
+      requireScopes(principal, route.scopes);
+      event.route = route;
+      event.principal = principal;
+    },
+  };
+}
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface JsonBodyOptions {
+  /** Media types accepted for request bodies (parameters such as charset are ignored). */
+  readonly mediaTypes: readonly string[];
+}
+
+/**
+ * Parses a JSON body: 413 PAYLOAD_TOO_LARGE above 64 KiB, 415 UNSUPPORTED_MEDIA_TYPE for
+ * another media type, 400 MALFORMED_JSON for text that is not JSON. No body: undefined.
+ */
+export function jsonBody({ mediaTypes }: JsonBodyOptions): Middleware {
+  return {
+    name: 'jsonBody',
+    before: ({ event }) => {
+      if (event.body === null || event.body === undefined || event.body === '') return;
+      const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+      if (raw.length > MAX_BODY_BYTES) {
+        throw new AppError('PAYLOAD_TOO_LARGE', `The request body has ${raw.length} bytes; at most ${MAX_BODY_BYTES} are accepted.`);
+      }
+      const contentType = headerOf(event, 'content-type');
+      const mediaType = contentType?.split(';')[0].trim().toLowerCase();
+      if (!mediaType || !mediaTypes.includes(mediaType)) {
+        throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${contentType ? `"${contentType}"` : 'is missing'}; send the body as ${mediaTypes.join(' or ')}.`);
+      }
+      try {
+        event.jsonBody = JSON.parse(raw.toString('utf8')) as unknown;
+      } catch {
+        throw new AppError('MALFORMED_JSON', 'The request body is not valid JSON.');
+      }
+    },
+  };
+}
+
+export function headerOf(event: APIGatewayProxyEvent, name: string): string | undefined {
+  const headers = event.headers ?? {};
+  const lower = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === lower && value !== undefined) return value;
+  }
+  return undefined;
+}
+
+export function toProxyResult(result: HttpResult, mediaType: string): APIGatewayProxyResult {
+  const hasBody = result.body !== undefined && result.statusCode !== 204;
+  return {
+    statusCode: result.statusCode,
+    headers: {
+      ...(hasBody ? { 'Content-Type': result.contentType ?? mediaType } : {}),
+      ...result.headers,
+    },
+    body: hasBody ? JSON.stringify(result.body) : '',
+  };
+}

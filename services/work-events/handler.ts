@@ -1,0 +1,15 @@
+// TEMPORARY skeleton: replaced by the work-events implementation in this change series.
+import { createHandler } from '../shared/http/handler';
+import { AppError } from '../shared/errors';
+
+const notYet = async () => {
+  throw new AppError('INTERNAL_ERROR', 'not implemented yet');
+};
+
+export const handler = createHandler({
+  area: 'work-events',
+  operations: {
+    listWorkEvents: notYet,
+    getWorkEvent: notYet,
+  },
+});

@@ -1,0 +1,92 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../services/shared/ddb/client';
+import { runIdempotent, TransactionalIdempotencyStore, type StoredResponse } from '../../services/shared/ddb/idempotency';
+import { commit } from '../../services/shared/ddb/transaction';
+import { createTestTable } from '../support/table';
+
+let db: Db;
+beforeAll(async () => {
+  db = await createTestTable();
+});
+
+const call = (key: string, input: Record<string, string>) => ({ scope: 'org#key#POST#/things', idempotencyKey: key, input, lockMillis: 5_000 });
+
+/** A "work" that commits one item and the completion record in one transaction. */
+const work = (id: string) => async (complete: (r: StoredResponse) => Promise<import('../../services/shared/ddb/transaction').TxItem>) => {
+  const response: StoredResponse = { statusCode: 201, headers: { Location: `/things/${id}` }, body: { id } };
+  await commit(db, [{ label: 'thing', op: { Put: { Item: { PK: `THING#${id}`, SK: 'T' }, ConditionExpression: 'attribute_not_exists(PK)' } } }, await complete(response)]);
+  return response;
+};
+
+describe('runIdempotent', () => {
+  it('replays the original response for the same key and input', async () => {
+    const store = new TransactionalIdempotencyStore(db);
+    const key = randomUUID();
+    const first = await runIdempotent(store, call(key, { a: '1' }), work('one'));
+    const second = await runIdempotent(store, call(key, { a: '1' }), work('two'));
+    expect(first.replayed).toBe(false);
+    expect(second).toEqual({ replayed: true, response: first.response });
+  });
+
+  it('rejects the same key with another input and applies nothing', async () => {
+    const store = new TransactionalIdempotencyStore(db);
+    const key = randomUUID();
+    await runIdempotent(store, call(key, { a: '1' }), work(randomUUID()));
+    const applied = jest.fn(work(randomUUID()));
+    await expect(runIdempotent(store, call(key, { a: '2' }), applied)).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    expect(applied).not.toHaveBeenCalled();
+  });
+
+  it('answers IDEMPOTENCY_REQUEST_IN_PROGRESS while the first request holds the lock', async () => {
+    const store = new TransactionalIdempotencyStore(db);
+    const key = randomUUID();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const first = runIdempotent(store, call(key, { a: '1' }), async (complete) => {
+      await gate;
+      return work(randomUUID())(complete);
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(runIdempotent(store, call(key, { a: '1' }), work(randomUUID()))).rejects.toMatchObject({ code: 'IDEMPOTENCY_REQUEST_IN_PROGRESS' });
+    release();
+    await expect(first).resolves.toMatchObject({ replayed: false });
+  });
+
+  it('releases the lock when the work fails before committing, so a retry runs', async () => {
+    const store = new TransactionalIdempotencyStore(db);
+    const key = randomUUID();
+    await expect(runIdempotent(store, call(key, { a: '1' }), async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(runIdempotent(store, call(key, { a: '1' }), work(randomUUID()))).resolves.toMatchObject({ replayed: false });
+  });
+
+  it('still replays after a failure that happened after the commit', async () => {
+    const store = new TransactionalIdempotencyStore(db);
+    const key = randomUUID();
+    const id = randomUUID();
+    await expect(
+      runIdempotent(store, call(key, { a: '1' }), async (complete) => {
+        await work(id)(complete);
+        throw new Error('crash after commit');
+      }),
+    ).rejects.toThrow('crash after commit');
+    const retry = await runIdempotent(store, call(key, { a: '1' }), work(randomUUID()));
+    expect(retry).toMatchObject({ replayed: true, response: { body: { id } } });
+  });
+
+  it('takes over a lock whose holder ran out of time', async () => {
+    const store = new TransactionalIdempotencyStore(db);
+    const key = randomUUID();
+    // A crashed holder: IN_PROGRESS with an in-progress expiry in the past.
+    await expect(
+      runIdempotent(store, { ...call(key, { a: '1' }), lockMillis: 1 }, async () => {
+        await new Promise((r) => setTimeout(r, 20));
+        throw Object.assign(new Error('killed'), { keepLock: true });
+      }),
+    ).rejects.toThrow('killed');
+    // Re-create the stale lock exactly as a crash would leave it (the failure path above released it).
+    const hashed = (store as unknown as { getHashedIdempotencyKey(d: unknown): string }).getHashedIdempotencyKey({ key: `org#key#POST#/things#${key}`, input: { a: '1' } });
+    await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { PK: `IDEM#${hashed}`, SK: 'IDEM', idempotencyKey: hashed, status: 'INPROGRESS', expiresAt: Math.floor(Date.now() / 1000) + 3600, inProgressExpiresAt: Date.now() - 1 } }));
+    await expect(runIdempotent(store, call(key, { a: '1' }), work(randomUUID()))).resolves.toMatchObject({ replayed: false });
+  });
+});
