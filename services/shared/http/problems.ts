@@ -60,7 +60,7 @@ const INTERNAL_DETAIL = 'An unexpected error occurred. Share the requestId with 
  * internal error whose message (SDK text, table names, stacks) never reaches the client.
  */
 export function toProblem(error: unknown, requestId: string, instance: string): ProblemBody {
-  if (!(error instanceof AppError)) return problemBody('INTERNAL_ERROR', INTERNAL_DETAIL, requestId, instance);
+  if (!(error instanceof AppError) || error.code === 'INTERNAL_ERROR') return problemBody('INTERNAL_ERROR', INTERNAL_DETAIL, requestId, instance);
   const body = { ...problemBody(error.code, error.message, requestId, instance), ...(error.status ? { status: error.status } : {}) };
   return {
     ...error.extensions,

@@ -1,0 +1,177 @@
+import { createHash, createHmac } from 'node:crypto';
+import { issueApiKey } from '../api-keys/issue';
+import { getApiKey } from '../api-keys/store';
+import { putEmployee, getEmployee, type Employee } from '../employees/store';
+import { putLocation, getLocation, type Location } from '../locations/store';
+import { getOrganization, putOrganization, setTimesheetCorrections, type Organization } from '../organizations/store';
+import { SCOPES } from '../routes';
+import { hashSecret, KEY_PREFIX, type IssuedApiKey } from '../shared/auth/api-key';
+import type { ApiEnvironment } from '../shared/config';
+import type { Db } from '../shared/ddb/client';
+
+/**
+ * The demo seed: two organizations with employees, locations, keys (and, through the
+ * evidence-ingest module, work events and scanned entries), plus a third organization whose
+ * timesheet gate was turned off after a key with timesheets:write was issued. Idempotent:
+ * fixed ids, keys derived from the local seed secret, existing records left alone.
+ */
+export interface DemoKeys {
+  readonly admin: string;
+  readonly timesheetsNoWorkEvents: string;
+  readonly readOnly: string;
+  readonly scim: string;
+  readonly otherOrganization: string;
+  readonly gated: string;
+  readonly live: string;
+}
+
+export interface DemoData {
+  readonly organizationId: string;
+  readonly otherOrganizationId: string;
+  readonly gatedOrganizationId: string;
+  readonly employees: readonly string[];
+  readonly otherOrganizationEmployees: readonly string[];
+  readonly gatedEmployees: readonly string[];
+  readonly locations: readonly string[];
+  readonly otherOrganizationLocations: readonly string[];
+  readonly gatedLocations: readonly string[];
+  readonly keys: DemoKeys;
+}
+
+export const DEMO_IDS = {
+  organization: '6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f',
+  otherOrganization: '0a9b8c7d-6e5f-4a3b-8c2d-1e0f9a8b7c6d',
+  gatedOrganization: 'c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f',
+  employees: ['1b2c3d4e-5f60-4718-89a0-b1c2d3e4f501', '1b2c3d4e-5f60-4718-89a0-b1c2d3e4f502', '1b2c3d4e-5f60-4718-89a0-b1c2d3e4f503'],
+  otherEmployees: ['2c3d4e5f-6071-4829-9ab1-c2d3e4f50601'],
+  gatedEmployees: ['3d4e5f60-7182-493a-8bc2-d3e4f5060701'],
+  locations: ['4e5f6071-8293-4a4b-9cd3-e4f506070801', '4e5f6071-8293-4a4b-9cd3-e4f506070802'],
+  otherLocations: ['5f607182-93a4-4b5c-8de4-f50607080901'],
+  gatedLocations: ['60718293-a4b5-4c6d-9ef5-060708090a01'],
+} as const;
+
+const READ_SCOPES = SCOPES.filter((s) => s.endsWith(':read'));
+
+interface PersonSeed {
+  readonly given: string;
+  readonly family: string;
+}
+
+const PEOPLE: readonly PersonSeed[] = [
+  { given: 'Ada', family: 'Lindqvist' },
+  { given: 'Bruno', family: 'Okafor' },
+  { given: 'Chiara', family: 'Rossi' },
+];
+
+export async function seedDemo(db: Db, seedSecret: string, now = new Date()): Promise<DemoData> {
+  const at = now.toISOString();
+  await ensureOrganization(db, DEMO_IDS.organization, 'Acme Facility Services', at);
+  await ensureOrganization(db, DEMO_IDS.otherOrganization, 'Globex Cleaning', at);
+  await ensureOrganization(db, DEMO_IDS.gatedOrganization, 'Initech Security', at);
+
+  await ensureEmployees(db, DEMO_IDS.organization, DEMO_IDS.employees, PEOPLE, 'acme.example', at);
+  await ensureEmployees(db, DEMO_IDS.otherOrganization, DEMO_IDS.otherEmployees, [{ given: 'Dmitri', family: 'Volkov' }], 'globex.example', at);
+  await ensureEmployees(db, DEMO_IDS.gatedOrganization, DEMO_IDS.gatedEmployees, [{ given: 'Eun-ji', family: 'Park' }], 'initech.example', at);
+
+  await ensureLocations(db, DEMO_IDS.organization, DEMO_IDS.locations, ['Harbour Office Tower', 'Central Station Depot'], at);
+  await ensureLocations(db, DEMO_IDS.otherOrganization, DEMO_IDS.otherLocations, ['Globex Headquarters'], at);
+  await ensureLocations(db, DEMO_IDS.gatedOrganization, DEMO_IDS.gatedLocations, ['Initech Campus'], at);
+
+  const key = (name: string, organizationId: string, scopes: readonly string[], environment: ApiEnvironment = 'TEST') =>
+    ensureKey(db, seedSecret, { name, organizationId, scopes, environment, now: at });
+  const keys: DemoKeys = {
+    admin: await key('admin', DEMO_IDS.organization, SCOPES),
+    timesheetsNoWorkEvents: await key('timesheetsNoWorkEvents', DEMO_IDS.organization, ['timesheets:read', 'timesheets:write']),
+    readOnly: await key('readOnly', DEMO_IDS.organization, READ_SCOPES),
+    scim: await key('scim', DEMO_IDS.organization, ['scim:read', 'scim:write']),
+    otherOrganization: await key('otherOrganization', DEMO_IDS.otherOrganization, SCOPES),
+    gated: await key('gated', DEMO_IDS.gatedOrganization, ['timesheets:read', 'timesheets:write']),
+    live: await key('live', DEMO_IDS.organization, SCOPES, 'LIVE'),
+  };
+  // The gated organization's rollout gate goes off only after its key was issued.
+  await setTimesheetCorrections(db, DEMO_IDS.gatedOrganization, { rolloutGate: false }, at);
+
+  return {
+    organizationId: DEMO_IDS.organization,
+    otherOrganizationId: DEMO_IDS.otherOrganization,
+    gatedOrganizationId: DEMO_IDS.gatedOrganization,
+    employees: DEMO_IDS.employees,
+    otherOrganizationEmployees: DEMO_IDS.otherEmployees,
+    gatedEmployees: DEMO_IDS.gatedEmployees,
+    locations: DEMO_IDS.locations,
+    otherOrganizationLocations: DEMO_IDS.otherLocations,
+    gatedLocations: DEMO_IDS.gatedLocations,
+    keys,
+  };
+}
+
+async function ensureOrganization(db: Db, id: string, name: string, at: string): Promise<void> {
+  const existing = await getOrganization(db, id);
+  const org: Organization = existing ?? {
+    id,
+    name,
+    entitlements: { timesheetCorrections: true },
+    rolloutGates: { timesheetCorrections: true },
+    createdAt: at,
+    updatedAt: at,
+  };
+  // Keys with timesheets:write are (re)issued below, which needs the gate open.
+  await putOrganization(db, { ...org, entitlements: { timesheetCorrections: true }, rolloutGates: { timesheetCorrections: true } });
+}
+
+async function ensureEmployees(db: Db, organizationId: string, ids: readonly string[], people: readonly PersonSeed[], domain: string, at: string) {
+  for (const [i, id] of ids.entries()) {
+    if (await getEmployee(db, organizationId, id)) continue;
+    const person = people[i];
+    const email = `${person.given}.${person.family}@${domain}`.toLowerCase();
+    const employee: Employee = {
+      id,
+      organizationId,
+      userName: email,
+      displayName: `${person.given} ${person.family}`,
+      givenName: person.given,
+      familyName: person.family,
+      emails: [{ value: email, type: 'work', primary: true }],
+      externalId: `seed-${id.slice(0, 8)}`,
+      active: true,
+      createdAt: at,
+      updatedAt: at,
+      version: 1,
+    };
+    await putEmployee(db, employee);
+  }
+}
+
+async function ensureLocations(db: Db, organizationId: string, ids: readonly string[], names: readonly string[], at: string) {
+  for (const [i, id] of ids.entries()) {
+    if (await getLocation(db, organizationId, id)) continue;
+    const location: Location = { id, organizationId, name: names[i], address: `${names[i]}, Demo Street ${i + 1}`, createdAt: at, updatedAt: at };
+    await putLocation(db, location);
+  }
+}
+
+interface DemoKeySpec {
+  readonly name: string;
+  readonly organizationId: string;
+  readonly scopes: readonly string[];
+  readonly environment: ApiEnvironment;
+  readonly now: string;
+}
+
+/** Demo keys are derived from the seed secret, so the same token works after a restart. */
+async function ensureKey(db: Db, seedSecret: string, spec: DemoKeySpec): Promise<string> {
+  const derived = deriveDemoKey(seedSecret, spec.name, spec.environment);
+  if (await getApiKey(db, derived.keyId)) return derived.token;
+  const label = `Demo key: ${spec.name}`;
+  const { token } = await issueApiKey(db, { organizationId: spec.organizationId, environment: spec.environment, label, scopes: spec.scopes, now: spec.now }, () => derived);
+  return token;
+}
+
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+export function deriveDemoKey(seedSecret: string, name: string, environment: ApiEnvironment): IssuedApiKey {
+  const material = createHmac('sha256', seedSecret).update(`demo-key:${environment}:${name}`).digest();
+  const keyId = Array.from(material.subarray(0, 20), (b) => BASE32[b % 32]).join('');
+  const secret = createHash('sha256').update(material).update('secret').digest().toString('base64url');
+  return { token: `${KEY_PREFIX[environment]}${keyId}.${secret}`, keyId, secretHash: hashSecret(secret) };
+}
