@@ -1,14 +1,61 @@
-// TEMPORARY skeleton: replaced by the audit implementation in this change series.
+import { z } from 'zod';
+import { defaultDb } from '../shared/ddb/client';
 import { createHandler } from '../shared/http/handler';
-import { AppError } from '../shared/errors';
+import { cursorBinding, DEFAULT_LIMIT, nextCursor, readCursor } from '../shared/http/list';
+import { limitParameter } from '../shared/http/query';
+import { ok } from '../shared/http/request';
+import { parseQuery } from '../shared/http/validation';
+import { uuid } from '../shared/time';
+import { listAuditEntries, type AuditEntry } from './store';
 
-const notYet = async () => {
-  throw new AppError('INTERNAL_ERROR', 'not implemented yet');
-};
+/** Query of GET /audit: newest first; optionally the trail of one entity. */
+export const auditListQuery = z
+  .object({
+    entityType: z.enum(['time_entry', 'employee'], { error: 'entityType must be time_entry or employee.' }).optional(),
+    entityId: uuid().optional(),
+    limit: limitParameter(),
+    cursor: z.string().max(2048).optional(),
+  })
+  .strict()
+  .superRefine((q, ctx) => {
+    if ((q.entityType === undefined) !== (q.entityId === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [q.entityType === undefined ? 'entityType' : 'entityId'], message: 'entityType and entityId go together.' });
+    }
+  });
+
+/**
+ * An audit entry as returned: allowlisted members only. The actor is shown by its label;
+ * key ids, snapshots beyond the safe fields, addresses, positions and bank data never are.
+ */
+export const auditResponse = (e: AuditEntry) => ({
+  id: e.id,
+  occurredAt: e.occurredAt,
+  actor: { type: e.actor.type, label: e.actor.label },
+  action: e.action,
+  entity: e.entity,
+  references: e.references ?? {},
+  reason: e.reason ?? null,
+  before: e.before ?? null,
+  after: e.after ?? null,
+  changedAttributes: e.changedAttributes ?? [],
+  overlap: e.overlap ?? null,
+  staleExportManifestIds: e.staleExportManifestIds ?? [],
+  requestId: e.requestId,
+});
 
 export const handler = createHandler({
   area: 'audit',
   operations: {
-    listAuditEntries: notYet,
+    async listAuditEntries(request) {
+      const query = parseQuery(auditListQuery, request.query);
+      const binding = cursorBinding(request, query);
+      const startKey = await readCursor<Record<string, unknown>>(binding, query.cursor);
+      const page = await listAuditEntries(defaultDb(), request.principal.organizationId, {
+        limit: query.limit ?? DEFAULT_LIMIT,
+        startKey,
+        ...(query.entityType && query.entityId ? { entity: { type: query.entityType, id: query.entityId } } : {}),
+      });
+      return ok({ items: page.items.map(auditResponse), nextCursor: await nextCursor(binding, page.last) });
+    },
   },
 });

@@ -15,7 +15,8 @@ export interface AuditEntry {
   readonly id: string;
   readonly organizationId: string;
   readonly occurredAt: string;
-  readonly actor: { readonly type: 'API_KEY'; readonly keyId: string; readonly label: string };
+  /** The API key that made the change, or the internal evidence channel. Never a person. */
+  readonly actor: { readonly type: 'API_KEY'; readonly keyId: string; readonly label: string } | { readonly type: 'SYSTEM'; readonly label: string };
   /** e.g. `time_entry.created`, `scim_user.deactivated` */
   readonly action: string;
   readonly entity: { readonly type: string; readonly id: string };
@@ -86,18 +87,24 @@ export interface AuditQuery {
 /** Newest first; one Query on GSI1 (organization) or GSI2 (one entity). */
 export async function listAuditEntries(db: Db, organizationId: string, q: AuditQuery): Promise<AuditPage> {
   const byEntity = q.entity !== undefined;
+  const index = byEntity ? 'GSI2' : 'GSI1';
   const out = await db.doc.send(
     new QueryCommand({
       TableName: db.tableName,
-      IndexName: byEntity ? 'GSI2' : 'GSI1',
-      KeyConditionExpression: byEntity ? 'GSI2PK = :pk' : 'GSI1PK = :pk',
+      IndexName: index,
+      KeyConditionExpression: `${index}PK = :pk`,
       ExpressionAttributeValues: {
         ':pk': byEntity ? auditKeys.byEntity(organizationId, q.entity!.type, q.entity!.id).GSI2PK : auditKeys.byOrganization(organizationId).GSI1PK,
       },
       ScanIndexForward: false,
-      Limit: q.limit,
+      // One more than asked: a next page exists only if it has at least one entry.
+      Limit: q.limit + 1,
       ExclusiveStartKey: q.startKey,
     }),
   );
-  return { items: (out.Items ?? []).map(auditFromItem), ...(out.LastEvaluatedKey ? { last: out.LastEvaluatedKey } : {}) };
+  const raw = out.Items ?? [];
+  const page = raw.slice(0, q.limit);
+  const lastItem = raw.length > q.limit ? page.at(-1) : undefined;
+  const last = lastItem ? Object.fromEntries(['PK', 'SK', `${index}PK`, `${index}SK`].map((k) => [k, lastItem[k]])) : undefined;
+  return { items: page.map(auditFromItem), ...(last ? { last } : {}) };
 }

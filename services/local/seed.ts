@@ -1,4 +1,6 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { ingestEvidence } from '../evidence-ingest/ingest';
+import { sealRestricted } from '../shared/crypto/restricted';
 import { issueApiKey } from '../api-keys/issue';
 import { getApiKey } from '../api-keys/store';
 import { putEmployee, getEmployee, type Employee } from '../employees/store';
@@ -48,6 +50,17 @@ export const DEMO_IDS = {
   locations: ['4e5f6071-8293-4a4b-9cd3-e4f506070801', '4e5f6071-8293-4a4b-9cd3-e4f506070802'],
   otherLocations: ['5f607182-93a4-4b5c-8de4-f50607080901'],
   gatedLocations: ['60718293-a4b5-4c6d-9ef5-060708090a01'],
+  /** Work events: re-ingesting the same ids changes nothing. */
+  events: [
+    'e0000001-0000-4000-8000-000000000001',
+    'e0000001-0000-4000-8000-000000000002',
+    'e0000001-0000-4000-8000-000000000003',
+    'e0000001-0000-4000-8000-000000000004',
+    'e0000001-0000-4000-8000-000000000005',
+    'e0000001-0000-4000-8000-000000000006',
+    'e0000001-0000-4000-8000-000000000007',
+    'e0000001-0000-4000-8000-000000000008',
+  ],
 } as const;
 
 const READ_SCOPES = SCOPES.filter((s) => s.endsWith(':read'));
@@ -85,11 +98,10 @@ export async function seedDemo(db: Db, seedSecret: string, now = new Date()): Pr
     readOnly: await key('readOnly', DEMO_IDS.organization, READ_SCOPES),
     scim: await key('scim', DEMO_IDS.organization, ['scim:read', 'scim:write']),
     otherOrganization: await key('otherOrganization', DEMO_IDS.otherOrganization, SCOPES),
-    gated: await key('gated', DEMO_IDS.gatedOrganization, ['timesheets:read', 'timesheets:write']),
+    gated: await gatedKey(db, seedSecret, at),
     live: await key('live', DEMO_IDS.organization, SCOPES, 'LIVE'),
   };
-  // The gated organization's rollout gate goes off only after its key was issued.
-  await setTimesheetCorrections(db, DEMO_IDS.gatedOrganization, { rolloutGate: false }, at);
+  await seedScans(db, now);
 
   return {
     organizationId: DEMO_IDS.organization,
@@ -105,9 +117,43 @@ export async function seedDemo(db: Db, seedSecret: string, now = new Date()): Pr
   };
 }
 
+/**
+ * Scans through the internal evidence channel: a closed shift yesterday, an open one today,
+ * a check-in that needs review (never projected), and a shift in each other organization.
+ */
+async function seedScans(db: Db, now: Date): Promise<void> {
+  const deps = { db, now: () => new Date(), newId: randomUUID, seal: sealRestricted };
+  const day = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const at = (ms: number) => new Date(ms).toISOString();
+  const yesterday = (h: number, m = 0) => at(day - 86_400_000 + (h * 60 + m) * 60_000);
+  const ids = DEMO_IDS.events;
+  const scan = (i: number, organizationId: string, employeeId: string, locationId: string, type: 'CHECK_IN' | 'CHECK_OUT', clientTimestamp: string, verificationState: 'VERIFIED' | 'REVIEW_REQUIRED' = 'VERIFIED') =>
+    ingestEvidence(deps, organizationId, {
+      id: ids[i],
+      employeeId,
+      locationId,
+      type,
+      clientTimestamp,
+      offline: false,
+      verificationState,
+      restricted: { qrPublicId: `qr-${locationId.slice(0, 8)}`, deviceId: `device-${employeeId.slice(0, 8)}`, latitude: 53.5511, longitude: 9.9937, accuracyMeters: 12 },
+    });
+  const [e0, e1, e2] = DEMO_IDS.employees;
+  const [l0, l1] = DEMO_IDS.locations;
+  await scan(0, DEMO_IDS.organization, e0, l0, 'CHECK_IN', yesterday(7));
+  await scan(1, DEMO_IDS.organization, e0, l0, 'CHECK_OUT', yesterday(15, 30));
+  await scan(2, DEMO_IDS.organization, e1, l1, 'CHECK_IN', at(now.getTime() - 2 * 3_600_000));
+  await scan(3, DEMO_IDS.organization, e2, l1, 'CHECK_IN', yesterday(8), 'REVIEW_REQUIRED');
+  await scan(4, DEMO_IDS.otherOrganization, DEMO_IDS.otherEmployees[0], DEMO_IDS.otherLocations[0], 'CHECK_IN', yesterday(6));
+  await scan(5, DEMO_IDS.otherOrganization, DEMO_IDS.otherEmployees[0], DEMO_IDS.otherLocations[0], 'CHECK_OUT', yesterday(14));
+  await scan(6, DEMO_IDS.gatedOrganization, DEMO_IDS.gatedEmployees[0], DEMO_IDS.gatedLocations[0], 'CHECK_IN', yesterday(9));
+  await scan(7, DEMO_IDS.gatedOrganization, DEMO_IDS.gatedEmployees[0], DEMO_IDS.gatedLocations[0], 'CHECK_OUT', yesterday(17));
+}
+
+/** Created once with the capability on; later starts leave what operators changed alone. */
 async function ensureOrganization(db: Db, id: string, name: string, at: string): Promise<void> {
-  const existing = await getOrganization(db, id);
-  const org: Organization = existing ?? {
+  if (await getOrganization(db, id)) return;
+  const org: Organization = {
     id,
     name,
     entitlements: { timesheetCorrections: true },
@@ -115,8 +161,22 @@ async function ensureOrganization(db: Db, id: string, name: string, at: string):
     createdAt: at,
     updatedAt: at,
   };
-  // Keys with timesheets:write are (re)issued below, which needs the gate open.
-  await putOrganization(db, { ...org, entitlements: { timesheetCorrections: true }, rolloutGates: { timesheetCorrections: true } });
+  await putOrganization(db, org);
+}
+
+/**
+ * The gated organization's key was issued with timesheets:write while its rollout gate was
+ * on; the gate was turned off afterwards (decisions.md, demo key `gated`).
+ */
+async function gatedKey(db: Db, seedSecret: string, at: string): Promise<string> {
+  const spec = { name: 'gated', organizationId: DEMO_IDS.gatedOrganization, scopes: ['timesheets:read', 'timesheets:write'], environment: 'TEST' as const, now: at };
+  const derived = deriveDemoKey(seedSecret, spec.name, spec.environment);
+  if (!(await getApiKey(db, derived.keyId))) {
+    await setTimesheetCorrections(db, DEMO_IDS.gatedOrganization, { entitlement: true, rolloutGate: true }, at);
+    await ensureKey(db, seedSecret, spec);
+    await setTimesheetCorrections(db, DEMO_IDS.gatedOrganization, { rolloutGate: false }, at);
+  }
+  return derived.token;
 }
 
 async function ensureEmployees(db: Db, organizationId: string, ids: readonly string[], people: readonly PersonSeed[], domain: string, at: string) {

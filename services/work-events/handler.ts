@@ -1,15 +1,73 @@
-// TEMPORARY skeleton: replaced by the work-events implementation in this change series.
+import { z } from 'zod';
+import { defaultDb } from '../shared/ddb/client';
+import { NotFoundError } from '../shared/errors';
 import { createHandler } from '../shared/http/handler';
-import { AppError } from '../shared/errors';
+import { cursorBinding, DEFAULT_LIMIT, nextCursor, readCursor } from '../shared/http/list';
+import { ok, type ApiRequest } from '../shared/http/request';
+import { parseQuery } from '../shared/http/validation';
+import { limitParameter } from '../shared/http/query';
+import { instant, isUuid, uuid } from '../shared/time';
+import { eventKeys, getWorkEvent, listWorkEvents, type WorkEvent } from './store';
 
-const notYet = async () => {
-  throw new AppError('INTERNAL_ERROR', 'not implemented yet');
-};
+/** Query of GET /work-events (decisions: sorted by server timestamp; from inclusive, to exclusive). */
+export const workEventListQuery = z
+  .object({
+    from: instant().optional(),
+    to: instant().optional(),
+    employeeId: uuid().optional(),
+    verificationState: z.enum(['VERIFIED', 'REVIEW_REQUIRED'], { error: 'verificationState must be VERIFIED or REVIEW_REQUIRED.' }).optional(),
+    limit: limitParameter(),
+    cursor: z.string().max(2048).optional(),
+  })
+  .strict()
+  .superRefine((q, ctx) => {
+    if (q.from !== undefined && q.to !== undefined && q.from >= q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must be after from.' });
+  });
+
+/** A work event as returned: never QR ids or secrets, device ids, positions or validation metadata. */
+export const workEventResponse = (e: WorkEvent) => ({
+  id: e.id,
+  employeeId: e.employeeId,
+  locationId: e.locationId,
+  taskId: e.taskId,
+  type: e.type,
+  clientTimestamp: e.clientTimestamp,
+  serverTimestamp: e.serverTimestamp,
+  offline: e.offline,
+  verificationState: e.verificationState,
+  timeEntryId: e.timeEntryId,
+});
+
+const db = () => defaultDb();
+
+function eventId(request: ApiRequest): string {
+  const id = request.pathParameters.workEventId ?? '';
+  if (!isUuid(id)) throw new NotFoundError(`Work event ${id}`);
+  return id.toLowerCase();
+}
 
 export const handler = createHandler({
   area: 'work-events',
   operations: {
-    listWorkEvents: notYet,
-    getWorkEvent: notYet,
+    async listWorkEvents(request) {
+      const query = parseQuery(workEventListQuery, request.query);
+      const binding = cursorBinding(request, query);
+      const position = await readCursor<{ after: string }>(binding, query.cursor);
+      const limit = query.limit ?? DEFAULT_LIMIT;
+      const page = await listWorkEvents(
+        db(),
+        { organizationId: request.principal.organizationId, employeeId: query.employeeId, verificationState: query.verificationState, from: query.from, to: query.to, after: position?.after },
+        limit,
+      );
+      const last = page.items.at(-1);
+      return ok({ items: page.items.map(workEventResponse), nextCursor: await nextCursor(binding, page.hasMore && last ? { after: eventKeys.position(last) } : undefined) });
+    },
+
+    async getWorkEvent(request) {
+      const id = eventId(request);
+      const event = await getWorkEvent(db(), request.principal.organizationId, id);
+      if (!event) throw new NotFoundError(`Work event ${id}`);
+      return ok(workEventResponse(event));
+    },
   },
 });

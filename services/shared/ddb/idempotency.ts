@@ -19,6 +19,7 @@ export interface StoredResponse {
   readonly statusCode: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: JSONValue;
+  readonly contentType?: string;
 }
 
 /** decisions.md: idempotency records are kept 24 hours (DynamoDB TTL). */

@@ -1,0 +1,63 @@
+import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { Db } from './client';
+
+export type Key = { readonly PK: string; readonly SK: string };
+type Item = Record<string, unknown>;
+
+const keyString = (k: { PK: unknown; SK: unknown }) => `${String(k.PK)}\u0000${String(k.SK)}`;
+
+/**
+ * Reads up to 100 items in one BatchGetItem (retrying unprocessed keys); the result maps
+ * each requested key to its item, or undefined.
+ */
+export async function batchGet(db: Db, keys: readonly Key[], consistent = true): Promise<(Item | undefined)[]> {
+  const unique = [...new Map(keys.map((k) => [keyString(k), k])).values()];
+  const found = new Map<string, Item>();
+  let pending: Key[] = unique;
+  for (let attempt = 0; pending.length > 0; attempt += 1) {
+    if (attempt > 5) throw new Error('BatchGetItem left keys unprocessed after retries.');
+    const out = await db.doc.send(new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead: consistent } } }));
+    for (const item of out.Responses?.[db.tableName] ?? []) found.set(keyString(item as Key), item);
+    pending = (out.UnprocessedKeys?.[db.tableName]?.Keys as Key[] | undefined) ?? [];
+    if (pending.length > 0) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
+  }
+  return keys.map((k) => found.get(keyString(k)));
+}
+
+export interface CollectResult {
+  readonly items: Item[];
+  /** False when the query may hold more matching items after the last one returned. */
+  readonly exhausted: boolean;
+}
+
+/**
+ * Runs a Query page by page until `max` items passed its filter or the key range is
+ * exhausted. Filters apply after DynamoDB's Limit, so one page may return fewer items.
+ */
+export async function collect(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'Limit' | 'ExclusiveStartKey'>, max: number): Promise<CollectResult> {
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const out = await db.doc.send(
+      new QueryCommand({ ...input, TableName: db.tableName, Limit: Math.max(max - items.length, 1) + 1, ExclusiveStartKey: start }),
+    );
+    for (const item of out.Items ?? []) {
+      if (items.length < max) items.push(item);
+      else return { items, exhausted: false };
+    }
+    start = out.LastEvaluatedKey;
+  } while (start && items.length < max);
+  return { items, exhausted: start === undefined };
+}
+
+/** Every item of a bounded key range (e.g. an overlap window). */
+export async function collectAll(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const out = await db.doc.send(new QueryCommand({ ...input, TableName: db.tableName, ExclusiveStartKey: start }));
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}

@@ -1,0 +1,21 @@
+import { cursorKey } from '../crypto/secrets';
+import { openCursor, sealCursor, type CursorBinding } from '../ddb/cursor';
+import type { ApiRequest } from './request';
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 200;
+
+/** The binding of a list's cursors: the organization and the query that made them. */
+export function cursorBinding(request: ApiRequest, query: Record<string, unknown>): CursorBinding {
+  const { cursor: _cursor, ...rest } = query;
+  return { organizationId: request.principal.organizationId, query: { route: request.route.operation, ...rest } };
+}
+
+export async function readCursor<T>(binding: CursorBinding, cursor: string | undefined): Promise<T | undefined> {
+  if (cursor === undefined) return undefined;
+  return openCursor(await cursorKey(), binding, cursor) as T;
+}
+
+export async function nextCursor(binding: CursorBinding, position: unknown | undefined): Promise<string | null> {
+  return position === undefined ? null : sealCursor(await cursorKey(), binding, position);
+}

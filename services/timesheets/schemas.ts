@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { hasScope, type Principal } from '../shared/auth/principal';
+import { ValidationError, type FieldError } from '../shared/errors';
+import { limitParameter } from '../shared/http/query';
+import { instant, uuid } from '../shared/time';
+import { workedMinutes, type ContextInput, type TimeEntry } from './domain';
+
+/** Request and response shapes of timesheets (organization-api.md, Time entry). */
+
+const reason = (field: string) =>
+  z
+    .string({ error: `${field} is required: say why.` })
+    .trim()
+    .min(1, { message: `${field} must not be empty.` })
+    .max(1000, { message: `${field} is at most 1000 characters.` });
+
+const registeredContext = z.object({ kind: z.literal('REGISTERED_LOCATION'), locationId: uuid() }).strict();
+
+const adHocContext = z
+  .object({
+    kind: z.literal('VEHICLE_AD_HOC'),
+    addressLabel: z.string().trim().min(1, { message: 'addressLabel must not be empty.' }).max(300, { message: 'addressLabel is at most 300 characters.' }),
+    latitude: z.number().min(-90, { message: 'latitude must be between -90 and 90.' }).max(90, { message: 'latitude must be between -90 and 90.' }),
+    longitude: z.number().min(-180, { message: 'longitude must be between -180 and 180.' }).max(180, { message: 'longitude must be between -180 and 180.' }),
+  })
+  .strict();
+
+export const contextSchema = z.discriminatedUnion('kind', [registeredContext, adHocContext], {
+  error: 'context.kind must be REGISTERED_LOCATION (with locationId) or VEHICLE_AD_HOC (with addressLabel, latitude, longitude).',
+});
+
+const overlapFields = {
+  overlapOverride: z.boolean().optional(),
+  overlapReason: z.string().trim().max(1000).optional(),
+};
+
+function overlapRule(body: { overlapOverride?: boolean; overlapReason?: string }, ctx: z.RefinementCtx) {
+  if (body.overlapOverride === true && !body.overlapReason) {
+    ctx.addIssue({ code: 'custom', path: ['overlapReason'], message: 'overlapReason is required and must not be empty when overlapOverride is true.' });
+  }
+  if (body.overlapOverride !== true && body.overlapReason !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['overlapReason'], message: 'overlapReason is only accepted together with overlapOverride: true.' });
+  }
+}
+
+export const createBodySchema = z
+  .object({
+    employeeId: uuid(),
+    context: contextSchema,
+    startedAt: instant(),
+    endedAt: instant(),
+    breakMinutes: z.number().int({ message: 'breakMinutes must be a whole number.' }).min(0, { message: 'breakMinutes must be at least 0.' }),
+    reason: reason('reason'),
+    ...overlapFields,
+  })
+  .strict()
+  .superRefine(overlapRule);
+export type CreateBody = z.infer<typeof createBodySchema>;
+
+/** Fields a client may know from responses but can never change (422 pointing at them). */
+const IMMUTABLE_FIELDS = ['id', 'employeeId', 'origin', 'state', 'revision', 'adjusted', 'workedMinutes', 'sourceEventIds', 'sourceStartedAt', 'sourceEndedAt', 'sourceBreakMinutes', 'createdAt', 'updatedAt'];
+
+export const correctBodySchema = z
+  .object({
+    startedAt: instant().optional(),
+    endedAt: instant().optional(),
+    breakMinutes: z.number().int({ message: 'breakMinutes must be a whole number.' }).min(0, { message: 'breakMinutes must be at least 0.' }).optional(),
+    context: contextSchema.optional(),
+    reason: reason('reason'),
+    ...overlapFields,
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    overlapRule(body, ctx);
+    if (body.startedAt === undefined && body.endedAt === undefined && body.breakMinutes === undefined && body.context === undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'Nothing to correct: send at least one of startedAt, endedAt, breakMinutes or context besides reason.' });
+    }
+  });
+export type CorrectBody = z.infer<typeof correctBodySchema>;
+
+/** Immutable fields named in a correction get a precise error before the strict schema runs. */
+export function immutableFieldErrors(body: unknown): FieldError[] {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];
+  return IMMUTABLE_FIELDS.filter((f) => f in body).map((f) => ({
+    pointer: `/${f}`,
+    detail: `${f} cannot be changed by a correction; to change the employee or anchor, void the entry and create a manual replacement.`,
+  }));
+}
+
+export const voidBodySchema = z.object({ reason: reason('reason') }).strict();
+
+export const listQuerySchema = z
+  .object({
+    from: instant().optional(),
+    to: instant().optional(),
+    employeeId: uuid().optional(),
+    state: z.enum(['OPEN', 'CLOSED', 'VOIDED'], { error: 'state must be OPEN, CLOSED or VOIDED.' }).optional(),
+    limit: limitParameter(),
+    cursor: z.string().max(2048).optional(),
+  })
+  .strict()
+  .superRefine((q, ctx) => {
+    if (q.from !== undefined && q.to !== undefined && q.from >= q.to) {
+      ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must be after from (from is inclusive, to exclusive).' });
+    }
+  });
+export type ListQuery = z.infer<typeof listQuerySchema>;
+
+export const toContextInput = (c: z.infer<typeof contextSchema>): ContextInput => c;
+
+/** The response body of a time entry. Source fields only for keys that hold work_events:read. */
+export function timeEntryResponse(e: TimeEntry, principal: Principal) {
+  return {
+    id: e.id,
+    employeeId: e.employeeId,
+    context: e.context,
+    startedAt: e.startedAt,
+    endedAt: e.endedAt,
+    breakMinutes: e.breakMinutes,
+    workedMinutes: workedMinutes(e),
+    origin: e.origin,
+    state: e.state,
+    adjusted: e.adjusted,
+    revision: e.revision,
+    createdAt: e.createdAt,
+    updatedAt: e.updatedAt,
+    ...(hasScope(principal, 'work_events:read')
+      ? {
+          sourceEventIds: e.source?.eventIds ?? [],
+          sourceStartedAt: e.source?.startedAt ?? null,
+          sourceEndedAt: e.source?.endedAt ?? null,
+          sourceBreakMinutes: e.source?.breakMinutes ?? null,
+        }
+      : {}),
+  };
+}
+
+export function assertNoImmutableFields(body: unknown): void {
+  const errors = immutableFieldErrors(body);
+  if (errors.length > 0) throw new ValidationError(errors);
+}
