@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createDb } from '../shared/ddb/client';
 import { ENV } from '../shared/config';
@@ -30,6 +30,7 @@ async function main(): Promise<void> {
     log(`${signal}: stopping`);
     await gateway?.close().catch(() => undefined);
     await ddb?.stop().catch(() => undefined);
+    rmSync(join(LOCAL_DIR, 'runtime.json'), { force: true });
     log('stopped');
     process.exit(0);
   };
@@ -52,6 +53,9 @@ async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   process.env.POWERTOOLS_SERVICE_NAME ??= 'wfm-local';
 
+  // Operator commands (npm run keys / orgs) find the running local table here.
+  mkdirSync(LOCAL_DIR, { recursive: true });
+  writeFileSync(join(LOCAL_DIR, 'runtime.json'), `${JSON.stringify({ tableName: TABLE_NAME, dynamodbEndpoint: ddb.endpoint, pid: process.pid }, null, 2)}\n`);
   const db = createDb({ tableName: TABLE_NAME, endpoint: ddb.endpoint });
   const { seedDemo } = await import('./seed');
   const demo = await seedDemo(db, secrets.seedSecret);
@@ -66,7 +70,6 @@ async function main(): Promise<void> {
     publicDocuments: { '/v1/openapi.json': openApiDocument },
   });
   const baseUrl = `${gateway.url}/v1/organizations/${demo.organizationId}`;
-  mkdirSync(LOCAL_DIR, { recursive: true });
   writeFileSync(join(LOCAL_DIR, 'demo.json'), `${JSON.stringify({ baseUrl, ...demo }, null, 2)}\n`, { mode: 0o600 });
   log(`demo data and keys in .local/demo.json; try: curl -i ${baseUrl}/timesheets -H "Authorization: Bearer $(node -p "require('./.local/demo.json').keys.admin")"`);
   console.log(`ready ${gateway.url}`);

@@ -1,0 +1,79 @@
+import { parseArgs } from 'node:util';
+import { issueApiKey, KeyIssuanceError } from '../api-keys/issue';
+import { listApiKeys, revokeApiKey } from '../api-keys/store';
+import { SCOPES } from '../routes';
+import { fail, operatorDb } from './target';
+
+const USAGE = `Manage API keys (the clear secret is shown once, at creation; only its hash is stored).
+
+  npm run keys -- create --org <organizationId> --label <text> --scopes <scope,scope,...> [--env test|live] [--valid-until <RFC 3339>]
+  npm run keys -- list --org <organizationId>
+  npm run keys -- revoke <keyId>
+  npm run keys -- scopes
+
+Target: the running local API (npm start), or a deployed table with TABLE_NAME=<table> AWS_REGION=<region>.
+A revoked key stops working within the authorizer cache time (60 s).`;
+
+async function main(): Promise<void> {
+  const [command, ...rest] = process.argv.slice(2);
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { org: { type: 'string' }, label: { type: 'string' }, scopes: { type: 'string' }, env: { type: 'string', default: 'test' }, 'valid-until': { type: 'string' } },
+  });
+  if (command === 'scopes') {
+    console.log(SCOPES.join('\n'));
+    return;
+  }
+  if (command !== 'create' && command !== 'list' && command !== 'revoke') {
+    console.log(USAGE);
+    if (command !== undefined && command !== 'help') process.exit(2);
+    return;
+  }
+  const { db, description } = operatorDb();
+  console.error(`using ${description}`);
+
+  if (command === 'create') {
+    if (!values.org || !values.label || !values.scopes) fail('create needs --org, --label and --scopes.');
+    const environment = values.env?.toUpperCase();
+    if (environment !== 'TEST' && environment !== 'LIVE') fail(`--env must be test or live, got "${values.env}".`);
+    try {
+      const { token, record } = await issueApiKey(db, {
+        organizationId: values.org,
+        environment,
+        label: values.label,
+        scopes: values.scopes.split(',').map((s) => s.trim()).filter(Boolean),
+        validUntil: values['valid-until'],
+        now: new Date().toISOString(),
+      });
+      console.log(`key id:   ${record.keyId}`);
+      console.log(`label:    ${record.label}`);
+      console.log(`scopes:   ${record.scopes.join(' ')}`);
+      console.log(`api key:  ${token}`);
+      console.log('Store the API key now: it is shown only this once.');
+    } catch (error) {
+      if (error instanceof KeyIssuanceError) fail(error.message);
+      throw error;
+    }
+    return;
+  }
+
+  if (command === 'list') {
+    if (!values.org) fail('list needs --org.');
+    const keys = await listApiKeys(db, values.org);
+    if (keys.length === 0) console.log('no keys');
+    for (const k of keys) {
+      const status = k.revokedAt ? `revoked ${k.revokedAt}` : k.validUntil && Date.parse(k.validUntil) <= Date.now() ? `expired ${k.validUntil}` : 'active';
+      console.log(`${k.keyId}  ${k.environment}  ${status}  "${k.label}"  ${k.scopes.join(' ')}`);
+    }
+    return;
+  }
+
+  const keyId = positionals[0];
+  if (!keyId) fail('revoke needs the key id: npm run keys -- revoke <keyId>.');
+  const revoked = await revokeApiKey(db, keyId, new Date().toISOString());
+  if (!revoked) fail(`No key ${keyId}.`);
+  console.log(`revoked ${revoked.keyId} at ${revoked.revokedAt}`);
+}
+
+main().catch((error: unknown) => fail((error as Error).message));

@@ -1,0 +1,34 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createDb, type Db } from '../shared/ddb/client';
+
+/**
+ * Which table an operator command works on: TABLE_NAME (and the usual AWS credentials and
+ * AWS_REGION) for a deployed stack, otherwise the running local API (`npm start` writes
+ * .local/runtime.json with its DynamoDB Local endpoint).
+ */
+export function operatorDb(): { db: Db; description: string } {
+  const tableName = process.env.TABLE_NAME;
+  if (tableName) {
+    const endpoint = process.env.DYNAMODB_ENDPOINT || undefined;
+    return { db: createDb({ tableName, endpoint }), description: `table ${tableName}${endpoint ? ` at ${endpoint}` : ` in ${process.env.AWS_REGION ?? 'the default AWS region'}`}` };
+  }
+  const runtime = join(process.cwd(), '.local', 'runtime.json');
+  if (!existsSync(runtime)) {
+    throw new Error('No target: start the local API with `npm start`, or set TABLE_NAME (with AWS credentials and AWS_REGION) to work on a deployed table.');
+  }
+  const { tableName: localTable, dynamodbEndpoint } = JSON.parse(readFileSync(runtime, 'utf8')) as { tableName: string; dynamodbEndpoint: string };
+  return { db: createDb({ tableName: localTable, endpoint: dynamodbEndpoint }), description: `local table ${localTable} (${dynamodbEndpoint})` };
+}
+
+export function fail(message: string): never {
+  console.error(`error: ${message}`);
+  process.exit(2);
+}
+
+export const onOff = (value: string | undefined, option: string): boolean | undefined => {
+  if (value === undefined) return undefined;
+  if (value === 'on' || value === 'true') return true;
+  if (value === 'off' || value === 'false') return false;
+  return fail(`--${option} takes on or off, got "${value}".`);
+};

@@ -1,0 +1,142 @@
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { z } from 'zod';
+import { createHandler } from '../../services/shared/http/handler';
+import { ok } from '../../services/shared/http/request';
+import { parseBody, parseQuery } from '../../services/shared/http/validation';
+import { AppError } from '../../services/shared/errors';
+
+const ORG = '6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f';
+const context = { getRemainingTimeInMillis: () => 10_000, functionName: 'test', awsRequestId: 'aws-req' } as unknown as Context;
+
+function event(over: Partial<APIGatewayProxyEvent> & { scopes?: string; org?: string } = {}): APIGatewayProxyEvent {
+  const { scopes = 'audit:read', org = ORG, ...rest } = over;
+  return {
+    resource: '/v1/organizations/{organizationId}/audit',
+    path: `/v1/organizations/${ORG}/audit`,
+    httpMethod: 'GET',
+    headers: {},
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: { organizationId: ORG },
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: {
+      requestId: 'req-123',
+      authorizer: { principalId: 'key1', organizationId: org, keyId: 'key1', keyLabel: 'Label', environment: 'TEST', scopes },
+    } as unknown as APIGatewayProxyEvent['requestContext'],
+    ...rest,
+  };
+}
+
+const querySchema = z.object({ limit: z.string().regex(/^\d+$/).optional() }).strict();
+const bodySchema = z.object({ name: z.string(), nested: z.object({ n: z.number() }).strict().optional() }).strict();
+
+const handler = createHandler({
+  area: 'audit',
+  operations: {
+    async listAuditEntries(request) {
+      if (request.query.boom === 'app') throw new AppError('TIME_ENTRY_OVERLAP', 'overlaps', { extensions: { overlappingEntryIds: ['a'] } });
+      if (request.query.boom === 'raw') throw new Error('DynamoDB table wfm-prod-Table-1 ValidationException');
+      if (request.body !== undefined) return ok({ body: parseBody(bodySchema, request.body) });
+      return ok({ query: parseQuery(querySchema, request.query), principal: request.principal.keyId });
+    },
+  },
+});
+
+const call = async (e: APIGatewayProxyEvent) => {
+  const result = await handler(e, context);
+  return { ...result, json: result.body ? JSON.parse(result.body) : undefined };
+};
+
+describe('createHandler', () => {
+  it('refuses to build a handler that lacks an operation of its area', () => {
+    expect(() => createHandler({ area: 'timesheets', operations: {} })).toThrow(/createTimeEntry/);
+  });
+
+  it('answers with X-Request-Id from API Gateway on success', async () => {
+    const res = await call(event());
+    expect(res.statusCode).toBe(200);
+    expect(res.headers).toMatchObject({ 'X-Request-Id': 'req-123', 'Content-Type': 'application/json' });
+    expect(res.json).toEqual({ query: {}, principal: 'key1' });
+  });
+
+  it('answers 403 SCOPE_REQUIRED naming the missing scope', async () => {
+    const res = await call(event({ scopes: 'timesheets:read' }));
+    expect(res.statusCode).toBe(403);
+    expect(res.headers).toMatchObject({ 'X-Request-Id': 'req-123', 'Content-Type': 'application/problem+json' });
+    expect(res.json).toMatchObject({ code: 'SCOPE_REQUIRED', requestId: 'req-123', requiredScopes: ['audit:read'], instance: `/v1/organizations/${ORG}/audit` });
+  });
+
+  it('answers 403 ACCESS_DENIED when the key organization is not the URL organization', async () => {
+    const res = await call(event({ org: '0a9b8c7d-6e5f-4a3b-8c2d-1e0f9a8b7c6d' }));
+    expect(res.statusCode).toBe(403);
+    expect(res.json.code).toBe('ACCESS_DENIED');
+  });
+
+  it('answers 401 without an authorizer context', async () => {
+    const e = event();
+    (e.requestContext as unknown as { authorizer: unknown }).authorizer = undefined;
+    const res = await call(e);
+    expect(res.statusCode).toBe(401);
+    expect(res.headers).toMatchObject({ 'WWW-Authenticate': 'Bearer' });
+  });
+
+  it('answers 404 for a route of another area', async () => {
+    const res = await call(event({ resource: '/v1/organizations/{organizationId}/timesheets' }));
+    expect(res.statusCode).toBe(404);
+  });
+
+  it('answers 422 with query parameter errors, for unknown and repeated parameters too', async () => {
+    let res = await call(event({ queryStringParameters: { limit: 'ten', other: '1' }, multiValueQueryStringParameters: { limit: ['ten'], other: ['1'] } }));
+    expect(res.statusCode).toBe(422);
+    expect(res.json.errors).toEqual(expect.arrayContaining([expect.objectContaining({ parameter: 'limit' }), expect.objectContaining({ parameter: 'other' })]));
+    res = await call(event({ queryStringParameters: { limit: '2' }, multiValueQueryStringParameters: { limit: ['1', '2'] } }));
+    expect(res.json).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ parameter: 'limit', detail: expect.stringMatching(/once/) }] });
+  });
+
+  describe('bodies', () => {
+    const post = (body: string, headers: Record<string, string> = { 'Content-Type': 'application/json' }) => call(event({ body, headers }));
+
+    it('parses JSON and points at invalid and unknown fields', async () => {
+      const res = await post(JSON.stringify({ name: 1, extra: true, nested: { n: 'x', more: 1 } }));
+      expect(res.statusCode).toBe(422);
+      expect(res.json.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/extra', '/name', '/nested/more', '/nested/n']);
+    });
+
+    it('accepts a charset parameter and mixed-case header names', async () => {
+      const res = await post(JSON.stringify({ name: 'x' }), { 'content-TYPE': 'application/json; charset=utf-8' });
+      expect(res.statusCode).toBe(200);
+    });
+
+    it('answers 400 MALFORMED_JSON for text that is not JSON', async () => {
+      const res = await post('{"name":');
+      expect(res).toMatchObject({ statusCode: 400, json: { code: 'MALFORMED_JSON' } });
+    });
+
+    it('answers 415 for another or a missing media type', async () => {
+      expect((await post('{}', { 'Content-Type': 'text/plain' })).json.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+      expect((await post('{}', {})).statusCode).toBe(415);
+    });
+
+    it('answers 413 above 64 KiB', async () => {
+      const res = await post(JSON.stringify({ name: 'x'.repeat(70_000) }));
+      expect(res).toMatchObject({ statusCode: 413, json: { code: 'PAYLOAD_TOO_LARGE' } });
+    });
+  });
+
+  it('maps AppErrors to their problem with extension members', async () => {
+    const res = await call(event({ queryStringParameters: { boom: 'app' } }));
+    expect(res.statusCode).toBe(409);
+    expect(res.json).toMatchObject({ code: 'TIME_ENTRY_OVERLAP', overlappingEntryIds: ['a'] });
+  });
+
+  it('maps anything else to 500 INTERNAL_ERROR without its message', async () => {
+    const res = await call(event({ queryStringParameters: { boom: 'raw' } }));
+    expect(res.statusCode).toBe(500);
+    expect(res.headers).toMatchObject({ 'X-Request-Id': 'req-123' });
+    expect(res.body).not.toMatch(/wfm-prod|DynamoDB|Exception/);
+    expect(res.json).toMatchObject({ code: 'INTERNAL_ERROR', requestId: 'req-123' });
+  });
+});
