@@ -27,7 +27,7 @@ async function expectProblem(res: Response, status: number, code: string) {
   expect(res.headers.get('content-type')).toBe('application/problem+json');
   const requestId = res.headers.get('x-request-id');
   expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
-  const body = await res.json();
+  const body = (await res.json()) as Record<string, unknown>;
   expect(body).toMatchObject({ status, code, requestId, type: expect.stringMatching(/^https:\/\//), title: expect.any(String), detail: expect.any(String) });
   return body;
 }
