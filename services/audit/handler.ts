@@ -23,11 +23,32 @@ export const auditListQuery = z
     }
   });
 
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const snapshot = z.record(z.string(), scalar).nullable();
+
+export const auditResponseSchema = z
+  .object({
+    id: z.uuid(),
+    occurredAt: z.string().meta({ format: 'date-time' }),
+    actor: z.object({ type: z.enum(['API_KEY', 'SYSTEM']), label: z.string() }),
+    action: z.string(),
+    entity: z.object({ type: z.string(), id: z.string() }),
+    references: z.record(z.string(), z.string()),
+    reason: z.string().nullable(),
+    before: snapshot,
+    after: snapshot,
+    changedAttributes: z.array(z.string()),
+    overlap: z.object({ override: z.literal(true), reason: z.string(), overlappedEntryIds: z.array(z.string()) }).nullable(),
+    staleExportManifestIds: z.array(z.string()),
+    requestId: z.string().meta({ description: 'The X-Request-Id of the response that made the change.' }),
+  })
+  .meta({ id: 'AuditEntry' });
+
 /**
  * An audit entry as returned: allowlisted members only. The actor is shown by its label;
  * key ids, snapshots beyond the safe fields, addresses, positions and bank data never are.
  */
-export const auditResponse = (e: AuditEntry) => ({
+export const auditResponse = (e: AuditEntry): z.infer<typeof auditResponseSchema> => ({
   id: e.id,
   occurredAt: e.occurredAt,
   actor: { type: e.actor.type, label: e.actor.label },
@@ -37,9 +58,9 @@ export const auditResponse = (e: AuditEntry) => ({
   reason: e.reason ?? null,
   before: e.before ?? null,
   after: e.after ?? null,
-  changedAttributes: e.changedAttributes ?? [],
-  overlap: e.overlap ?? null,
-  staleExportManifestIds: e.staleExportManifestIds ?? [],
+  changedAttributes: [...(e.changedAttributes ?? [])],
+  overlap: e.overlap ? { ...e.overlap, overlappedEntryIds: [...e.overlap.overlappedEntryIds] } : null,
+  staleExportManifestIds: [...(e.staleExportManifestIds ?? [])],
   requestId: e.requestId,
 });
 

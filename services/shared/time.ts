@@ -25,7 +25,10 @@ const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0
 
 /** zod: an RFC 3339 instant with offset, normalized to UTC. */
 export const instant = () =>
-  z.string().transform((value, ctx) => {
+  z
+    .string()
+    .meta({ format: 'date-time', description: 'RFC 3339 instant with an explicit offset (Z or ±hh:mm), 1970 to 9999.' })
+    .transform((value, ctx) => {
     const parsed = parseInstant(value);
     if (parsed === undefined) {
       ctx.addIssue({
@@ -46,4 +49,5 @@ export const uuid = () =>
   z
     .string()
     .regex(UUID, { message: 'Expected a UUID (8-4-4-4-12 hexadecimal digits).' })
+    .meta({ format: 'uuid' })
     .transform((v) => v.toLowerCase());

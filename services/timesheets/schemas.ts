@@ -108,8 +108,40 @@ export type ListQuery = z.infer<typeof listQuerySchema>;
 
 export const toContextInput = (c: z.infer<typeof contextSchema>): ContextInput => c;
 
+const utc = () => z.string().meta({ format: 'date-time', description: 'RFC 3339, UTC' });
+
+export const timeEntryResponseSchema = z
+  .object({
+    id: z.uuid(),
+    employeeId: z.uuid(),
+    context: z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('REGISTERED_LOCATION'), locationId: z.uuid() }),
+      z.object({ kind: z.literal('VEHICLE_AD_HOC'), addressLabel: z.string().meta({ description: 'Durable address summary; coordinates are never returned.' }) }),
+    ]),
+    startedAt: utc(),
+    endedAt: utc().nullable(),
+    breakMinutes: z.number().int(),
+    workedMinutes: z.number().int().nullable().meta({ description: 'floor((endedAt - startedAt) / 60 s) - breakMinutes; null while OPEN.' }),
+    origin: z.enum(['SCANNED', 'MANUAL']),
+    state: z.enum(['OPEN', 'CLOSED', 'VOIDED']),
+    adjusted: z.boolean(),
+    revision: z.number().int(),
+    createdAt: utc(),
+    updatedAt: utc(),
+    sourceEventIds: z.array(z.uuid()).optional().meta({ description: 'Only for keys that also hold work_events:read.' }),
+    sourceStartedAt: utc().nullable().optional(),
+    sourceEndedAt: utc().nullable().optional(),
+    sourceBreakMinutes: z.number().int().nullable().optional(),
+  })
+  .meta({ id: 'TimeEntry' });
+export type TimeEntryResponse = z.infer<typeof timeEntryResponseSchema>;
+
+export const timeEntryWriteResponseSchema = timeEntryResponseSchema
+  .extend({ staleExportManifestIds: z.array(z.string()).meta({ description: 'Export manifests this change made stale.' }) })
+  .meta({ id: 'TimeEntryWriteResult' });
+
 /** The response body of a time entry. Source fields only for keys that hold work_events:read. */
-export function timeEntryResponse(e: TimeEntry, principal: Principal) {
+export function timeEntryResponse(e: TimeEntry, principal: Principal): TimeEntryResponse {
   return {
     id: e.id,
     employeeId: e.employeeId,
@@ -126,7 +158,7 @@ export function timeEntryResponse(e: TimeEntry, principal: Principal) {
     updatedAt: e.updatedAt,
     ...(hasScope(principal, 'work_events:read')
       ? {
-          sourceEventIds: e.source?.eventIds ?? [],
+          sourceEventIds: [...(e.source?.eventIds ?? [])],
           sourceStartedAt: e.source?.startedAt ?? null,
           sourceEndedAt: e.source?.endedAt ?? null,
           sourceBreakMinutes: e.source?.breakMinutes ?? null,

@@ -24,8 +24,23 @@ export const workEventListQuery = z
     if (q.from !== undefined && q.to !== undefined && q.from >= q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must be after from.' });
   });
 
+export const workEventResponseSchema = z
+  .object({
+    id: z.uuid(),
+    employeeId: z.uuid(),
+    locationId: z.uuid(),
+    taskId: z.uuid().nullable(),
+    type: z.enum(['CHECK_IN', 'CHECK_OUT']),
+    clientTimestamp: z.string().meta({ format: 'date-time' }),
+    serverTimestamp: z.string().meta({ format: 'date-time' }),
+    offline: z.boolean(),
+    verificationState: z.enum(['VERIFIED', 'REVIEW_REQUIRED']),
+    timeEntryId: z.uuid().nullable().meta({ description: 'The SCANNED entry this event projected into.' }),
+  })
+  .meta({ id: 'WorkEvent' });
+
 /** A work event as returned: never QR ids or secrets, device ids, positions or validation metadata. */
-export const workEventResponse = (e: WorkEvent) => ({
+export const workEventResponse = (e: WorkEvent): z.infer<typeof workEventResponseSchema> => ({
   id: e.id,
   employeeId: e.employeeId,
   locationId: e.locationId,
