@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { putEmployee } from '../../services/employees/store';
+import { ingestEvidence } from '../../services/evidence-ingest/ingest';
+import { sealRestricted } from '../../services/shared/crypto/restricted';
 import type { Db } from '../../services/shared/ddb/client';
 import { call, itemsOfType, type ApiFixture, type ApiResponse, type CallOptions } from '../support/api';
 
@@ -77,4 +80,18 @@ export async function scannedEntry(db: Db, employeeId: string, state: 'OPEN' | '
   const found = (await storedEntriesOf(db, employeeId)).filter((e) => e.origin === 'SCANNED' && e.state === state);
   if (found.length !== 1) throw new Error(`Expected one seeded ${state} SCANNED entry of ${employeeId}, found ${found.length}.`);
   return found[0];
+}
+
+/** A further employee of the demo organization, so that a test has a timeline of its own. */
+export async function addEmployee(api: ApiFixture, organizationId = api.demo.organizationId): Promise<string> {
+  const id = randomUUID();
+  const at = new Date().toISOString();
+  await putEmployee(api.db, { id, organizationId, userName: `${id}@test.example`, emails: [], active: true, createdAt: at, updatedAt: at, version: 1 });
+  return id;
+}
+
+/** A verified scan through the internal evidence channel (as the scan service sends it). */
+export async function scan(api: ApiFixture, employeeId: string, type: 'CHECK_IN' | 'CHECK_OUT', clientTimestamp: string, locationId = api.demo.locations[0]) {
+  const deps = { db: api.db, now: () => new Date(), newId: randomUUID, seal: sealRestricted };
+  return ingestEvidence(deps, api.demo.organizationId, { employeeId, locationId, type, clientTimestamp, offline: false, verificationState: 'VERIFIED' });
 }
