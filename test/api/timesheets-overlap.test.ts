@@ -1,0 +1,185 @@
+import { call, countByType, expectProblem, startApi, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
+import { addEmployee, auditItemsOf, correctEntry, createEntry, createdEntry, manualBody, scan, storedEntriesOf, voidEntry } from './timesheets-fixture';
+
+/**
+ * Overlap rules (decisions.md, Time entries): half-open [startedAt, endedAt); an OPEN entry
+ * reaches to +infinity; VOIDED entries never overlap. Every test uses an employee of its own.
+ */
+let api: ApiFixture;
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(() => api?.close());
+
+const at = (day: string, time: string) => `2025-04-${day}T${time}:00Z`;
+const interval = (day: string, from: string, to: string) => ({ startedAt: at(day, from), endedAt: at(day, to) });
+const bodyFor = (employeeId: string, i: { startedAt: string; endedAt: string }, over: Record<string, unknown> = {}) =>
+  manualBody(api, i, { employeeId, breakMinutes: 0, ...over });
+const etag = (res: ApiResponse) => res.headers.get('etag')!;
+
+function expectOverlap(res: ApiResponse, ids: string[]) {
+  const body = expectProblem(res, 409, 'TIME_ENTRY_OVERLAP');
+  expect(body.overlappingEntryIds).toEqual([...ids].sort());
+}
+
+describe('overlap on create', () => {
+  it('accepts intervals that only touch (half-open)', async () => {
+    const employee = await addEmployee(api);
+    await createdEntry(api, bodyFor(employee, interval('01', '08:00', '12:00')));
+    const after = await createEntry(api, bodyFor(employee, interval('01', '12:00', '16:00')));
+    const before = await createEntry(api, bodyFor(employee, interval('01', '04:00', '08:00')));
+    expect([after.status, before.status]).toEqual([201, 201]);
+  });
+
+  const overlapping: [string, [string, string]][] = [
+    ['starts inside it', ['11:59', '14:00']],
+    ['ends inside it', ['06:00', '08:01']],
+    ['lies inside it', ['09:00', '10:00']],
+    ['encloses it', ['07:00', '13:00']],
+    ['is the same interval', ['08:00', '12:00']],
+  ];
+  it.each(overlapping)('returns 409 TIME_ENTRY_OVERLAP naming the entry when the new interval %s, and writes nothing', async (_name, [from, to]) => {
+    const employee = await addEmployee(api);
+    const existing = await createdEntry(api, bodyFor(employee, interval('02', '08:00', '12:00')));
+    const before = await countByType(api.db);
+    expectOverlap(await createEntry(api, bodyFor(employee, interval('02', from, to))), [existing.body.id]);
+    expect(await countByType(api.db)).toEqual(before);
+  });
+
+  it('names every overlapped entry', async () => {
+    const employee = await addEmployee(api);
+    const a = await createdEntry(api, bodyFor(employee, interval('03', '08:00', '10:00')));
+    const b = await createdEntry(api, bodyFor(employee, interval('03', '10:00', '12:00')));
+    expectOverlap(await createEntry(api, bodyFor(employee, interval('03', '09:00', '11:00'))), [a.body.id, b.body.id]);
+  });
+
+  it('does not compare entries of different employees', async () => {
+    const [first, second] = [await addEmployee(api), await addEmployee(api)];
+    await createdEntry(api, bodyFor(first, interval('04', '08:00', '12:00')));
+    expect((await createEntry(api, bodyFor(second, interval('04', '08:00', '12:00')))).status).toBe(201);
+  });
+
+  it('finds an overlap with a long entry that started days earlier', async () => {
+    const employee = await addEmployee(api);
+    const long = await createdEntry(api, bodyFor(employee, { startedAt: at('05', '08:00'), endedAt: at('08', '08:00') }));
+    expectOverlap(await createEntry(api, bodyFor(employee, interval('07', '10:00', '11:00'))), [long.body.id]);
+  });
+
+  it('treats an OPEN entry as reaching to +infinity', async () => {
+    const employee = await addEmployee(api);
+    const opened = await scan(api, employee, 'CHECK_IN', at('10', '07:00'));
+    expect(opened.projection).toBe('OPENED');
+    expectOverlap(await createEntry(api, bodyFor(employee, { startedAt: '2025-09-01T08:00:00Z', endedAt: '2025-09-01T12:00:00Z' })), [opened.timeEntryId!]);
+    expectOverlap(await createEntry(api, bodyFor(employee, interval('10', '06:00', '07:01'))), [opened.timeEntryId!]);
+    expect((await createEntry(api, bodyFor(employee, interval('10', '03:00', '07:00')))).status).toBe(201);
+  });
+
+  it('ignores VOIDED entries', async () => {
+    const employee = await addEmployee(api);
+    const first = await createdEntry(api, bodyFor(employee, interval('11', '08:00', '12:00')));
+    expect((await voidEntry(api, first.body.id, etag(first), { reason: 'Wrong day' })).status).toBe(200);
+    expect((await createEntry(api, bodyFor(employee, interval('11', '08:00', '12:00')))).status).toBe(201);
+
+    const opened = await scan(api, employee, 'CHECK_IN', at('12', '07:00'));
+    const read = await call('GET', `${api.orgUrl()}/timesheets/${opened.timeEntryId}`, { token: api.demo.keys.admin });
+    expect((await voidEntry(api, opened.timeEntryId!, etag(read), { reason: 'Badge test' })).status).toBe(200);
+    expect((await createEntry(api, bodyFor(employee, interval('13', '08:00', '12:00')))).status).toBe(201);
+  });
+
+  it('proceeds with overlapOverride and a reason, and the audit records override, reason and overlapped ids', async () => {
+    const employee = await addEmployee(api);
+    const existing = await createdEntry(api, bodyFor(employee, interval('14', '08:00', '12:00')));
+    const res = await createEntry(api, bodyFor(employee, interval('14', '11:00', '15:00'), { overlapOverride: true, overlapReason: 'Double shift approved by site lead' }));
+    expect(res.status).toBe(201);
+    const [audit] = await auditItemsOf(api.db, res.body.id);
+    expect(audit).toMatchObject({
+      action: 'time_entry.created',
+      requestId: res.requestId,
+      overlap: { override: true, reason: 'Double shift approved by site lead', overlappedEntryIds: [existing.body.id] },
+    });
+    const listed = await call('GET', withQuery(`${api.orgUrl()}/audit`, { entityType: 'time_entry', entityId: res.body.id }), { token: api.demo.keys.admin });
+    expect(listed.body.items[0].overlap).toEqual({ override: true, reason: 'Double shift approved by site lead', overlappedEntryIds: [existing.body.id] });
+    expect((await storedEntriesOf(api.db, employee)).length).toBe(2);
+  });
+
+  it('does not record an override when nothing overlapped', async () => {
+    const employee = await addEmployee(api);
+    const res = await createdEntry(api, bodyFor(employee, interval('15', '08:00', '12:00'), { overlapOverride: true, overlapReason: 'Just in case' }));
+    const [audit] = await auditItemsOf(api.db, res.body.id);
+    expect(audit.overlap).toBeUndefined();
+  });
+});
+
+describe('overlap on correction', () => {
+  it('returns 409 when a correction moves into another entry, and changes nothing', async () => {
+    const employee = await addEmployee(api);
+    const a = await createdEntry(api, bodyFor(employee, interval('16', '08:00', '12:00')));
+    const b = await createdEntry(api, bodyFor(employee, interval('16', '13:00', '17:00')));
+    const before = await countByType(api.db);
+    expectOverlap(await correctEntry(api, b.body.id, etag(b), { startedAt: at('16', '11:30'), reason: 'Started earlier' }), [a.body.id]);
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await call('GET', `${api.orgUrl()}/timesheets/${b.body.id}`, { token: api.demo.keys.admin })).body.revision).toBe(1);
+  });
+
+  it('never counts the corrected entry against itself', async () => {
+    const employee = await addEmployee(api);
+    const a = await createdEntry(api, bodyFor(employee, interval('17', '08:00', '12:00')));
+    const res = await correctEntry(api, a.body.id, etag(a), { startedAt: at('17', '09:00'), endedAt: at('17', '13:00'), reason: 'Shifted by an hour' });
+    expect(res.status).toBe(200);
+  });
+
+  it('proceeds with overlapOverride and records it in the audit', async () => {
+    const employee = await addEmployee(api);
+    const a = await createdEntry(api, bodyFor(employee, interval('18', '08:00', '12:00')));
+    const b = await createdEntry(api, bodyFor(employee, interval('18', '13:00', '17:00')));
+    const res = await correctEntry(api, b.body.id, etag(b), { startedAt: at('18', '11:30'), reason: 'Started earlier', overlapOverride: true, overlapReason: 'Handover overlap' });
+    expect(res.status).toBe(200);
+    const trail = await auditItemsOf(api.db, b.body.id);
+    expect(trail[1]).toMatchObject({ action: 'time_entry.corrected', overlap: { override: true, reason: 'Handover overlap', overlappedEntryIds: [a.body.id] } });
+  });
+
+  it('finds an overlap with an entry that a correction made long', async () => {
+    const employee = await addEmployee(api);
+    const a = await createdEntry(api, bodyFor(employee, interval('20', '08:00', '09:00')));
+    const longer = await correctEntry(api, a.body.id, etag(a), { endedAt: at('23', '09:00'), reason: 'Field trip' });
+    expect(longer.status).toBe(200);
+    expectOverlap(await createEntry(api, bodyFor(employee, interval('22', '10:00', '11:00'))), [a.body.id]);
+  });
+});
+
+describe('concurrent creates for one employee', () => {
+  it('commits exactly one of eight overlapping creates; the others get 409 TIME_ENTRY_OVERLAP', async () => {
+    const employee = await addEmployee(api);
+    const bodies = Array.from({ length: 8 }, (_, n) => bodyFor(employee, { startedAt: at('25', `08:0${n}`), endedAt: at('25', `12:0${n}`) }));
+    const results = await Promise.all(bodies.map((b) => createEntry(api, b)));
+
+    const created = results.filter((r) => r.status === 201);
+    expect(created).toHaveLength(1);
+    for (const lost of results.filter((r) => r.status !== 201)) expectOverlap(lost, [created[0].body.id]);
+    const stored = await storedEntriesOf(api.db, employee);
+    expect(stored.map((e) => e.id)).toEqual([created[0].body.id]);
+    expect(await auditItemsOf(api.db, created[0].body.id)).toHaveLength(1);
+  });
+
+  it('commits every one of eight concurrent creates that do not overlap, at the latest on a retry', async () => {
+    const employee = await addEmployee(api);
+    const requests = Array.from({ length: 8 }, (_, n) => ({
+      key: `disjoint-${employee}-${n}`,
+      body: bodyFor(employee, { startedAt: at('26', `0${n}:00`), endedAt: at('26', `0${n}:59`) }),
+    }));
+    const results = await Promise.all(requests.map((r) => createEntry(api, r.body, { idempotencyKey: r.key })));
+
+    // decisions.md: a write that keeps losing the race may answer 503 TRANSACTION_CONFLICT with
+    // Retry-After; it applied nothing and its retry (same key) commits.
+    for (const [i, res] of results.entries()) {
+      if (res.status === 201) continue;
+      expectProblem(res, 503, 'TRANSACTION_CONFLICT');
+      expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+      const retry = await createEntry(api, requests[i].body, { idempotencyKey: requests[i].key });
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get('idempotency-replayed')).toBeNull();
+    }
+    const stored = await storedEntriesOf(api.db, employee);
+    expect(stored.map((e) => e.startedAt).sort()).toEqual(requests.map((r) => new Date(r.body.startedAt).toISOString()));
+  });
+});
