@@ -1,4 +1,4 @@
-import type { ChildProcess } from 'node:child_process';
+import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import {
@@ -40,6 +40,9 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
+  // If this process is killed without a chance to clean up (SIGKILL, a crash of the runtime),
+  // a small watchdog stops Java, so DynamoDB Local is never left behind.
+  const watchdog = child.pid !== undefined ? watchParent(process.pid, child.pid) : undefined;
 
   const endpoint = `http://127.0.0.1:${port}`;
   const exited = new Promise<never>((_, reject) =>
@@ -58,6 +61,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
     stop: () =>
       new Promise<void>((resolve) => {
         process.removeListener('exit', killOnExit);
+        watchdog?.kill();
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         const hard = setTimeout(() => child.kill('SIGKILL'), 5_000);
         child.once('exit', () => {
@@ -126,6 +130,19 @@ async function waitUntilReady(endpoint: string, timeoutMs: number): Promise<void
   } finally {
     client.destroy();
   }
+}
+
+function watchParent(parentPid: number, javaPid: number): ChildProcess {
+  const script = [
+    `while kill -0 ${parentPid} 2>/dev/null; do sleep 1; done`,
+    `kill ${javaPid} 2>/dev/null`,
+    `i=0; while kill -0 ${javaPid} 2>/dev/null && [ $i -lt 20 ]; do sleep 0.5; i=$((i+1)); done`,
+    `kill -9 ${javaPid} 2>/dev/null; exit 0`,
+  ].join('; ');
+  const watchdog = spawnProcess('sh', ['-c', script], { detached: true, stdio: 'ignore' });
+  watchdog.on('error', () => undefined);
+  watchdog.unref();
+  return watchdog;
 }
 
 function freePort(): Promise<number> {

@@ -11,7 +11,7 @@ import { loadLocalSecrets } from './secrets';
  * with data under .local/ (`--in-memory` for a throw-away run), the demo seed, and
  * .local/demo.json. Stops cleanly on SIGINT/SIGTERM, DynamoDB Local included.
  */
-const LOCAL_DIR = resolve(process.cwd(), '.local');
+const LOCAL_DIR = resolve(process.cwd(), process.env.WFM_LOCAL_DIR ?? '.local');
 const TABLE_NAME = process.env.LOCAL_TABLE_NAME ?? 'wfm-local';
 const inMemory = process.argv.includes('--in-memory');
 
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const client = localClient(ddb.endpoint);
   const table = await ensureTable(client, TABLE_NAME);
   client.destroy();
-  log(`table ${TABLE_NAME} ${table} at ${ddb.endpoint}`);
+  log(`table ${TABLE_NAME} ${table} at ${ddb.endpoint} (DynamoDB Local pid ${ddb.pid})`);
 
   // The handlers and the authorizer read their configuration from the environment, as in Lambda.
   process.env[ENV.TABLE_NAME] = TABLE_NAME;
