@@ -1,0 +1,74 @@
+import { SCIM_ERROR_SCHEMA } from '../shared/http/gateway-responses';
+import type { ErrorRenderer } from '../shared/http/middleware';
+import { statusOf } from '../shared/http/problems';
+import { AppError, type ErrorCode } from '../shared/errors';
+
+/** The `scimType` values of RFC 7644 §3.12 that this service answers with. */
+export type ScimType = 'uniqueness' | 'invalidValue' | 'mutability' | 'invalidFilter' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'tooMany';
+
+/**
+ * An AppError that names its RFC 7644 `scimType`. SCIM answers every client error with
+ * 400 (never 422): Entra ID and Okta only understand the statuses RFC 7644 lists.
+ */
+export class ScimError extends AppError {
+  constructor(
+    readonly scimType: ScimType,
+    message: string,
+    code: ErrorCode = 'VALIDATION_ERROR',
+    options: ErrorOptions = {},
+  ) {
+    super(code, message, { ...options, status: 400 });
+    this.name = 'ScimError';
+  }
+}
+
+export const invalidValue = (detail: string): ScimError => new ScimError('invalidValue', detail);
+export const invalidSyntax = (detail: string): ScimError => new ScimError('invalidSyntax', detail, 'BAD_REQUEST');
+export const invalidFilter = (detail: string): ScimError => new ScimError('invalidFilter', detail, 'BAD_REQUEST');
+export const invalidPath = (detail: string): ScimError => new ScimError('invalidPath', detail, 'BAD_REQUEST');
+export const mutability = (detail: string): ScimError => new ScimError('mutability', detail, 'BAD_REQUEST');
+export const noTarget = (detail: string): ScimError => new ScimError('noTarget', detail, 'BAD_REQUEST');
+
+export interface ScimErrorBody {
+  readonly schemas: readonly [typeof SCIM_ERROR_SCHEMA];
+  /** RFC 7644 §3.12: the HTTP status as a string. */
+  readonly status: string;
+  readonly scimType?: ScimType;
+  readonly detail: string;
+}
+
+/** Statuses SCIM clients know; anything the problem table maps elsewhere is adjusted here. */
+const SCIM_STATUS: Partial<Record<ErrorCode, number>> = {
+  VALIDATION_ERROR: 400,
+};
+
+/** scimType for errors that did not name one. */
+const SCIM_TYPE_OF: Partial<Record<ErrorCode, ScimType>> = {
+  VALIDATION_ERROR: 'invalidValue',
+  MALFORMED_JSON: 'invalidSyntax',
+  UNIQUENESS_CONFLICT: 'uniqueness',
+};
+
+const INTERNAL_DETAIL = 'An unexpected error occurred. Share the X-Request-Id of this response with support.';
+
+/**
+ * The one mapper of the SCIM API: any error becomes the RFC 7644 error schema, as
+ * application/scim+json. AppErrors show their message (written for clients); anything else is
+ * an internal error answered generically (the log has it under the request ID).
+ */
+export const renderScimError: ErrorRenderer = (error) => {
+  const known = error instanceof AppError && error.code !== 'INTERNAL_ERROR' ? error : undefined;
+  const status = known ? (known instanceof ScimError ? 400 : SCIM_STATUS[known.code] ?? known.status ?? statusOf(known.code)) : 500;
+  const scimType = known ? (known instanceof ScimError ? known.scimType : SCIM_TYPE_OF[known.code]) : undefined;
+  const detail = known ? known.message : INTERNAL_DETAIL;
+  const body: ScimErrorBody = { schemas: [SCIM_ERROR_SCHEMA], status: String(status), ...(scimType ? { scimType } : {}), detail };
+  return {
+    statusCode: status,
+    headers: {
+      ...(known?.retryAfterSeconds !== undefined ? { 'Retry-After': String(known.retryAfterSeconds) } : {}),
+      ...(known?.code === 'UNAUTHENTICATED' ? { 'WWW-Authenticate': 'Bearer' } : {}),
+    },
+    body,
+    contentType: 'application/scim+json',
+  };
+};
