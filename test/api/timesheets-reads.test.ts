@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TimeEntry } from '../../services/timesheets/domain';
 import { entryToItem } from '../../services/timesheets/store';
-import { call, expectParameters, expectProblem, startApi, walkPages, withQuery, type ApiFixture } from '../support/api';
+import { call, expectParameters, expectProblem, startApi, walkPages, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
 import { addEmployee, createdEntry, etagOf, getEntryResponse, manualBody, scan, scannedEntry, timesheetsUrl, voidEntry } from './timesheets-fixture';
 
 /**
@@ -10,7 +10,7 @@ import { addEmployee, createdEntry, etagOf, getEntryResponse, manualBody, scan, 
  * exclusive), filters, `limit`, cursors, and the source fields that need work_events:read.
  */
 let api: ApiFixture;
-let list: (query: Record<string, string | number | undefined>, token?: string, organizationId?: string) => ReturnType<typeof call>;
+let list: (query: Record<string, string | number | undefined>, token?: string, organizationId?: string) => Promise<ApiResponse>;
 const ids = (res: { body: { items: { id: string }[] } }) => res.body.items.map((e) => e.id);
 
 /** Entries around the range [2020-03-02T10:00Z, 2020-03-02T14:00Z) of one employee. */
