@@ -11,7 +11,7 @@ import { parseInput } from '../shared/http/validation';
 import { instant, uuid } from '../shared/time';
 import { nextGuard, statsItems } from '../timesheets/commands';
 import { auditSnapshot, type TimeEntry } from '../timesheets/domain';
-import { entryKeys, entryFromItem, GUARD_LABEL, guardFromItem, putNewEntry, putNextGuard, putNextRevision, STATS_LABEL, ENTRY_LABEL } from '../timesheets/store';
+import { entryKeys, entryFromItem, GUARD_LABEL, guardFromItem, putNewEntry, putNextGuard, putNextRevision, STATS_LABEL, ENTRY_LABEL, timelineItems } from '../timesheets/store';
 import { EVENT_LABEL, getWorkEvent, putRestrictedEventData, putWorkEvent, type WorkEvent } from '../work-events/store';
 
 /**
@@ -72,7 +72,8 @@ const ATTEMPTS = 5;
  * 2. Read the employee, location, overlap guard and organization stats in one BatchGetItem.
  * 3. Project: VERIFIED CHECK_IN without an OPEN entry -> new SCANNED OPEN entry;
  *    VERIFIED CHECK_OUT after the OPEN entry's start -> that entry CLOSED (next revision).
- * 4. Commit ONE transaction: event, sealed restricted data, entry, guard, audit (actor SYSTEM).
+ * 4. Commit ONE transaction: event, sealed restricted data, entry and its timeline item,
+ *    guard, audit (actor SYSTEM).
  */
 export async function ingestEvidence(deps: IngestDeps, organizationId: string, raw: unknown): Promise<IngestResult> {
   const input = parseInput(evidenceSchema, raw, 'body');
@@ -116,6 +117,7 @@ export async function ingestEvidence(deps: IngestDeps, organizationId: string, r
       const { before, after } = projected;
       items.push(
         before ? putNextRevision(after, before.revision) : putNewEntry(after),
+        ...timelineItems(before, after),
         putNextGuard(guard, nextGuard(guard, before, after)),
         ...statsItems(organizationId, (stats?.maxClosedDurationMs as number | undefined) ?? 0, after),
         auditItem({

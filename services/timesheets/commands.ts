@@ -40,6 +40,7 @@ import {
   putRestrictedEvidence,
   raiseOrgMaxDuration,
   STATS_LABEL,
+  timelineItems,
   type OverlapGuard,
 } from './store';
 
@@ -93,10 +94,11 @@ const GUARD_ATTEMPTS = 5;
  *    organization's longest interval in one BatchGetItem.
  * 3. Refuse when the timesheet capability is off (409), or the employee or location is not
  *    of this organization (422).
- * 4. Find overlapping entries: CLOSED ones in a bounded window of GSI2, OPEN ones from the
- *    guard; 409 unless overridden with a reason.
- * 5. Commit ONE transaction: entry, restricted evidence (ad-hoc), audit entry, next guard
- *    version, existence and capability checks, the caller's idempotency record.
+ * 4. Find overlapping entries: CLOSED ones in a bounded window of the employee's timeline
+ *    (a consistent Query, never a GSI), OPEN ones from the guard; 409 unless overridden
+ *    with a reason.
+ * 5. Commit ONE transaction: entry, its timeline item, restricted evidence (ad-hoc), audit
+ *    entry, next guard version, existence and capability checks, the caller's idempotency record.
  * 6. If a concurrent write for the same employee moved the guard, start again from 2.
  */
 export async function createTimeEntry(deps: TimesheetDeps, actor: Actor, cmd: CreateCommand, extra: ExtraItems): Promise<WriteOutcome> {
@@ -133,6 +135,7 @@ export async function createTimeEntry(deps: TimesheetDeps, actor: Actor, cmd: Cr
     const outcome: WriteOutcome = { entry, staleExportManifestIds: [] };
     const items: TxItem[] = [
       putNewEntry(entry),
+      ...timelineItems(undefined, entry),
       ...(await evidenceItems(deps, entry, cmd.context, now)),
       auditItem(auditEntry(deps, actor, now, 'time_entry.created', entry, undefined, cmd.reason, { ...overlap, reason: cmd.overlapReason }, outcome)),
       putNextGuard(snapshot.guard, nextGuard(snapshot.guard, undefined, entry)),
@@ -173,6 +176,7 @@ export async function correctTimeEntry(deps: TimesheetDeps, actor: Actor, entryI
     const outcome: WriteOutcome = { entry: next, staleExportManifestIds: [] };
     const items: TxItem[] = [
       putNextRevision(next, current.revision),
+      ...timelineItems(current, next),
       ...(cmd.context ? await evidenceItems(deps, next, cmd.context, now) : []),
       auditItem(auditEntry(deps, actor, now, 'time_entry.corrected', next, current, cmd.reason, { ...overlap, reason: cmd.overlapReason }, outcome)),
       putNextGuard(snapshot.guard, nextGuard(snapshot.guard, current, next)),
@@ -202,6 +206,7 @@ export async function voidTimeEntry(deps: TimesheetDeps, actor: Actor, entryId: 
     const outcome: WriteOutcome = { entry: next, staleExportManifestIds: [] };
     const items: TxItem[] = [
       putNextRevision(next, current.revision),
+      ...timelineItems(current, next),
       auditItem(auditEntry(deps, actor, now, 'time_entry.voided', next, current, reason, undefined, outcome)),
       putNextGuard(snapshot.guard, nextGuard(snapshot.guard, current, next)),
       timesheetCapabilityCheck(org),

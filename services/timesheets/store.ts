@@ -3,13 +3,14 @@ import type { SealedValue } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';
 import { batchGet, collect, collectAll, type Key } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
-import type { EntryState, TimeEntry } from './domain';
+import type { EntryState, OverlapCandidate, TimeEntry } from './domain';
 
 /**
  * DynamoDB adapter of time entries. Keys (docs/data-model.md):
  *   entry        PK ORG#<org>#TE#<id>            SK TE
  *   evidence     PK ORG#<org>#TE#<id>            SK EVIDENCE#r<revision>   (restricted, no index keys)
  *   guard        PK ORG#<org>#EMP#<employee>     SK TE_GUARD               (overlap guard of one employee)
+ *   timeline     PK ORG#<org>#EMP#<employee>     SK TE#<startedAt>#<id>    (the employee's entries: id, interval, state)
  *   stats        PK ORG#<org>                    SK TE_STATS               (longest closed entry)
  *   GSI1 ORG#<org>#TE                 / <startedAt>#<id>   entries of the organization by start
  *   GSI2 ORG#<org>#EMP#<employee>#TE  / <startedAt>#<id>   entries of one employee by start
@@ -19,6 +20,7 @@ export const entryKeys = {
   entry: (org: string, id: string): Key => ({ PK: `ORG#${org}#TE#${id}`, SK: 'TE' }),
   evidence: (org: string, id: string, revision: number): Key => ({ PK: `ORG#${org}#TE#${id}`, SK: `EVIDENCE#r${String(revision).padStart(6, '0')}` }),
   guard: (org: string, employeeId: string): Key => ({ PK: `ORG#${org}#EMP#${employeeId}`, SK: 'TE_GUARD' }),
+  timeline: (e: Pick<TimeEntry, 'organizationId' | 'employeeId' | 'startedAt' | 'id'>): Key => ({ PK: `ORG#${e.organizationId}#EMP#${e.employeeId}`, SK: `TE#${e.startedAt}#${e.id}` }),
   stats: (org: string): Key => ({ PK: `ORG#${org}`, SK: 'TE_STATS' }),
   byOrganization: (org: string) => `ORG#${org}#TE`,
   byEmployee: (org: string, employeeId: string) => `ORG#${org}#EMP#${employeeId}#TE`,
@@ -171,27 +173,49 @@ export { batchGet };
 
 const iso = (ms: number) => new Date(Math.max(ms, 0)).toISOString();
 
+export const TIMELINE_LABEL = 'timeline';
+
+/**
+ * Transaction items: the employee's timeline item of an entry after a write (and, when the
+ * start moved, the removal of the old one). Overlap checks read the timeline, not a GSI:
+ * GSI Queries are eventually consistent, so an entry committed a moment ago may be missing
+ * there; a Query on the table with ConsistentRead sees every committed write.
+ */
+export function timelineItems(before: TimeEntry | undefined, after: TimeEntry): TxItem[] {
+  const put: TxItem = {
+    label: TIMELINE_LABEL,
+    op: {
+      Put: {
+        Item: { ...entryKeys.timeline(after), itemType: 'TimelineEntry', id: after.id, startedAt: after.startedAt, endedAt: after.endedAt, state: after.state },
+      },
+    },
+  };
+  const moved = before !== undefined && before.startedAt !== after.startedAt;
+  return moved ? [put, { label: TIMELINE_LABEL, op: { Delete: { Key: entryKeys.timeline(before) } } }] : [put];
+}
+
 /**
  * CLOSED entries of one employee that may overlap [start, end): those starting in
  * [start - longest closed interval, end). VOIDED entries are skipped; OPEN ones come from
- * the guard. One bounded Query on GSI2.
+ * the guard. One bounded, strongly consistent Query on the employee's timeline.
  */
-export async function closedEntriesNear(db: Db, guard: OverlapGuard, startedAt: string, endedAt: string | null): Promise<TimeEntry[]> {
+export async function closedEntriesNear(db: Db, guard: OverlapGuard, startedAt: string, endedAt: string | null): Promise<OverlapCandidate[]> {
   const lo = iso(Date.parse(startedAt) - guard.maxClosedDurationMs);
   const items = await collectAll(db, {
-    IndexName: 'GSI2',
-    KeyConditionExpression: endedAt === null ? 'GSI2PK = :pk AND GSI2SK >= :lo' : 'GSI2PK = :pk AND GSI2SK BETWEEN :lo AND :hi',
+    ConsistentRead: true,
+    // `~` sorts after every position, so an open end stays inside the TE# items.
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
     FilterExpression: '#state = :closed AND endedAt > :start',
     ExpressionAttributeNames: { '#state': 'state' },
     ExpressionAttributeValues: {
-      ':pk': entryKeys.byEmployee(guard.organizationId, guard.employeeId),
-      ':lo': lo,
+      ':pk': entryKeys.guard(guard.organizationId, guard.employeeId).PK,
+      ':lo': `TE#${lo}`,
+      ':hi': `TE#${endedAt ?? '~'}`,
       ':closed': 'CLOSED',
       ':start': startedAt,
-      ...(endedAt === null ? {} : { ':hi': endedAt }),
     },
   });
-  return items.map(entryFromItem);
+  return items.map((i) => ({ id: i.id as string, state: i.state as EntryState, startedAt: i.startedAt as string, endedAt: (i.endedAt as string | null | undefined) ?? null }));
 }
 
 export interface ListFilter {

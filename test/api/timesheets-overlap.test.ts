@@ -1,3 +1,4 @@
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { call, countByType, expectProblem, startApi, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
 import { addEmployee, auditItemsOf, correctEntry, createEntry, createdEntry, manualBody, scan, storedEntriesOf, voidEntry } from './timesheets-fixture';
 
@@ -10,6 +11,7 @@ beforeAll(async () => {
   api = await startApi();
 });
 afterAll(() => api?.close());
+afterEach(() => jest.restoreAllMocks());
 
 const at = (day: string, time: string) => `2025-04-${day}T${time}:00Z`;
 const interval = (day: string, from: string, to: string) => ({ startedAt: at(day, from), endedAt: at(day, to) });
@@ -181,5 +183,50 @@ describe('concurrent creates for one employee', () => {
     }
     const stored = await storedEntriesOf(api.db, employee);
     expect(stored.map((e) => e.startedAt).sort()).toEqual(requests.map((r) => new Date(r.body.startedAt).toISOString()));
+  });
+});
+
+describe('overlap check against committed entries, not against an index', () => {
+  /**
+   * Real DynamoDB propagates writes to a GSI asynchronously (GSI Queries are eventually
+   * consistent only; DynamoDB Local happens to update them at once). This models a GSI that
+   * has not caught up yet: the real Query runs on DynamoDB Local, and the entries named
+   * here are dropped from index results.
+   */
+  function indexesLagBehind(entryIds: readonly string[], staleImages: readonly Record<string, unknown>[] = []) {
+    const send = DynamoDBDocumentClient.prototype.send;
+    jest.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementation(async function (this: DynamoDBDocumentClient, command: unknown, ...rest: unknown[]) {
+      const out = await (send as (...a: unknown[]) => Promise<{ Items?: Record<string, unknown>[] }>).call(this, command, ...rest);
+      if (!(command instanceof QueryCommand) || !command.input.IndexName || !out.Items) return out;
+      const partition = command.input.ExpressionAttributeValues?.[':pk'];
+      const stale = staleImages.filter((item) => item[`${command.input.IndexName}PK`] === partition);
+      const hidden = [...entryIds, ...stale.map((item) => item.id)];
+      return { ...out, Items: [...out.Items.filter((item) => !hidden.includes(item.id as string)), ...stale] };
+    } as never);
+  }
+
+  it('refuses a create that overlaps an entry committed a moment ago', async () => {
+    const employee = await addEmployee(api);
+    const first = await createdEntry(api, bodyFor(employee, interval('27', '08:00', '12:00')));
+    indexesLagBehind([first.body.id]);
+    expectOverlap(await createEntry(api, bodyFor(employee, interval('27', '10:00', '14:00'))), [first.body.id]);
+    expect(await storedEntriesOf(api.db, employee)).toHaveLength(1);
+  });
+
+  it('refuses a correction into an entry committed a moment ago', async () => {
+    const employee = await addEmployee(api);
+    const first = await createdEntry(api, bodyFor(employee, interval('28', '08:00', '12:00')));
+    const second = await createdEntry(api, bodyFor(employee, interval('28', '13:00', '17:00')));
+    indexesLagBehind([first.body.id, second.body.id]);
+    expectOverlap(await correctEntry(api, second.body.id, etag(second), { startedAt: at('28', '11:00'), reason: 'Started earlier' }), [first.body.id]);
+  });
+
+  it('lets a create through once an overlapped entry was voided a moment ago', async () => {
+    const employee = await addEmployee(api);
+    const first = await createdEntry(api, bodyFor(employee, interval('29', '08:00', '12:00')));
+    const [closedImage] = await storedEntriesOf(api.db, employee);
+    expect((await voidEntry(api, first.body.id, etag(first), { reason: 'Wrong day' })).status).toBe(200);
+    indexesLagBehind([], [closedImage]);
+    expect((await createEntry(api, bodyFor(employee, interval('29', '10:00', '14:00')))).status).toBe(201);
   });
 });
