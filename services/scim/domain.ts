@@ -350,7 +350,14 @@ const AUDIT_NAMES: Readonly<Record<keyof UserFields, string>> = {
 
 /** SCIM names of the attributes that differ (names only: the audit never holds their values). */
 export function changedAttributes(before: Employee | undefined, after: Employee): string[] {
-  return USER_FIELD_NAMES.filter((f) => JSON.stringify(before?.[f] ?? null) !== JSON.stringify(after[f] ?? null)).map((f) => AUDIT_NAMES[f]);
+  return USER_FIELD_NAMES.filter((f) => canonical(before?.[f]) !== canonical(after[f])).map((f) => AUDIT_NAMES[f]);
+}
+
+/** JSON with object members sorted (DynamoDB returns map members in no particular order); empty lists as absent. */
+function canonical(value: unknown): string {
+  const sorted = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(sorted) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, sorted(x)])) : v;
+  return JSON.stringify(Array.isArray(value) && value.length === 0 ? null : sorted(value ?? null));
 }
 
 function auditEntry(deps: ScimDeps, actor: Actor, action: string, before: Employee | undefined, after: Employee): AuditEntry {
