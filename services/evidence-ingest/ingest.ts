@@ -10,7 +10,7 @@ import { TransactionConflictError, ValidationError } from '../shared/errors';
 import { parseInput } from '../shared/http/validation';
 import { instant, uuid } from '../shared/time';
 import { nextGuard, statsItems } from '../timesheets/commands';
-import { auditSnapshot, type TimeEntry } from '../timesheets/domain';
+import { auditSnapshot, intervalErrors, type TimeEntry } from '../timesheets/domain';
 import { entryKeys, entryFromItem, GUARD_LABEL, guardFromItem, putNewEntry, putNextGuard, putNextRevision, STATS_LABEL, ENTRY_LABEL, timelineItems } from '../timesheets/store';
 import { EVENT_LABEL, getWorkEvent, putRestrictedEventData, putWorkEvent, type WorkEvent } from '../work-events/store';
 
@@ -71,7 +71,8 @@ const ATTEMPTS = 5;
  * 1. Validate; an event id seen before returns its first outcome (re-delivery is safe).
  * 2. Read the employee, location, overlap guard and organization stats in one BatchGetItem.
  * 3. Project: VERIFIED CHECK_IN without an OPEN entry -> new SCANNED OPEN entry;
- *    VERIFIED CHECK_OUT after the OPEN entry's start -> that entry CLOSED (next revision).
+ *    VERIFIED CHECK_OUT that makes a valid interval of the OPEN entry (after its start, longer
+ *    than its break) -> that entry CLOSED (next revision).
  * 4. Commit ONE transaction: event, sealed restricted data, entry and its timeline item,
  *    guard, audit (actor SYSTEM).
  */
@@ -181,13 +182,14 @@ async function project(
       },
     };
   }
-  // CHECK_OUT closes the most recent OPEN entry, if it started before the check-out.
+  // CHECK_OUT closes the most recent OPEN entry, if the closed interval is valid: it started
+  // before the check-out, and a break corrected in while it was OPEN is shorter than it.
   const latest = openIds.sort((a, b) => (openEntries[a] < openEntries[b] ? 1 : -1))[0];
   if (!latest) return undefined;
   const [item] = await batchGet(deps.db, [entryKeys.entry(org, latest)]);
   if (!item) return undefined;
   const before = entryFromItem(item);
-  if (before.state !== 'OPEN' || Date.parse(input.clientTimestamp) <= Date.parse(before.startedAt)) return undefined;
+  if (before.state !== 'OPEN' || intervalErrors(before.startedAt, input.clientTimestamp, before.breakMinutes).length > 0) return undefined;
   return {
     before,
     after: {

@@ -201,6 +201,21 @@ describe('PATCH /timesheets/{timeEntryId} of a SCANNED entry', () => {
     const listed = await call('GET', withQuery(timesheetsUrl(api), { state: 'OPEN', employeeId: api.demo.employees[1] }), { token: api.demo.keys.admin });
     expect(listed.body.items).toEqual([]);
   });
+  it('never lets evidence close an entry whose corrected break does not fit (worked minutes stay >= 0)', async () => {
+    const employeeId = await addEmployee(api);
+    const opened = await scan(api, employeeId, 'CHECK_IN', '2025-06-09T08:00:00Z');
+    const read = await getEntryResponse(api, opened.timeEntryId!);
+    const withBreak = await correctEntry(api, opened.timeEntryId!, read.headers.get('etag')!, { breakMinutes: 120, reason: 'Long lunch announced' });
+    expect(withBreak.status).toBe(200);
+
+    const checkOut = await scan(api, employeeId, 'CHECK_OUT', '2025-06-09T09:00:00Z');
+    const entry = await getEntryResponse(api, opened.timeEntryId!);
+    // A CLOSED entry keeps its break strictly shorter than its elapsed time (Limits).
+    if (entry.body.state === 'CLOSED') expect(entry.body.workedMinutes).toBeGreaterThanOrEqual(0);
+    else expect(entry.body).toMatchObject({ state: 'OPEN', breakMinutes: 120 });
+    // The evidence is kept either way.
+    expect((await call('GET', `${api.orgUrl()}/work-events/${checkOut.workEventId}`, { token: api.demo.keys.admin })).status).toBe(200);
+  });
 });
 
 describe('concurrent corrections with the same ETag', () => {
