@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { auditResponseSchema } from '../../services/audit/handler';
 import { auditItem } from '../../services/audit/store';
 import { call, expectParameters, expectProblem, itemsOfType, keyIdOf, startApi, walkPages, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
 import { addEmployee, correctEntry, createdEntry, manualBody, voidEntry } from './timesheets-fixture';
@@ -63,6 +64,7 @@ describe('GET /audit content', () => {
       expect(Object.keys(item.actor).sort()).toEqual(['label', 'type']);
       for (const snapshot of [item.before, item.after].filter(Boolean)) expect(SNAPSHOT_MEMBERS).toEqual(expect.arrayContaining(Object.keys(snapshot)));
       expect(Array.isArray(item.staleExportManifestIds)).toBe(true);
+      expect(auditResponseSchema.strict().safeParse(item).error).toBeUndefined();
     }
     for (const token of Object.values(api.demo.keys)) expect(res.text).not.toContain(keyIdOf(token));
     expect(res.text).not.toMatch(/organizationId|"PK"|"SK"|GSI|itemType/);

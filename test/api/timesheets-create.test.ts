@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimesheetCorrections } from '../../services/organizations/store';
+import { timeEntryWriteResponseSchema } from '../../services/timesheets/schemas';
 import { logger } from '../../services/shared/logger';
 import { call, countByType, expectPointers, expectProblem, itemsOfType, keyIdOf, scanTable, startApi, type ApiFixture } from '../support/api';
 import {
@@ -112,6 +113,7 @@ describe('POST /timesheets with a registered location', () => {
       revision: 1,
     });
     expect(res.body.staleExportManifestIds).toEqual([]);
+    expect(timeEntryWriteResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
   });
 
   it('serves the created entry at its Location with the same ETag', async () => {
@@ -194,6 +196,7 @@ describe('POST /timesheets with an ad-hoc vehicle context', () => {
   it('returns the address label and never the coordinates', async () => {
     expect(created.status).toBe(201);
     expect(created.body.context).toEqual({ kind: 'VEHICLE_AD_HOC', addressLabel: LABEL });
+    expect(timeEntryWriteResponseSchema.strict().safeParse(created.body).error).toBeUndefined();
     expect(leaks(created.text)).toEqual([]);
     const read = await getEntryResponse(api, created.body.id);
     expect(read.body.context).toEqual({ kind: 'VEHICLE_AD_HOC', addressLabel: LABEL });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TimeEntry } from '../../services/timesheets/domain';
+import { timeEntryResponseSchema } from '../../services/timesheets/schemas';
 import { entryToItem } from '../../services/timesheets/store';
 import { call, expectParameters, expectProblem, startApi, walkPages, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
 import { addEmployee, createdEntry, etagOf, getEntryResponse, manualBody, scan, scannedEntry, timesheetsUrl, voidEntry } from './timesheets-fixture';
@@ -246,6 +247,16 @@ describe('source fields (need work_events:read)', () => {
 });
 
 describe('GET /timesheets/{timeEntryId}', () => {
+  it('answers with the published TimeEntry shape and no other member, with and without source fields', async () => {
+    for (const token of [api.demo.keys.admin, api.demo.keys.timesheetsNoWorkEvents]) {
+      const all = await list({ limit: 200 }, token);
+      expect(all.body.items.length).toBeGreaterThan(0);
+      for (const item of all.body.items) expect(timeEntryResponseSchema.strict().safeParse(item).error).toBeUndefined();
+      const one = await getEntryResponse(api, all.body.items[0].id, token);
+      expect(timeEntryResponseSchema.strict().safeParse(one.body).error).toBeUndefined();
+    }
+  });
+
   it('returns the entry with its current ETag', async () => {
     const res = await getEntryResponse(api, named.voided);
     expect(res.status).toBe(200);

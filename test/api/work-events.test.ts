@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { putEmployee } from '../../services/employees/store';
+import { workEventResponseSchema } from '../../services/work-events/handler';
 import { eventToItem, type WorkEvent } from '../../services/work-events/store';
 import { call, expectParameters, expectProblem, itemsOfType, startApi, walkPages, withQuery, type ApiFixture } from '../support/api';
 
@@ -72,6 +73,8 @@ describe('GET /work-events', () => {
     const all = await list({ limit: 200 });
     expect(all.body.items.length).toBeGreaterThanOrEqual(4);
     expect(leaks(all.text)).toEqual([]);
+    // The published WorkEvent shape, and no member beyond it.
+    for (const e of all.body.items) expect(workEventResponseSchema.strict().safeParse(e).error).toBeUndefined();
     for (const e of all.body.items.filter((i: WorkEvent) => i.employeeId !== bulkEmployee)) {
       const one = await getEvent(e.id);
       expect(one.status).toBe(200);
