@@ -140,6 +140,9 @@ describe('PATCH /timesheets/{timeEntryId} of a MANUAL entry', () => {
     const evidence = (await itemsOfType(api.db, 'RestrictedEvidence')).filter((i) => i.PK === `ORG#${api.demo.organizationId}#TE#${id}`);
     expect(evidence).toHaveLength(1);
     expect(JSON.stringify(evidence)).not.toMatch(/51\.22774|6\.77345/);
+    const audit = await auditItemsOf(api.db, id);
+    expect(audit[1].after).toMatchObject({ contextKind: 'VEHICLE_AD_HOC', locationId: null });
+    expect(JSON.stringify(audit)).not.toMatch(/ferry|51\.22774|6\.77345/);
 
     const back = await correctEntry(api, id, etag(adHoc), { context: { kind: 'REGISTERED_LOCATION', locationId: api.demo.locations[1] }, reason: 'It was the depot' });
     expect(back.status).toBe(200);
