@@ -1,0 +1,55 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import type { ApiEnvironment } from '../../services/shared/config';
+import { AppTable } from '../constructs/app-table';
+
+export interface DataStackProps extends StackProps {
+  /** TEST or LIVE. */
+  readonly apiEnvironment: ApiEnvironment;
+  /**
+   * Keep the table, the key and the secret when they leave the stack or the stack is deleted;
+   * table deletion protection on.
+   * @default - true for LIVE, false for TEST
+   */
+  readonly retainData?: boolean;
+}
+
+/**
+ * The stateful half of an environment: the single table, the KMS key that seals restricted
+ * evidence, and the secret that seals list cursors. Deployed apart from the functions and
+ * APIs so that those can be replaced freely.
+ */
+export class DataStack extends Stack {
+  readonly table: AppTable;
+  readonly restrictedDataKey: Key;
+  readonly cursorSecret: Secret;
+
+  constructor(scope: Construct, id: string, props: DataStackProps) {
+    super(scope, id, props);
+    const retain = props.retainData ?? props.apiEnvironment === 'LIVE';
+    const removalPolicy = retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+
+    this.table = new AppTable(this, 'Table', { retain });
+
+    this.restrictedDataKey = new Key(this, 'RestrictedDataKey', {
+      description: `WFM ${props.apiEnvironment}: envelope key of restricted evidence (precise coordinates)`,
+      enableKeyRotation: true,
+      removalPolicy,
+      pendingWindow: retain ? Duration.days(30) : Duration.days(7),
+    });
+
+    this.cursorSecret = new Secret(this, 'CursorSecret', {
+      description: `WFM ${props.apiEnvironment}: key material that seals list cursors`,
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy,
+    });
+    Validations.of(this.cursorSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'Seals short-lived list cursors only: rotating it would just invalidate the cursors in flight (clients restart the listing); nothing stored depends on it. Rotate by hand if it leaks.',
+    });
+
+    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table' });
+  }
+}
