@@ -1,0 +1,145 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { ENV, type ApiEnvironment } from '../../services/shared/config';
+import { dynamoDbAction, type TableAction } from '../permissions';
+import { fromRoot, handlerEntry } from '../paths';
+import { AppTable } from './app-table';
+
+export interface AreaFunctionProps {
+  /** The folder under services/ whose `handler.ts` exports `handler`, e.g. `timesheets`. */
+  readonly name: string;
+  /** TEST or LIVE: the environment of the host this function serves (API_ENVIRONMENT). */
+  readonly apiEnvironment: ApiEnvironment;
+  /**
+   * Powertools service name, the `service` of every log line.
+   * @default `wfm-<name>`
+   */
+  readonly serviceName?: string;
+  /**
+   * How long the function's log group keeps events.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * What happens to the log group when it leaves the stack.
+   * @default RemovalPolicy.DESTROY
+   */
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /**
+   * @default Duration.seconds(10)
+   */
+  readonly timeout?: Duration;
+  /**
+   * @default 1024 - more memory is more CPU: cold starts and crypto finish sooner
+   */
+  readonly memorySize?: number;
+  /**
+   * @default - no description
+   */
+  readonly description?: string;
+}
+
+/**
+ * A Lambda function of this project: `services/<name>/handler.ts` bundled by the local
+ * esbuild (never Docker) into one minified ESM file with source maps, everything included
+ * (the AWS SDK too, so its version is the lockfile's, not the runtime's), on Node.js 22
+ * arm64 with X-Ray active tracing and its own log group.
+ *
+ * Permissions start empty: the `bind*` helpers set the environment variable the code reads
+ * and grant exactly what lib/permissions.ts lists.
+ */
+export class AreaFunction extends NodejsFunction {
+  constructor(scope: Construct, id: string, props: AreaFunctionProps) {
+    if (!/^[a-z][a-z0-9-]*$/.test(props.name)) {
+      throw new Error(`AreaFunction ${id}: name must be a services/ folder name in kebab-case, got "${props.name}".`);
+    }
+    // Created beside the function because a subclass cannot add children before super().
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.DESTROY,
+    });
+    // Our own role instead of the AWSLambdaBasicExecutionRole managed policy: writes to this
+    // function's log group only.
+    const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+
+    super(scope, id, {
+      entry: fromRoot(handlerEntry(props.name)),
+      handler: 'handler',
+      projectRoot: fromRoot(),
+      depsLockFilePath: fromRoot('package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 1024,
+      timeout: props.timeout ?? Duration.seconds(10),
+      tracing: Tracing.ACTIVE,
+      role,
+      logGroup,
+      description: props.description,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: props.serviceName ?? `wfm-${props.name}`,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        [ENV.API_ENVIRONMENT]: props.apiEnvironment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        mainFields: ['module', 'main'],
+        // Bundled CommonJS dependencies call require(); ESM has none, so give them one.
+        banner: "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);",
+        bundleAwsSDK: true,
+        externalModules: [],
+        forceDockerBundling: false,
+        logLevel: LogLevel.WARNING,
+      },
+    });
+
+    logGroup.grantWrite(role);
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so AWS requires Resource "*".',
+    });
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'nodejs22.x is the target runtime on purpose: local development and tests pin Node 22 (the node@22 devDependency) so that they run what Lambda runs; moving to a newer runtime moves both together.',
+    });
+  }
+
+  /**
+   * Sets TABLE_NAME and grants exactly `actions` on the table and on each of its indexes.
+   * No grantReadWriteData: a read-only area gets no write action, and nobody gets Scan.
+   */
+  bindTable(table: ITableV2, actions: readonly TableAction[]): void {
+    if (actions.length === 0) throw new Error(`AreaFunction ${this.node.id}: bindTable needs at least one action.`);
+    this.addEnvironment(ENV.TABLE_NAME, table.tableName);
+    Grant.addToPrincipal({
+      grantee: this,
+      actions: actions.map(dynamoDbAction),
+      resourceArns: [table.tableArn, ...AppTable.indexArns(table.tableArn)],
+    });
+  }
+
+  /** Sets CURSOR_SECRET_ARN and grants reading that one secret's value. */
+  bindCursorSecret(secret: ISecret): void {
+    this.addEnvironment(ENV.CURSOR_SECRET_ARN, secret.secretArn);
+    Grant.addToPrincipal({ grantee: this, actions: ['secretsmanager:GetSecretValue'], resourceArns: [secret.secretArn] });
+  }
+
+  /**
+   * Sets RESTRICTED_DATA_KEY_ID and grants kms:GenerateDataKey on that key: enough to seal
+   * restricted evidence, not to read it back (no kms:Decrypt).
+   */
+  bindRestrictedDataKey(key: IKey): void {
+    this.addEnvironment(ENV.RESTRICTED_DATA_KEY_ID, key.keyArn);
+    Grant.addToPrincipal({ grantee: this, actions: ['kms:GenerateDataKey'], resourceArns: [key.keyArn] });
+  }
+}
