@@ -1,0 +1,159 @@
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { AREAS, ORG_PREFIX, SCIM_PREFIX, type Area } from '../../services/routes';
+import type { ApiEnvironment } from '../../services/shared/config';
+import { ApiDomain } from '../constructs/api-domain';
+import { ApiFirewall } from '../constructs/api-firewall';
+import { ApiGatewayAccountLogging } from '../constructs/api-gateway-account';
+import { RoutedApi } from '../constructs/api';
+import { AreaFunction } from '../constructs/area-function';
+import { FUNCTION_NAMES, FUNCTION_PERMISSIONS, type FunctionName } from '../permissions';
+
+export interface ApiStackProps extends StackProps {
+  /** TEST or LIVE: the authorizer accepts only keys of this environment (API_ENVIRONMENT). */
+  readonly apiEnvironment: ApiEnvironment;
+  /** The table of the data stack. */
+  readonly table: ITableV2;
+  /** The secret that seals list cursors. */
+  readonly cursorSecret: ISecret;
+  /** The KMS key that seals restricted evidence. */
+  readonly restrictedDataKey: IKey;
+  /**
+   * Retention of function and access logs.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * Keep log groups when they leave the stack.
+   * @default false
+   */
+  readonly retainLogs?: boolean;
+  /**
+   * Create the account's API Gateway CloudWatch role (one per account and region). Turn it off
+   * where a platform team or another stack already manages it.
+   * @default true
+   */
+  readonly manageApiGatewayAccount?: boolean;
+  /**
+   * Sustained requests per minute one client IP may send (WAF rate-based rule on the public API).
+   * @default 3000
+   */
+  readonly requestsPerIpPerMinute?: number;
+  /**
+   * The environment's own host, e.g. `api.test.example.com`, mapped to the public API stage.
+   * @default - no custom domain: clients use the execute-api URL
+   */
+  readonly domainName?: string;
+  /**
+   * ACM certificate of `domainName` in the stack's region; required with `domainName`.
+   * @default - none
+   */
+  readonly certificateArn?: string;
+  /**
+   * Route 53 hosted zone for an alias record of `domainName`; needs `hostedZoneName`.
+   * @default - no DNS record
+   */
+  readonly hostedZoneId?: string;
+  /**
+   * Name of that hosted zone, e.g. `example.com`.
+   * @default - no DNS record
+   */
+  readonly hostedZoneName?: string;
+}
+
+const FUNCTION_IDS: Readonly<Record<FunctionName, string>> = {
+  authorizer: 'AuthorizerFunction',
+  'work-events': 'WorkEventsFunction',
+  timesheets: 'TimesheetsFunction',
+  audit: 'AuditFunction',
+  scim: 'ScimFunction',
+  'evidence-ingest': 'EvidenceIngestFunction',
+};
+
+/**
+ * The stateless half of an environment: one function per area, the authorizer, the
+ * evidence-ingest function, the public and SCIM REST APIs with their WebACLs, and the
+ * optional custom host.
+ */
+export class ApiStack extends Stack {
+  readonly functions: Readonly<Record<FunctionName, AreaFunction>>;
+  readonly publicApi: RoutedApi;
+  readonly scimApi: RoutedApi;
+  readonly domain?: ApiDomain;
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+    if (props.domainName && !props.certificateArn) {
+      throw new Error(`${id}: certificateArn is required when domainName is set (domainName "${props.domainName}").`);
+    }
+    if (!props.domainName && (props.certificateArn || props.hostedZoneId || props.hostedZoneName)) {
+      throw new Error(`${id}: certificateArn, hostedZoneId and hostedZoneName need domainName.`);
+    }
+    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    const logRemovalPolicy = props.retainLogs ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+
+    const functions = {} as Record<FunctionName, AreaFunction>;
+    for (const name of FUNCTION_NAMES) {
+      const fn = new AreaFunction(this, FUNCTION_IDS[name], {
+        name,
+        apiEnvironment: props.apiEnvironment,
+        logRetention,
+        logRemovalPolicy,
+        description: `WFM ${props.apiEnvironment} ${name}`,
+      });
+      const permissions = FUNCTION_PERMISSIONS[name];
+      fn.bindTable(props.table, permissions.table);
+      if (permissions.cursorSecret) fn.bindCursorSecret(props.cursorSecret);
+      if (permissions.restrictedDataKey) fn.bindRestrictedDataKey(props.restrictedDataKey);
+      functions[name] = fn;
+    }
+    this.functions = functions;
+
+    const accountLogging = props.manageApiGatewayAccount === false ? undefined : new ApiGatewayAccountLogging(this, 'ApiGatewayAccount');
+    const areaFunctions = Object.fromEntries(AREAS.map((area) => [area, functions[area]])) as Record<Area, AreaFunction>;
+    const common = {
+      functions: areaFunctions,
+      authorizerFunction: functions.authorizer,
+      accessLogRetention: logRetention,
+      accessLogRemovalPolicy: logRemovalPolicy,
+      stageDependsOn: accountLogging?.account,
+    };
+    this.scimApi = new RoutedApi(this, 'ScimApi', { ...common, api: 'scim', description: `WFM ${props.apiEnvironment} SCIM 2.0 provisioning` });
+    this.publicApi = new RoutedApi(this, 'PublicApi', { ...common, api: 'public', description: `WFM ${props.apiEnvironment} organization API` });
+    // One host for both: the public API forwards the SCIM paths to the SCIM RestApi.
+    const scimPrefix = `${ORG_PREFIX}${SCIM_PREFIX}`;
+    this.publicApi.forwardTo(this.scimApi, scimPrefix);
+
+    new ApiFirewall(this, 'PublicFirewall', { requestsPerIpPerMinute: props.requestsPerIpPerMinute ?? 3000 }).protect(this.publicApi.stage);
+    // No per-IP rule: behind the forward, SCIM requests come from API Gateway's addresses.
+    new ApiFirewall(this, 'ScimFirewall').protect(this.scimApi.stage);
+
+    if (props.domainName && props.certificateArn) {
+      this.domain = new ApiDomain(this, 'Domain', {
+        domainName: props.domainName,
+        certificateArn: props.certificateArn,
+        hostedZoneId: props.hostedZoneId,
+        hostedZoneName: props.hostedZoneName,
+        restApi: this.publicApi.restApi,
+        stage: this.publicApi.stage,
+      });
+    }
+
+    const base = this.domain
+      ? `https://${props.domainName}${ORG_PREFIX}`
+      : this.publicApi.urlForPath(ORG_PREFIX);
+    new CfnOutput(this, 'PublicBaseUrl', { value: base, description: 'Base URL of the organization API: replace {organizationId}' });
+    new CfnOutput(this, 'ScimBaseUrl', { value: `${base}${SCIM_PREFIX}`, description: 'SCIM 2.0 base URL for identity providers: replace {organizationId}' });
+    new CfnOutput(this, 'ScimStageUrl', { value: this.scimApi.urlForPath(scimPrefix), description: 'The SCIM RestApi stage the public API forwards to' });
+    if (this.domain) {
+      new CfnOutput(this, 'RegionalDomainName', { value: this.domain.domain.domainNameAliasDomainName, description: `CNAME/alias target of ${props.domainName}` });
+    }
+    for (const name of FUNCTION_NAMES) {
+      new CfnOutput(this, `${FUNCTION_IDS[name]}Name`, { value: functions[name].functionName, description: `Lambda function ${name}` });
+    }
+  }
+}
