@@ -1,0 +1,47 @@
+import { Tags, Validations, type App } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { environmentFromContext, type EnvironmentConfig } from './environments';
+import { ApiStack } from './stacks/api-stack';
+import { DataStack } from './stacks/data-stack';
+
+export interface WfmStacks {
+  readonly environment: EnvironmentConfig;
+  readonly data: DataStack;
+  readonly api: ApiStack;
+}
+
+/**
+ * Adds the stacks of the environment chosen by context (`-c env=test|live`, default test) to
+ * `app` and attaches cdk-nag's AWS Solutions checks: any unacknowledged finding fails the
+ * synth (report in cdk.out/validation-report.json). Stacks are environment-agnostic, so
+ * `cdk synth` needs no AWS account.
+ */
+export function buildApp(app: App): WfmStacks {
+  const environment = environmentFromContext(app.node);
+  const common = {
+    apiEnvironment: environment.apiEnvironment,
+    terminationProtection: environment.terminationProtection,
+  };
+  const data = new DataStack(app, `${environment.stackPrefix}Data`, {
+    ...common,
+    description: `WFM organization API, ${environment.apiEnvironment}: table, restricted-data key, cursor secret (stateful)`,
+    retainData: environment.retainData,
+  });
+  const api = new ApiStack(app, `${environment.stackPrefix}Api`, {
+    ...common,
+    description: `WFM organization API, ${environment.apiEnvironment}: functions, public and SCIM REST APIs (stateless)`,
+    table: data.table,
+    cursorSecret: data.cursorSecret,
+    restrictedDataKey: data.restrictedDataKey,
+    logRetention: environment.logRetention,
+    retainLogs: environment.retainLogs,
+    domainName: environment.domainName,
+    certificateArn: environment.certificateArn,
+    hostedZoneId: environment.hostedZoneId,
+    hostedZoneName: environment.hostedZoneName,
+  });
+  Tags.of(app).add('project', 'wfm-organization-api');
+  Tags.of(app).add('environment', environment.name);
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { environment, data, api };
+}
