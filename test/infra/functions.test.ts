@@ -1,0 +1,148 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Stack } from 'aws-cdk-lib';
+import { FUNCTION_NAMES, FUNCTION_PERMISSIONS, dynamoDbAction, type FunctionName } from '../../lib/permissions';
+import { fromRoot, handlerEntry } from '../../lib/paths';
+import { AREAS } from '../../services/routes';
+import { handlerEntry as localHandlerEntry } from '../../services/local/areas';
+import { TABLE_SPEC } from '../../services/shared/ddb/table-spec';
+import { logicalId, logicalIdOf, resourcesOf, synthesize, type SynthesizedApp } from './fixture';
+
+const testEnv = synthesize({ env: 'test' });
+
+interface Statement {
+  readonly Action: string | string[];
+  readonly Effect: string;
+  readonly Resource: unknown;
+}
+
+const functionId = (built: SynthesizedApp, name: FunctionName): string => logicalId(built.api, built.api.functions[name].node.defaultChild);
+const functionProps = (built: SynthesizedApp, name: FunctionName): Record<string, any> =>
+  resourcesOf(built.apiTemplate, 'AWS::Lambda::Function')[functionId(built, name)].Properties ?? {};
+
+/** Every statement of every policy attached to the function's role. */
+function statementsOf(built: SynthesizedApp, name: FunctionName): Statement[] {
+  const roleId = logicalIdOf(functionProps(built, name).Role) as string;
+  return Object.values(resourcesOf(built.apiTemplate, 'AWS::IAM::Policy'))
+    .filter((policy) => (policy.Properties?.Roles as unknown[]).some((role) => logicalIdOf(role) === roleId))
+    .flatMap((policy) => policy.Properties?.PolicyDocument.Statement as Statement[]);
+}
+
+const actionsOf = (statements: Statement[], prefix: string): string[] =>
+  [...new Set(statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])).filter((a) => a.startsWith(prefix)))].sort();
+
+const dataOutput = (built: SynthesizedApp, cfn: unknown) => logicalId(built.data as Stack, cfn);
+
+describe('functions', () => {
+  it.each(FUNCTION_NAMES)('runs %s on nodejs22.x, arm64, with X-Ray active tracing', (name) => {
+    expect(functionProps(testEnv, name)).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      TracingConfig: { Mode: 'Active' },
+      MemorySize: 1024,
+      Timeout: 10,
+      Handler: 'index.handler',
+    });
+  });
+
+  it.each(FUNCTION_NAMES)('gives %s source maps, Powertools settings and its own log group with retention', (name) => {
+    const props = functionProps(testEnv, name);
+    expect(props.Environment.Variables).toMatchObject({
+      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: `wfm-${name}`,
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      API_ENVIRONMENT: 'TEST',
+    });
+    const logGroup = resourcesOf(testEnv.apiTemplate, 'AWS::Logs::LogGroup')[logicalIdOf(props.LoggingConfig.LogGroup) as string];
+    expect(logGroup.Properties?.RetentionInDays).toBe(30);
+  });
+
+  it('bundles each handler into one ESM file with source map, a require() shim and the AWS SDK inside', () => {
+    for (const name of FUNCTION_NAMES) {
+      const asset = assetDirOf(name);
+      expect(existsSync(join(asset, 'index.mjs.map'))).toBe(true);
+      const code = readFileSync(join(asset, 'index.mjs'), 'utf8');
+      expect(code.startsWith("import { createRequire as topLevelCreateRequire } from 'node:module';")).toBe(true);
+      expect(code).not.toMatch(/from\s*"@aws-sdk\//);
+    }
+  });
+
+  it('takes each entry from services/<name>/handler.ts, the same files the local gateway serves', () => {
+    for (const area of AREAS) expect(handlerEntry(area)).toBe(localHandlerEntry(area));
+    for (const name of FUNCTION_NAMES) expect(existsSync(fromRoot(handlerEntry(name)))).toBe(true);
+  });
+});
+
+describe('least privilege', () => {
+  it.each(FUNCTION_NAMES)('grants %s exactly the DynamoDB actions of lib/permissions.ts, on the table and each index', (name) => {
+    const statements = statementsOf(testEnv, name);
+    expect(actionsOf(statements, 'dynamodb:')).toEqual(FUNCTION_PERMISSIONS[name].table.map(dynamoDbAction).sort());
+    const dynamo = statements.filter((s) => actionsOf([s], 'dynamodb:').length > 0);
+    const tableArn = JSON.stringify(dynamo[0].Resource);
+    for (const index of TABLE_SPEC.globalSecondaryIndexes) expect(tableArn).toContain(`/index/${index.indexName}"`);
+    expect(tableArn).not.toContain('index/*');
+  });
+
+  it.each(FUNCTION_NAMES)('never grants %s a DynamoDB wildcard, Scan or a managed policy', (name) => {
+    const actions = actionsOf(statementsOf(testEnv, name), '');
+    expect(actions.filter((a) => a.includes('*') || a === 'dynamodb:Scan')).toEqual([]);
+    const role = resourcesOf(testEnv.apiTemplate, 'AWS::IAM::Role')[logicalIdOf(functionProps(testEnv, name).Role) as string];
+    expect(role.Properties?.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it.each(FUNCTION_NAMES)('lets %s read the cursor secret and seal restricted data only as listed', (name) => {
+    const statements = statementsOf(testEnv, name);
+    const { cursorSecret, restrictedDataKey } = FUNCTION_PERMISSIONS[name];
+    expect(actionsOf(statements, 'secretsmanager:')).toEqual(cursorSecret ? ['secretsmanager:GetSecretValue'] : []);
+    expect(actionsOf(statements, 'kms:')).toEqual(restrictedDataKey ? ['kms:GenerateDataKey'] : []);
+    const env = functionProps(testEnv, name).Environment.Variables;
+    expect('CURSOR_SECRET_ARN' in env).toBe(cursorSecret);
+    expect('RESTRICTED_DATA_KEY_ID' in env).toBe(restrictedDataKey);
+    if (cursorSecret) {
+      const secretStatement = statements.find((s) => actionsOf([s], 'secretsmanager:').length > 0) as Statement;
+      expect(JSON.stringify(secretStatement.Resource)).toContain(dataOutput(testEnv, testEnv.data.cursorSecret.node.defaultChild));
+    }
+  });
+
+  it('keeps wildcard resources to the X-Ray statement', () => {
+    for (const name of FUNCTION_NAMES) {
+      const wildcards = statementsOf(testEnv, name).filter((s) => JSON.stringify(s.Resource).includes('*'));
+      expect(wildcards.map((s) => actionsOf([s], ''))).toEqual([['xray:PutTelemetryRecords', 'xray:PutTraceSegments']]);
+    }
+  });
+
+  it('wires no function to an API that the route table does not name', () => {
+    const permissions = Object.values(resourcesOf(testEnv.apiTemplate, 'AWS::Lambda::Permission'));
+    const invoked = new Set(permissions.map((p) => logicalIdOf(p.Properties?.FunctionName)));
+    expect(invoked.has(functionId(testEnv, 'evidence-ingest'))).toBe(false);
+    for (const area of AREAS) expect(invoked.has(functionId(testEnv, area))).toBe(true);
+  });
+});
+
+describe('environment separation', () => {
+  const live = synthesize({ env: 'live' });
+
+  it('tells the TEST authorizer to accept TEST keys and the LIVE authorizer LIVE keys', () => {
+    expect(functionProps(testEnv, 'authorizer').Environment.Variables.API_ENVIRONMENT).toBe('TEST');
+    expect(functionProps(live, 'authorizer').Environment.Variables.API_ENVIRONMENT).toBe('LIVE');
+  });
+
+  it('names the stacks per environment and protects LIVE from termination', () => {
+    expect([testEnv.data.stackName, testEnv.api.stackName]).toEqual(['WfmTestData', 'WfmTestApi']);
+    expect([live.data.stackName, live.api.stackName]).toEqual(['WfmLiveData', 'WfmLiveApi']);
+    expect([testEnv.data.terminationProtection, testEnv.api.terminationProtection]).toEqual([false, false]);
+    expect([live.data.terminationProtection, live.api.terminationProtection]).toEqual([true, true]);
+  });
+
+  it('keeps LIVE logs for a year and retains them', () => {
+    const logGroup = resourcesOf(live.apiTemplate, 'AWS::Logs::LogGroup')[logicalIdOf(functionProps(live, 'timesheets').LoggingConfig.LogGroup) as string];
+    expect(logGroup).toMatchObject({ DeletionPolicy: 'Retain', Properties: { RetentionInDays: 365 } });
+  });
+});
+
+/** The asset folder of a function's bundle in the cloud assembly. */
+function assetDirOf(name: FunctionName): string {
+  const code = functionProps(testEnv, name).Code;
+  const hash = String(code.S3Key).replace(/\.zip$/, '');
+  return join(testEnv.assembly.directory, `asset.${hash}`);
+}
