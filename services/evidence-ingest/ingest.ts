@@ -5,7 +5,7 @@ import { locationExistsCheck, locationKeys } from '../locations/store';
 import type { SealedValue } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';
 import { batchGet } from '../shared/ddb/read';
-import { commit, TransactionCancelledError, type TxItem } from '../shared/ddb/transaction';
+import { commit, jitteredBackoff, TransactionCancelledError, type TxItem } from '../shared/ddb/transaction';
 import { TransactionConflictError, ValidationError } from '../shared/errors';
 import { parseInput } from '../shared/http/validation';
 import { instant, uuid } from '../shared/time';
@@ -147,6 +147,7 @@ export async function ingestEvidence(deps: IngestDeps, organizationId: string, r
       const raced = error.failed(GUARD_LABEL) || error.failed(STATS_LABEL) || error.failed(ENTRY_LABEL);
       if (!raced) throw error;
       if (attempt >= ATTEMPTS) throw new TransactionConflictError({ cause: error });
+      await new Promise((resolve) => setTimeout(resolve, jitteredBackoff(attempt)));
     }
   }
 }

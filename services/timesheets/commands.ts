@@ -7,7 +7,7 @@ import type { SealedValue } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';
 import { IDEMPOTENCY_LABEL } from '../shared/ddb/idempotency';
 import { batchGet } from '../shared/ddb/read';
-import { commit, TransactionCancelledError, type TxItem } from '../shared/ddb/transaction';
+import { commit, jitteredBackoff, TransactionCancelledError, type TxItem } from '../shared/ddb/transaction';
 import { EtagMismatchError, FeatureNotEnabledError, NotFoundError, TransactionConflictError, ValidationError } from '../shared/errors';
 import {
   applyCorrection,
@@ -331,6 +331,10 @@ async function withGuardRetries<T>(attempt: () => Promise<T>): Promise<T> {
     } catch (error) {
       if (!(error instanceof GuardMoved)) throw error;
       if (i >= GUARD_ATTEMPTS) throw new TransactionConflictError();
+      // Jittered backoff: writers racing for one employee's guard spread out instead of colliding again.
+      await sleep(jitteredBackoff(i));
     }
   }
 }
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
