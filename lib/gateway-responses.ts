@@ -1,13 +1,11 @@
 import { ResponseType, type GatewayResponseOptions } from 'aws-cdk-lib/aws-apigateway';
 import {
   ERROR_MEDIA_TYPE,
-  SCIM_ERROR_SCHEMA,
   gatewayResponseBody,
   type ErrorFormat,
   type GatewayResponseRow,
   type GatewayResponseVars,
 } from '../services/shared/http/gateway-responses';
-import { PROBLEMS, problemType } from '../services/shared/http/problems';
 
 /**
  * The API Gateway side of services/shared/http/gateway-responses.ts: the same rows and the
@@ -49,24 +47,4 @@ export function gatewayResponseOptions(row: GatewayResponseRow, format: ErrorFor
   };
 }
 
-/**
- * The 405 body the ANY mock answers, as the local gateway builds it
- * (services/local/gateway.ts sendMethodNotAllowed): problem+json with code
- * METHOD_NOT_ALLOWED, or the SCIM error schema on the SCIM API.
- */
-export function methodNotAllowedBody(format: ErrorFormat, allow: string, vars: GatewayResponseVars = API_GATEWAY_VARS): Record<string, unknown> {
-  const detail = `This route accepts ${allow}.`;
-  if (format === 'scim') return { schemas: [SCIM_ERROR_SCHEMA], status: '405', detail };
-  return {
-    type: problemType('METHOD_NOT_ALLOWED'),
-    title: PROBLEMS.METHOD_NOT_ALLOWED.title,
-    status: 405,
-    detail,
-    instance: vars.instance,
-    code: 'METHOD_NOT_ALLOWED',
-    requestId: vars.requestId,
-  };
-}
-
-/** The `Allow` header value for a resource's methods, sorted like the local gateway's. */
-export const allowHeader = (methods: readonly string[]): string => [...new Set(methods)].sort().join(', ');
+export { allowHeader, methodNotAllowedBody } from '../services/shared/http/gateway-responses';

@@ -19,10 +19,10 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
-import { AUTHORIZER_CACHE_SECONDS } from '../../services/authorizer/handler';
+import { AUTHORIZER_CACHE_SECONDS } from '../../services/authorizer/cache';
 import { ROUTES, resourcePath, type ApiName, type Area, type HttpMethod } from '../../services/routes';
-import { GATEWAY_RESPONSES, type ErrorFormat } from '../../services/shared/http/gateway-responses';
-import { allowHeader, errorHeaders, errorTemplates, gatewayResponseOptions, methodNotAllowedBody } from '../gateway-responses';
+import { API_ERROR_FORMAT, API_STAGES, GATEWAY_RESPONSES, type ErrorFormat } from '../../services/shared/http/gateway-responses';
+import { allowHeader, API_GATEWAY_VARS, errorHeaders, errorTemplates, gatewayResponseOptions, methodNotAllowedBody } from '../gateway-responses';
 
 /** Stage throttling per API: the public API's budget, and SCIM's own (Entra ID sends up to 25 req/s). */
 export const DEFAULT_THROTTLING: Readonly<Record<ApiName, { readonly rateLimit: number; readonly burstLimit: number }>> = {
@@ -31,9 +31,9 @@ export const DEFAULT_THROTTLING: Readonly<Record<ApiName, { readonly rateLimit: 
 };
 
 /** Stage names: the ones the local gateway puts in `requestContext.stage`. */
-export const STAGE_NAMES: Readonly<Record<ApiName, string>> = { public: 'v1', scim: 'scim' };
+export const STAGE_NAMES = API_STAGES;
 
-export const ERROR_FORMATS: Readonly<Record<ApiName, ErrorFormat>> = { public: 'problem', scim: 'scim' };
+export const ERROR_FORMATS = API_ERROR_FORMAT;
 
 /**
  * One access log line per request, JSON. The key is identified by the authorizer's key-id,
@@ -297,7 +297,7 @@ export class RoutedApi extends Construct {
             // No selectionPattern: the default response, whatever the mock returns.
             statusCode: '405',
             responseParameters: Object.fromEntries(headerNames.map((name) => [`method.response.header.${name}`, headers[name]])),
-            responseTemplates: errorTemplates(this.format, JSON.stringify(methodNotAllowedBody(this.format, allow))),
+            responseTemplates: errorTemplates(this.format, JSON.stringify(methodNotAllowedBody(this.format, allow, API_GATEWAY_VARS))),
           },
         ],
       }),

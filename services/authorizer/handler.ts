@@ -5,8 +5,7 @@ import { defaultDb } from '../shared/ddb/client';
 import { logger } from '../shared/logger';
 import { authorize } from './authorize';
 
-/** How long API Gateway caches a policy per token; also how long a revocation may take to bite. */
-export const AUTHORIZER_CACHE_SECONDS = 60;
+export { AUTHORIZER_CACHE_SECONDS } from './cache';
 
 /**
  * The REQUEST authorizer of both REST APIs. Throwing `Unauthorized` is how a Lambda

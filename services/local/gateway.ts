@@ -2,17 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
-import { AUTHORIZER_CACHE_SECONDS, handler as authorizerHandler } from '../authorizer/handler';
+import { AUTHORIZER_CACHE_SECONDS } from '../authorizer/cache';
+import { handler as authorizerHandler } from '../authorizer/handler';
 import { ROUTES, resourcePath, SCIM_PREFIX, ORG_PREFIX, type ApiName, type RouteSpec } from '../routes';
 import { policyAllows, type PolicyDocument } from '../shared/auth/policy';
 import {
+  allowHeader,
+  API_ERROR_FORMAT,
+  API_STAGES,
   ERROR_MEDIA_TYPE,
   gatewayResponse,
   gatewayResponseBody,
-  type ErrorFormat,
+  methodNotAllowedBody,
   type GatewayResponseType,
 } from '../shared/http/gateway-responses';
-import { PROBLEMS, problemType } from '../shared/http/problems';
 import { AREA_HANDLERS, type ProxyHandler } from './areas';
 
 /**
@@ -36,8 +39,6 @@ export interface LocalGateway {
 }
 
 const API_IDS: Readonly<Record<ApiName, string>> = { public: 'localpublic', scim: 'localscim' };
-const STAGE: Readonly<Record<ApiName, string>> = { public: 'v1', scim: 'scim' };
-const FORMAT: Readonly<Record<ApiName, ErrorFormat>> = { public: 'problem', scim: 'scim' };
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024; // API Gateway's payload limit
 const LAMBDA_TIMEOUT_MS = 10_000;
 
@@ -213,13 +214,13 @@ function proxyEvent(input: {
     requestContext: {
       accountId: '000000000000',
       apiId: API_IDS[api],
-      stage: STAGE[api],
+      stage: API_STAGES[api],
       requestId,
       extendedRequestId: requestId,
       resourceId: 'local',
       resourcePath: match.route.resource,
       httpMethod: method,
-      path: `/${STAGE[api]}${path}`,
+      path: `/${API_STAGES[api]}${path}`,
       protocol: 'HTTP/1.1',
       requestTime: new Date().toUTCString(),
       requestTimeEpoch: Date.now(),
@@ -248,7 +249,7 @@ function proxyEvent(input: {
 }
 
 const methodArn = (api: ApiName, method: string, path: string) =>
-  `arn:aws:execute-api:local:000000000000:${API_IDS[api]}/${STAGE[api]}/${method}${path}`;
+  `arn:aws:execute-api:local:000000000000:${API_IDS[api]}/${API_STAGES[api]}/${method}${path}`;
 
 function authorizerEvent(event: APIGatewayProxyEvent, api: ApiName): APIGatewayRequestAuthorizerEvent {
   return {
@@ -287,21 +288,17 @@ function lambdaContext(area: string, requestId: string): Context {
 
 function sendGatewayResponse(res: ServerResponse, type: GatewayResponseType, api: ApiName, requestId: string, path: string): void {
   const row = gatewayResponse(type);
-  const format = FORMAT[api];
+  const format = API_ERROR_FORMAT[api];
   const body = gatewayResponseBody(row, format, { requestId, instance: path });
   send(res, row.status, { 'Content-Type': ERROR_MEDIA_TYPE[format], 'X-Request-Id': requestId, ...row.headers }, JSON.stringify(body));
 }
 
 /** API Gateway has no 405; the stack adds ANY methods that answer it (lib/constructs/api.ts). */
 function sendMethodNotAllowed(res: ServerResponse, matches: Match[], requestId: string, path: string): void {
-  const allow = [...new Set(matches.map((m) => m.route.spec.method))].sort().join(', ');
-  const api = matches[0].route.spec.api;
-  const detail = `This route accepts ${allow}.`;
-  const body =
-    FORMAT[api] === 'scim'
-      ? { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '405', detail }
-      : { type: problemType('METHOD_NOT_ALLOWED'), title: PROBLEMS.METHOD_NOT_ALLOWED.title, status: 405, detail, instance: path, code: 'METHOD_NOT_ALLOWED', requestId };
-  send(res, 405, { 'Content-Type': ERROR_MEDIA_TYPE[FORMAT[api]], 'X-Request-Id': requestId, Allow: allow }, JSON.stringify(body));
+  const allow = allowHeader(matches.map((m) => m.route.spec.method));
+  const format = API_ERROR_FORMAT[matches[0].route.spec.api];
+  const body = methodNotAllowedBody(format, allow, { requestId, instance: path });
+  send(res, 405, { 'Content-Type': ERROR_MEDIA_TYPE[format], 'X-Request-Id': requestId, Allow: allow }, JSON.stringify(body));
 }
 
 function send(res: ServerResponse, status: number, headers: Record<string, string | string[]>, body: string): void {

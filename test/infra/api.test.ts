@@ -1,7 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { ACCESS_LOG_FIELDS, DEFAULT_THROTTLING, STAGE_NAMES } from '../../lib/constructs/api';
 import { API_GATEWAY_VARS } from '../../lib/gateway-responses';
-import { AUTHORIZER_CACHE_SECONDS } from '../../services/authorizer/handler';
+import { AUTHORIZER_CACHE_SECONDS } from '../../services/authorizer/cache';
 import { ORG_PREFIX, ROUTES, SCIM_PREFIX, resourcePath, type ApiName } from '../../services/routes';
 import { ERROR_MEDIA_TYPE, GATEWAY_RESPONSES, SCIM_ERROR_SCHEMA } from '../../services/shared/http/gateway-responses';
 import { isRouteMethod, logicalId, logicalIdOf, methodsOf, resourcesOf, synthesize, type MethodInfo } from './fixture';

@@ -1,3 +1,4 @@
+import type { ApiName } from '../../routes';
 import { PROBLEMS, problemType } from './problems';
 import type { ErrorCode } from '../errors';
 
@@ -81,6 +82,33 @@ export function gatewayResponseBody(row: GatewayResponseRow, format: ErrorFormat
     detail: row.detail,
     instance: vars.instance,
     code: row.code,
+    requestId: vars.requestId,
+  };
+}
+
+/** Stage of each REST API: the deployed stages and the local gateway use these names. */
+export const API_STAGES: Readonly<Record<ApiName, string>> = { public: 'v1', scim: 'scim' };
+
+/** Error format of each REST API. */
+export const API_ERROR_FORMAT: Readonly<Record<ApiName, ErrorFormat>> = { public: 'problem', scim: 'scim' };
+
+/** The `Allow` header of a resource: its methods, sorted. */
+export const allowHeader = (methods: readonly string[]): string => [...new Set(methods)].sort().join(', ');
+
+/**
+ * The 405 body, built once for both sides: the stack's ANY mocks (with `$context`
+ * variables) and the local gateway (with real values).
+ */
+export function methodNotAllowedBody(format: ErrorFormat, allow: string, vars: GatewayResponseVars): Record<string, unknown> {
+  const detail = `This route accepts ${allow}.`;
+  if (format === 'scim') return { schemas: [SCIM_ERROR_SCHEMA], status: '405', detail };
+  return {
+    type: problemType('METHOD_NOT_ALLOWED'),
+    title: PROBLEMS.METHOD_NOT_ALLOWED.title,
+    status: 405,
+    detail,
+    instance: vars.instance,
+    code: 'METHOD_NOT_ALLOWED',
     requestId: vars.requestId,
   };
 }
