@@ -28,6 +28,8 @@ export interface FunctionPermissions {
   readonly cursorSecret: boolean;
   /** `kms:GenerateDataKey` on the restricted-data key (RESTRICTED_DATA_KEY_ID). */
   readonly restrictedDataKey: boolean;
+  /** Also `kms:Decrypt` on that key: only the bank-account resource ever reads sealed data back. */
+  readonly restrictedDataDecrypt?: boolean;
 }
 
 const READ_WRITE: readonly TableAction[] = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'];
@@ -41,6 +43,14 @@ export const FUNCTION_PERMISSIONS: Readonly<Record<FunctionName, FunctionPermiss
   // coordinates sealed as restricted evidence.
   timesheets: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: true },
   scim: { table: READ_WRITE, cursorSecret: false, restrictedDataKey: false },
+  // Organization record and settings (updated with their audit entry in one transaction).
+  organization: { table: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], cursorSecret: false, restrictedDataKey: false },
+  // Employees with their guards, search index and bank account (sealed; decrypted only by GET bank-account).
+  employees: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: true, restrictedDataDecrypt: true },
+  // Locations, reusable contacts, QR secrets (hashed) and their search index.
+  locations: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
+  // Materials, location stock links and the append-only adjustment ledger.
+  materials: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
   // Appends evidence and projects scanned entries; never deletes.
   'evidence-ingest': {
     table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem'],

@@ -60,7 +60,7 @@ export type Scope = (typeof SCOPES)[number];
 export const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
 
 /** Lambda functions behind the public and SCIM APIs: one per resource area. */
-export const AREAS = ['work-events', 'timesheets', 'audit', 'scim'] as const;
+export const AREAS = ['work-events', 'timesheets', 'audit', 'scim', 'organization', 'employees', 'locations', 'materials'] as const;
 export type Area = (typeof AREAS)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -109,6 +109,42 @@ export const ROUTES: readonly RouteSpec[] = [
   route('PATCH', '/timesheets/{timeEntryId}', 'timesheets', 'correctTimeEntry', ['timesheets:write'], 'Correct a time entry'),
   route('POST', '/timesheets/{timeEntryId}/void', 'timesheets', 'voidTimeEntry', ['timesheets:write'], 'Void a time entry'),
   route('GET', '/audit', 'audit', 'listAuditEntries', ['audit:read'], 'List audit entries, newest first'),
+
+  route('GET', '/organization', 'organization', 'getOrganization', ['organization:read'], 'Get the organization'),
+  route('GET', '/settings', 'organization', 'getSettings', ['organization:read'], 'Get the organization settings'),
+  route('PATCH', '/settings', 'organization', 'updateSettings', ['organization:write'], 'Update the organization settings'),
+
+  route('GET', '/employees', 'employees', 'listEmployees', ['employees:read'], 'List or search employees'),
+  route('POST', '/employees', 'employees', 'createEmployee', ['employees:write'], 'Create an employee'),
+  route('GET', '/employees/{employeeId}', 'employees', 'getEmployee', ['employees:read'], 'Get one employee'),
+  route('PATCH', '/employees/{employeeId}', 'employees', 'updateEmployee', ['employees:write'], 'Update an employee'),
+  route('POST', '/employees/{employeeId}/deactivate', 'employees', 'deactivateEmployee', ['employees:write'], 'Deactivate an employee'),
+  route('GET', '/employees/{employeeId}/bank-account', 'employees', 'getBankAccount', ['employees:read_financial'], "Get an employee's bank account"),
+  route('PUT', '/employees/{employeeId}/bank-account', 'employees', 'putBankAccount', ['employees:write', 'employees:write_financial'], "Set or clear an employee's bank account"),
+
+  route('GET', '/locations', 'locations', 'listLocations', ['locations:read'], 'List or search locations'),
+  route('POST', '/locations', 'locations', 'createLocation', ['locations:write'], 'Create a location'),
+  route('GET', '/locations/{locationId}', 'locations', 'getLocation', ['locations:read'], 'Get one location'),
+  route('PATCH', '/locations/{locationId}', 'locations', 'updateLocation', ['locations:write'], 'Update a location'),
+  route('DELETE', '/locations/{locationId}', 'locations', 'archiveLocation', ['locations:write'], 'Archive a location'),
+  route('POST', '/locations/{locationId}/qr/rotate', 'locations', 'rotateLocationQr', ['locations:qr'], "Rotate a location's QR secret"),
+  route('PUT', '/locations/{locationId}/contacts/{contactId}', 'locations', 'linkLocationContact', ['locations:write', 'contacts:write'], 'Link a contact to a location'),
+  route('DELETE', '/locations/{locationId}/contacts/{contactId}', 'locations', 'unlinkLocationContact', ['locations:write', 'contacts:write'], 'Unlink a contact from a location'),
+  route('GET', '/contacts', 'locations', 'listContacts', ['contacts:read'], 'List or search reusable contacts'),
+  route('POST', '/contacts', 'locations', 'createContact', ['contacts:write'], 'Create a reusable contact'),
+  route('GET', '/contacts/{contactId}', 'locations', 'getContact', ['contacts:read'], 'Get one contact'),
+  route('PATCH', '/contacts/{contactId}', 'locations', 'updateContact', ['contacts:write'], 'Update a contact'),
+
+  route('GET', '/materials', 'materials', 'listMaterials', ['materials:read'], 'List or search materials'),
+  route('POST', '/materials', 'materials', 'createMaterial', ['materials:write'], 'Create a material'),
+  route('GET', '/materials/stock-adjustments', 'materials', 'listStockAdjustments', ['materials:read'], 'List stock adjustments'),
+  route('POST', '/materials/stock-adjustments', 'materials', 'createStockAdjustment', ['materials:write'], 'Append a stock adjustment'),
+  route('GET', '/materials/{materialId}', 'materials', 'getMaterial', ['materials:read'], 'Get one material'),
+  route('PATCH', '/materials/{materialId}', 'materials', 'updateMaterial', ['materials:write'], 'Update a material'),
+  route('DELETE', '/materials/{materialId}', 'materials', 'archiveMaterial', ['materials:write'], 'Archive a material'),
+  route('GET', '/locations/{locationId}/materials', 'materials', 'listLocationMaterials', ['materials:read'], 'Stock of the materials linked to a location'),
+  route('PUT', '/locations/{locationId}/materials/{materialId}', 'materials', 'linkLocationMaterial', ['materials:write'], 'Link a material to a location'),
+  route('DELETE', '/locations/{locationId}/materials/{materialId}', 'materials', 'unlinkLocationMaterial', ['materials:write'], 'Unlink a material from a location'),
 
   scim('GET', '/ServiceProviderConfig', 'getServiceProviderConfig', 'scim:read', 'SCIM service provider configuration'),
   scim('GET', '/ResourceTypes', 'listResourceTypes', 'scim:read', 'SCIM resource types'),

@@ -138,8 +138,8 @@ export class AreaFunction extends NodejsFunction {
    * Sets RESTRICTED_DATA_KEY_ID and grants kms:GenerateDataKey on that key: enough to seal
    * restricted evidence, not to read it back (no kms:Decrypt).
    */
-  bindRestrictedDataKey(key: IKey): void {
+  bindRestrictedDataKey(key: IKey, options: { readonly decrypt?: boolean } = {}): void {
     this.addEnvironment(ENV.RESTRICTED_DATA_KEY_ID, key.keyArn);
-    Grant.addToPrincipal({ grantee: this, actions: ['kms:GenerateDataKey'], resourceArns: [key.keyArn] });
+    Grant.addToPrincipal({ grantee: this, actions: ['kms:GenerateDataKey', ...(options.decrypt ? ['kms:Decrypt'] : [])], resourceArns: [key.keyArn] });
   }
 }

@@ -71,6 +71,10 @@ const FUNCTION_IDS: Readonly<Record<FunctionName, string>> = {
   timesheets: 'TimesheetsFunction',
   audit: 'AuditFunction',
   scim: 'ScimFunction',
+  organization: 'OrganizationFunction',
+  employees: 'EmployeesFunction',
+  locations: 'LocationsFunction',
+  materials: 'MaterialsFunction',
   'evidence-ingest': 'EvidenceIngestFunction',
 };
 
@@ -108,7 +112,7 @@ export class ApiStack extends Stack {
       const permissions = FUNCTION_PERMISSIONS[name];
       fn.bindTable(props.table, permissions.table);
       if (permissions.cursorSecret) fn.bindCursorSecret(props.cursorSecret);
-      if (permissions.restrictedDataKey) fn.bindRestrictedDataKey(props.restrictedDataKey);
+      if (permissions.restrictedDataKey) fn.bindRestrictedDataKey(props.restrictedDataKey, { decrypt: permissions.restrictedDataDecrypt });
       functions[name] = fn;
     }
     this.functions = functions;

@@ -12,6 +12,10 @@ export const AREA_HANDLERS: Readonly<Record<Area, () => Promise<ProxyHandler>>> 
   timesheets: async () => (await import('../timesheets/handler')).handler as unknown as ProxyHandler,
   audit: async () => (await import('../audit/handler')).handler as unknown as ProxyHandler,
   scim: async () => (await import('../scim/handler')).handler as unknown as ProxyHandler,
+  organization: async () => (await import('../organization/handler')).handler as unknown as ProxyHandler,
+  employees: async () => (await import('../employees/handler')).handler as unknown as ProxyHandler,
+  locations: async () => (await import('../locations/handler')).handler as unknown as ProxyHandler,
+  materials: async () => (await import('../materials/handler')).handler as unknown as ProxyHandler,
 };
 
 export const handlerEntry = (area: Area): string => `services/${area}/handler.ts`;

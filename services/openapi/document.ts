@@ -12,40 +12,36 @@ import {
   voidBodySchema,
 } from '../timesheets/schemas';
 import { workEventListQuery, workEventResponseSchema } from '../work-events/handler';
+import { employeesDocs } from '../employees/openapi';
+import { locationsDocs } from '../locations/openapi';
+import { materialsDocs } from '../materials/openapi';
+import { organizationDocs } from '../organization/openapi';
 import { SCIM_SCHEMAS } from './scim';
+import type { AreaDocs, OperationDoc, RequestHeader, ResponseHeader } from './types';
 
 /**
  * The OpenAPI 3.1 document: paths from the route table, schemas from the areas' zod schemas
  * (request bodies as accepted, responses as returned). Served locally at /v1/openapi.json and
  * written to docs/openapi.json by `npm run openapi` (a test keeps the two equal).
  */
-type Header = 'Idempotency-Key' | 'If-Match';
-type ResponseHeader = 'ETag' | 'Location' | 'Idempotency-Replayed';
+type Header = RequestHeader;
 
-interface OperationDoc {
-  readonly description: string;
-  readonly query?: z.ZodObject;
-  readonly body?: z.ZodType;
-  readonly bodyRef?: string;
-  readonly headers?: Partial<Record<Header, 'required' | 'optional'>>;
-  readonly success: { readonly status: number; readonly description: string; readonly ref?: string; readonly headers?: readonly ResponseHeader[] };
-  readonly problems: readonly ErrorCode[];
-}
+/** `{ items, nextCursor }` of a cursor-paged list. */
+export const listOf = (item: z.ZodType) => z.object({ items: z.array(item), nextCursor: z.string().nullable().meta({ description: 'Opaque; pass it back as `cursor` with the same filters.' }) });
 
-const listOf = (item: z.ZodType) => z.object({ items: z.array(item), nextCursor: z.string().nullable().meta({ description: 'Opaque; pass it back as `cursor` with the same filters.' }) });
-
-const registry = z.registry<{ id: string }>();
-registry.add(timeEntryResponseSchema, { id: 'TimeEntry' });
-registry.add(timeEntryWriteResponseSchema, { id: 'TimeEntryWriteResult' });
-registry.add(listOf(timeEntryResponseSchema), { id: 'TimeEntryList' });
-registry.add(workEventResponseSchema, { id: 'WorkEvent' });
-registry.add(listOf(workEventResponseSchema), { id: 'WorkEventList' });
-registry.add(auditResponseSchema, { id: 'AuditEntry' });
-registry.add(listOf(auditResponseSchema), { id: 'AuditEntryList' });
+const CORE_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
+  TimeEntry: timeEntryResponseSchema,
+  TimeEntryWriteResult: timeEntryWriteResponseSchema,
+  TimeEntryList: listOf(timeEntryResponseSchema),
+  WorkEvent: workEventResponseSchema,
+  WorkEventList: listOf(workEventResponseSchema),
+  AuditEntry: auditResponseSchema,
+  AuditEntryList: listOf(auditResponseSchema),
+};
 
 const WRITE_PROBLEMS: ErrorCode[] = ['IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_REQUEST_IN_PROGRESS', 'VALIDATION_ERROR', 'MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'FEATURE_NOT_ENABLED', 'TRANSACTION_CONFLICT'];
 
-const DOCS: Readonly<Record<string, OperationDoc>> = {
+const CORE_DOCS: Readonly<Record<string, OperationDoc>> = {
   listWorkEvents: {
     description: 'Work events (scan evidence) by server timestamp, oldest first. Read-only: evidence enters through the authenticated scan channel, never this API.',
     query: workEventListQuery,
@@ -110,7 +106,7 @@ const HEADER_PARAMETERS: Record<Header, { description: string; schema: Record<st
 
 const RESPONSE_HEADERS: Record<ResponseHeader | 'X-Request-Id', { description: string }> = {
   'X-Request-Id': { description: 'The request ID; share it with support.' },
-  ETag: { description: 'Strong ETag: "time-entry:<id>:r<revision>".' },
+  ETag: { description: 'Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource.' },
   Location: { description: 'Path of the created resource.' },
   'Idempotency-Replayed': { description: '"true" when this is the replay of an earlier response to the same Idempotency-Key.' },
 };
@@ -149,6 +145,9 @@ const exampleProblem = (code: ErrorCode) => ({
   code,
   requestId: 'c0ffee00-0000-4000-8000-000000000000',
 });
+
+const AREA_DOCS: readonly AreaDocs[] = [{ operations: CORE_DOCS, schemas: CORE_SCHEMAS }, organizationDocs, employeesDocs, locationsDocs, materialsDocs];
+const DOCS: Readonly<Record<string, OperationDoc>> = Object.assign({}, ...AREA_DOCS.map((a) => a.operations));
 
 function publicOperation(route: RouteSpec) {
   const doc = DOCS[route.operation];
@@ -202,6 +201,8 @@ const problemSchema = {
 };
 
 export function openApiDocument(): Record<string, unknown> {
+  const registry = z.registry<{ id: string }>();
+  for (const area of AREA_DOCS) for (const [id, schema] of Object.entries(area.schemas)) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` }) as {
     schemas: Record<string, Record<string, unknown>>;
   };
@@ -229,6 +230,10 @@ export function openApiDocument(): Record<string, unknown> {
       { name: 'timesheets', description: 'Effective time entries: create, correct, void.' },
       { name: 'audit', description: 'The organization audit trail.' },
       { name: 'scim', description: 'SCIM 2.0 user provisioning (RFC 7643/7644).' },
+      { name: 'organization', description: 'The organization, its settings and capability facts.' },
+      { name: 'employees', description: 'Employees (the records SCIM provisions) and their bank accounts.' },
+      { name: 'locations', description: 'Locations, reusable contacts and QR rotation.' },
+      { name: 'materials', description: 'Materials, location stock links and stock adjustments.' },
     ],
     security: [{ apiKey: [] }],
     paths,

@@ -92,9 +92,9 @@ describe('least privilege', () => {
 
   it.each(FUNCTION_NAMES)('lets %s read the cursor secret and seal restricted data only as listed', (name) => {
     const statements = statementsOf(testEnv, name);
-    const { cursorSecret, restrictedDataKey } = FUNCTION_PERMISSIONS[name];
+    const { cursorSecret, restrictedDataKey, restrictedDataDecrypt } = FUNCTION_PERMISSIONS[name];
     expect(actionsOf(statements, 'secretsmanager:')).toEqual(cursorSecret ? ['secretsmanager:GetSecretValue'] : []);
-    expect(actionsOf(statements, 'kms:')).toEqual(restrictedDataKey ? ['kms:GenerateDataKey'] : []);
+    expect(actionsOf(statements, 'kms:')).toEqual(restrictedDataKey ? (restrictedDataDecrypt ? ['kms:Decrypt', 'kms:GenerateDataKey'] : ['kms:GenerateDataKey']) : []);
     const env = functionProps(testEnv, name).Environment.Variables;
     expect('CURSOR_SECRET_ARN' in env).toBe(cursorSecret);
     expect('RESTRICTED_DATA_KEY_ID' in env).toBe(restrictedDataKey);

@@ -1,5 +1,5 @@
-import { createCipheriv, randomBytes } from 'node:crypto';
-import { GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { ConfigurationError, ENV } from '../config';
 
 /**
@@ -44,6 +44,49 @@ export async function sealRestricted(value: unknown): Promise<SealedValue> {
   };
 }
 
+const unwrapped = new Map<string, Buffer>();
+const MAX_UNWRAPPED = 100;
+
+/**
+ * Opens a sealed value. Only the bank-account resource does this (its function alone holds
+ * kms:Decrypt); restricted evidence is never read back by the API.
+ */
+export async function unsealRestricted(sealed: SealedValue): Promise<unknown> {
+  const key = await unwrapDataKey(sealed);
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64'));
+  decipher.setAuthTag(Buffer.from(sealed.tag, 'base64'));
+  const plain = Buffer.concat([decipher.update(Buffer.from(sealed.ciphertext, 'base64')), decipher.final()]);
+  return JSON.parse(plain.toString('utf8')) as unknown;
+}
+
+async function unwrapDataKey(sealed: SealedValue): Promise<Buffer> {
+  const known = unwrapped.get(sealed.encryptedKey);
+  if (known) return known;
+  let key: Buffer;
+  if (sealed.keyProvider === 'kms') {
+    kms ??= new KMSClient({});
+    const out = await kms.send(new DecryptCommand({ CiphertextBlob: Buffer.from(sealed.encryptedKey, 'base64') }));
+    if (!out.Plaintext) throw new Error('KMS returned no plaintext data key.');
+    key = Buffer.from(out.Plaintext);
+  } else {
+    const wrapped = Buffer.from(sealed.encryptedKey, 'base64');
+    const decipher = createDecipheriv('aes-256-gcm', localMasterKey(), wrapped.subarray(0, 12));
+    decipher.setAuthTag(wrapped.subarray(wrapped.length - 16));
+    key = Buffer.concat([decipher.update(wrapped.subarray(12, wrapped.length - 16)), decipher.final()]);
+  }
+  if (unwrapped.size >= MAX_UNWRAPPED) unwrapped.clear();
+  unwrapped.set(sealed.encryptedKey, key);
+  return key;
+}
+
+function localMasterKey(): Buffer {
+  const master = process.env[ENV.RESTRICTED_DATA_LOCAL_KEY];
+  if (!master) throw new ConfigurationError(`Set ${ENV.RESTRICTED_DATA_KEY_ID} (KMS) or ${ENV.RESTRICTED_DATA_LOCAL_KEY} (local).`);
+  const key = Buffer.from(master, 'base64');
+  if (key.length !== 32) throw new ConfigurationError(`${ENV.RESTRICTED_DATA_LOCAL_KEY} must be 32 bytes in base64.`);
+  return key;
+}
+
 /** One data key per container for a few minutes: bounded KMS calls, bounded key reuse. */
 async function dataKey(): Promise<DataKey> {
   if (cached && cached.expires > Date.now()) return cached;
@@ -55,10 +98,7 @@ async function dataKey(): Promise<DataKey> {
     cached = { plaintext: Buffer.from(out.Plaintext), encrypted: Buffer.from(out.CiphertextBlob).toString('base64'), provider: 'kms', expires: Date.now() + DATA_KEY_REUSE_MS };
     return cached;
   }
-  const master = process.env[ENV.RESTRICTED_DATA_LOCAL_KEY];
-  if (!master) throw new ConfigurationError(`Set ${ENV.RESTRICTED_DATA_KEY_ID} (KMS) or ${ENV.RESTRICTED_DATA_LOCAL_KEY} (local).`);
-  const masterKey = Buffer.from(master, 'base64');
-  if (masterKey.length !== 32) throw new ConfigurationError(`${ENV.RESTRICTED_DATA_LOCAL_KEY} must be 32 bytes in base64.`);
+  const masterKey = localMasterKey();
   const plaintext = randomBytes(32);
   const iv = randomBytes(12);
   const wrap = createCipheriv('aes-256-gcm', masterKey, iv);
