@@ -8,10 +8,13 @@ import { parseQuery } from '../shared/http/validation';
 import { uuid } from '../shared/time';
 import { listAuditEntries, type AuditEntry } from './store';
 
+/** The entity types of audit entries (AuditEntry.entity.type). */
+export const AUDIT_ENTITY_TYPES = ['time_entry', 'employee', 'organization', 'location', 'contact', 'material', 'stock_adjustment'] as const;
+
 /** Query of GET /audit: newest first; optionally the trail of one entity. */
 export const auditListQuery = z
   .object({
-    entityType: z.enum(['time_entry', 'employee'], { error: 'entityType must be time_entry or employee.' }).optional(),
+    entityType: z.enum(AUDIT_ENTITY_TYPES, { error: `entityType must be one of ${AUDIT_ENTITY_TYPES.join(', ')}.` }).optional(),
     entityId: uuid().optional(),
     limit: limitParameter(),
     cursor: z.string().max(2048).optional(),
