@@ -1,0 +1,70 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Db } from '../shared/ddb/client';
+import { batchGet, type Key } from '../shared/ddb/read';
+import { searchIds } from '../shared/ddb/search';
+import type { IndexName } from '../shared/ddb/table-spec';
+
+/**
+ * Paging of the master-data lists (locations, contacts, materials): a list is either one
+ * Query of an index partition in sort-key order, or a `q` search through the word index.
+ * The position of the next page goes into the sealed cursor.
+ */
+export type PagePosition = { readonly key: Record<string, unknown> } | { readonly searchAfter: string };
+
+export interface Page<T> {
+  readonly items: T[];
+  /** Where the next page starts; absent on the last page. */
+  readonly next?: PagePosition;
+}
+
+type Item = Record<string, unknown>;
+
+/** One page of an index partition: Limit + 1 tells whether a next page has at least one item. */
+export async function indexPage(db: Db, index: IndexName, partition: string, limit: number, after?: PagePosition): Promise<Page<Item>> {
+  const out = await db.doc.send(
+    new QueryCommand({
+      TableName: db.tableName,
+      IndexName: index,
+      KeyConditionExpression: `${index}PK = :pk`,
+      ExpressionAttributeValues: { ':pk': partition },
+      Limit: limit + 1,
+      ExclusiveStartKey: after && 'key' in after ? after.key : undefined,
+    }),
+  );
+  const raw = out.Items ?? [];
+  const items = raw.slice(0, limit);
+  const last = raw.length > limit ? items.at(-1) : undefined;
+  const key = last ? Object.fromEntries(['PK', 'SK', `${index}PK`, `${index}SK`].map((k) => [k, last[k]])) : undefined;
+  return { items, ...(key ? { next: { key } } : {}) };
+}
+
+/** One page of `q` matches in search order: ids from the word index, then the entities themselves. */
+export async function searchPage<T>(
+  db: Db,
+  organizationId: string,
+  scope: string,
+  q: string,
+  limit: number,
+  after: PagePosition | undefined,
+  load: (ids: readonly string[]) => Promise<ReadonlyMap<string, T>>,
+): Promise<Page<T>> {
+  const page = await searchIds(db, organizationId, scope, q, limit, after && 'searchAfter' in after ? after.searchAfter : undefined);
+  const found = await load(page.entityIds);
+  return {
+    items: page.entityIds.map((id) => found.get(id)).filter((e): e is T => e !== undefined),
+    ...(page.after ? { next: { searchAfter: page.after } } : {}),
+  };
+}
+
+const BATCH_GET_KEYS = 100;
+
+/** The entities of these ids that exist (BatchGetItem, at most 100 keys a call), by id. */
+export async function getByIds<T>(db: Db, ids: readonly string[], keyOf: (id: string) => Key, from: (item: Item) => T): Promise<Map<string, T>> {
+  const unique = [...new Set(ids)];
+  const found = new Map<string, T>();
+  for (let i = 0; i < unique.length; i += BATCH_GET_KEYS) {
+    const items = await batchGet(db, unique.slice(i, i + BATCH_GET_KEYS).map(keyOf));
+    for (const item of items) if (item) found.set(item.id as string, from(item));
+  }
+  return found;
+}

@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import { limitParameter } from '../shared/http/query';
+import { uuid } from '../shared/time';
+import type { Contact } from './contact-store';
+import type { LocationView, QrRotation } from './domain';
+import { booleanParameter, cursorParameter, nullableEmail, nullablePhone, nullableText, requiredName, searchParameter, utc } from './fields';
+
+/** Request and response shapes of locations and reusable contacts. */
+
+const contactIds = () => z.array(uuid(), { error: 'contactIds must be an array of contact ids.' }).meta({ description: 'Reusable contacts to link, in display order; at most 20. Needs contacts:write.' });
+
+export const createLocationBody = z
+  .object({
+    name: requiredName('name'),
+    address: nullableText('address', 500),
+    contactIds: contactIds().optional(),
+  })
+  .strict();
+
+export const updateLocationBody = z
+  .object({
+    name: requiredName('name').optional(),
+    address: nullableText('address', 500),
+    contactIds: contactIds().optional(),
+    archived: z.boolean({ error: 'archived must be true or false.' }).optional().meta({ description: '`false` restores an archived location; `true` archives it (as DELETE does).' }),
+  })
+  .strict()
+  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Nothing to change: send at least one of name, address, contactIds or archived.' });
+
+/** POST /qr/rotate takes no input; an empty object is accepted for clients that always send one. */
+export const rotateQrBody = z.object({}).strict();
+
+export const locationListQuery = z
+  .object({
+    q: searchParameter(),
+    archived: booleanParameter('archived', '`true` lists archived locations instead of active ones; default `false`.'),
+    limit: limitParameter(),
+    cursor: cursorParameter(),
+  })
+  .strict();
+
+export const createContactBody = z
+  .object({
+    name: requiredName('name'),
+    email: nullableEmail('email'),
+    phone: nullablePhone('phone'),
+    role: nullableText('role', 100),
+  })
+  .strict();
+
+export const updateContactBody = createContactBody
+  .partial()
+  .strict()
+  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Nothing to change: send at least one of name, email, phone or role.' });
+
+export const contactListQuery = z.object({ q: searchParameter(), limit: limitParameter(), cursor: cursorParameter() }).strict();
+
+export const contactResponseSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    email: z.string().nullable(),
+    phone: z.string().nullable(),
+    role: z.string().nullable(),
+    version: z.number().int(),
+    createdAt: utc(),
+    updatedAt: utc(),
+  })
+  .meta({ id: 'Contact', description: 'A reusable contact: organization-owned personal data.' });
+
+export const locationResponseSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    address: z.string().nullable(),
+    archived: z.boolean(),
+    archivedAt: utc().nullable(),
+    contactIds: z.array(z.uuid()),
+    contacts: z.array(contactResponseSchema).optional().meta({ description: 'The linked contacts with their values, in contactIds order. Present only when the key holds contacts:read; absent otherwise.' }),
+    qrRotatedAt: utc().nullable().meta({ description: 'When the QR secret was last rotated; null before the first rotation.' }),
+    version: z.number().int(),
+    createdAt: utc(),
+    updatedAt: utc(),
+  })
+  .meta({ id: 'Location' });
+
+export const qrRotationResponseSchema = z
+  .object({
+    locationId: z.uuid(),
+    publicReference: z.string().meta({ description: 'The public reference of the new QR code. The secret is never returned.' }),
+    rotatedAt: utc(),
+  })
+  .meta({ id: 'LocationQrRotation' });
+
+export const contactResponse = (c: Contact): z.infer<typeof contactResponseSchema> => ({
+  id: c.id,
+  name: c.name,
+  email: c.email,
+  phone: c.phone,
+  role: c.role,
+  version: c.version,
+  createdAt: c.createdAt,
+  updatedAt: c.updatedAt,
+});
+
+/** The response body of a location; `contacts` exactly when the view carries them (contacts:read). */
+export function locationResponse({ location: l, contacts }: LocationView): z.infer<typeof locationResponseSchema> {
+  return {
+    id: l.id,
+    name: l.name,
+    address: l.address,
+    archived: l.archived,
+    archivedAt: l.archivedAt,
+    contactIds: [...l.contactIds],
+    ...(contacts ? { contacts: contacts.map(contactResponse) } : {}),
+    qrRotatedAt: l.qrRotatedAt,
+    version: l.version,
+    createdAt: l.createdAt,
+    updatedAt: l.updatedAt,
+  };
+}
+
+export const qrRotationResponse = (r: QrRotation): z.infer<typeof qrRotationResponseSchema> => ({
+  locationId: r.view.location.id,
+  publicReference: r.publicReference,
+  rotatedAt: r.rotatedAt,
+});
