@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AuditEntry } from '../audit/store';
 import { hasScope, requireScopes, type Principal } from '../shared/auth/principal';
-import type { TxItem } from '../shared/ddb/transaction';
+import { jitteredBackoff, type TxItem } from '../shared/ddb/transaction';
 import { EtagMismatchError, NotFoundError, TransactionConflictError, ValidationError, type FieldError } from '../shared/errors';
 import { assertEtag, entityEtag } from '../shared/http/etag';
 import type { Contact, ContactChange } from './contact-store';
@@ -209,6 +209,7 @@ export async function rotateQr(ports: LocationPorts, actor: Actor, locationId: s
     } catch (error) {
       if (!(error instanceof EtagMismatchError)) throw error;
       if (attempt >= ROTATION_ATTEMPTS) throw new TransactionConflictError({ cause: error });
+      await new Promise((resolve) => setTimeout(resolve, jitteredBackoff(attempt)));
     }
   }
 }
