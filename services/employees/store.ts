@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from '../shared/ddb/client';
-import { batchGet, collectAll } from '../shared/ddb/read';
+import { batchGet, collect, collectAll } from '../shared/ddb/read';
+import { MAX_WORDS, searchIds, searchIndexItems, searchWords } from '../shared/ddb/search';
 import { commit, type TxItem } from '../shared/ddb/transaction';
 
 /**
@@ -39,6 +40,13 @@ export interface Employee {
   readonly employeeNumber?: string;
   readonly department?: string;
   readonly managerId?: string;
+  /**
+   * Sensitive fields, kept by the employees API only (never SCIM, search or audit); served
+   * only to keys with employees:read_sensitive. RFC 3339 full-date.
+   */
+  readonly dateOfBirth?: string;
+  readonly personalAddress?: PersonalAddress;
+  readonly taxId?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
   /** Increases with every change; the weak ETag carries it. */
@@ -66,6 +74,16 @@ export interface EmployeeAddress {
   readonly country?: string;
   readonly type?: string;
   readonly primary?: boolean;
+}
+
+/** The employee's private address (sensitive), apart from SCIM's `addresses`. */
+export interface PersonalAddress {
+  readonly streetAddress: string;
+  readonly postalCode?: string;
+  readonly locality: string;
+  readonly region?: string;
+  /** ISO 3166-1 alpha-2. */
+  readonly country: string;
 }
 
 /** The attributes unique per organization (uniqueness guards). */
@@ -322,4 +340,90 @@ export async function listVisibleEmployeeIds(db: Db, organizationId: string): Pr
     ProjectionExpression: 'id',
   });
   return items.map((i) => i.id as string);
+}
+
+/**
+ * Employees of the organization in creation order (GSI1), optionally only active or inactive
+ * ones: one Query from the position after `after` (a GSI1SK), `limit + 1` read to know
+ * whether more follow. `after` of the result is the last returned position when they do.
+ */
+export async function listEmployeesPage(db: Db, organizationId: string, query: EmployeePageQuery): Promise<EmployeePage> {
+  const { items } = await collect(
+    db,
+    {
+      IndexName: 'GSI1',
+      KeyConditionExpression: query.after ? 'GSI1PK = :pk AND GSI1SK > :after' : 'GSI1PK = :pk',
+      ...(query.active !== undefined ? { FilterExpression: 'active = :active' } : {}),
+      ExpressionAttributeValues: {
+        ':pk': employeeKeys.byOrganization(organizationId).GSI1PK,
+        ...(query.after ? { ':after': query.after } : {}),
+        ...(query.active !== undefined ? { ':active': query.active } : {}),
+      },
+    },
+    query.limit + 1,
+  );
+  const page = items.slice(0, query.limit);
+  const more = items.length > query.limit;
+  return { employees: page.map(employeeFromItem), ...(more && page.length > 0 ? { after: page[page.length - 1].GSI1SK as string } : {}) };
+}
+
+export interface EmployeePageQuery {
+  readonly limit: number;
+  /** Only active (true) or inactive (false) employees. */
+  readonly active?: boolean;
+  /** Continuation position from a previous page. */
+  readonly after?: string;
+}
+
+export interface EmployeePage {
+  readonly employees: Employee[];
+  /** Position after the last employee returned, when more may follow. */
+  readonly after?: string;
+}
+
+// ---- search index -------------------------------------------------------------------------
+
+/** The scope of the employees' word-prefix index (services/shared/ddb/search.ts). */
+export const EMPLOYEE_SEARCH_SCOPE = 'employee';
+
+/**
+ * The words an employee is found by: names, userName and externalId first, then e-mail
+ * addresses, up to the index's limit. Never sensitive fields or bank data.
+ */
+export function employeeSearchWords(e: Pick<Employee, 'displayName' | 'givenName' | 'familyName' | 'formattedName' | 'userName' | 'externalId' | 'emails'>): string[] {
+  const identity = searchWords([e.displayName, e.givenName, e.familyName, e.formattedName, e.userName, e.externalId]);
+  const mail = searchWords(e.emails.map((m) => m.value));
+  return [...new Set([...identity, ...mail])].slice(0, MAX_WORDS).sort();
+}
+
+/**
+ * Index items that move an employee from its `before` words to its `after` words, for the
+ * transaction that writes the employee; none when the words did not change.
+ */
+export function employeeSearchItems(before: Employee | undefined, after: Employee): TxItem[] {
+  const old = before ? employeeSearchWords(before) : [];
+  const next = employeeSearchWords(after);
+  if (old.length === next.length && old.every((w, i) => w === next[i])) return [];
+  return searchIndexItems(after.organizationId, EMPLOYEE_SEARCH_SCOPE, after.id, old, next);
+}
+
+/** Search pages read ahead at most this often to fill a page that the `active` filter thinned. */
+const SEARCH_ROUNDS = 10;
+
+/**
+ * Employees matching every word of `q` by prefix (name, userName, externalId, e-mail), in the
+ * index's order, optionally only active or inactive ones. A page may hold fewer than `limit`
+ * employees when many matches were filtered out; `after` says whether more may follow.
+ */
+export async function searchEmployeesPage(db: Db, organizationId: string, q: string, query: EmployeePageQuery): Promise<EmployeePage> {
+  const employees: Employee[] = [];
+  let after = query.after;
+  for (let round = 0; round < SEARCH_ROUNDS && employees.length < query.limit; round += 1) {
+    const page = await searchIds(db, organizationId, EMPLOYEE_SEARCH_SCOPE, q, query.limit - employees.length, after);
+    const found = await getEmployees(db, organizationId, page.entityIds);
+    employees.push(...found.filter((e) => query.active === undefined || e.active === query.active));
+    after = page.after;
+    if (after === undefined) break;
+  }
+  return { employees, ...(after !== undefined ? { after } : {}) };
 }
