@@ -3,13 +3,14 @@ import { ingestEvidence } from '../evidence-ingest/ingest';
 import { sealRestricted } from '../shared/crypto/restricted';
 import { issueApiKey } from '../api-keys/issue';
 import { getApiKey } from '../api-keys/store';
-import { putEmployee, getEmployee, type Employee } from '../employees/store';
+import { putEmployee, getEmployee, employeeSearchItems, type Employee } from '../employees/store';
 import { putLocation, getLocation, type Location } from '../locations/store';
 import { getOrganization, putOrganization, setTimesheetCorrections, type Organization } from '../organizations/store';
 import { SCOPES } from '../routes';
 import { hashSecret, KEY_PREFIX, type IssuedApiKey } from '../shared/auth/api-key';
 import type { ApiEnvironment } from '../shared/config';
 import type { Db } from '../shared/ddb/client';
+import { commit } from '../shared/ddb/transaction';
 
 /**
  * The demo seed: two organizations with employees, locations, keys (and, through the
@@ -181,7 +182,12 @@ async function gatedKey(db: Db, seedSecret: string, at: string): Promise<string>
 
 async function ensureEmployees(db: Db, organizationId: string, ids: readonly string[], people: readonly PersonSeed[], domain: string, at: string) {
   for (const [i, id] of ids.entries()) {
-    if (await getEmployee(db, organizationId, id)) continue;
+    const existing = await getEmployee(db, organizationId, id);
+    if (existing) {
+      // Data seeded before the search index existed becomes findable by `q` too (puts only: idempotent).
+      await indexEmployee(db, existing);
+      continue;
+    }
     const person = people[i];
     const email = `${person.given}.${person.family}@${domain}`.toLowerCase();
     const employee: Employee = {
@@ -199,7 +205,13 @@ async function ensureEmployees(db: Db, organizationId: string, ids: readonly str
       version: 1,
     };
     await putEmployee(db, employee);
+    await indexEmployee(db, employee);
   }
+}
+
+async function indexEmployee(db: Db, employee: Employee): Promise<void> {
+  const items = employeeSearchItems(undefined, employee);
+  if (items.length > 0) await commit(db, items);
 }
 
 async function ensureLocations(db: Db, organizationId: string, ids: readonly string[], names: readonly string[], at: string) {

@@ -4,6 +4,7 @@ import {
   emailLookupChanges,
   employeeIdsByDisplayName,
   employeeIdsByEmail,
+  employeeSearchItems,
   getEmployee,
   getEmployees,
   keepGuardItem,
@@ -46,7 +47,7 @@ export function dynamoUserStore(db: Db): UserStore {
 /**
  * The items of one user change: the employee (new, or at the version read), its guard
  * actions (with a check that a retired holder is still retired and unchanged), e-mail
- * lookups added and removed, the audit entry, and the caller's extra items.
+ * lookups and search index items added and removed, the audit entry, and the caller's extra items.
  */
 export function writeItems(write: UserWrite): TxItem[] {
   const org = write.after.organizationId;
@@ -71,6 +72,8 @@ export function writeItems(write: UserWrite): TxItem[] {
     ...guards,
     ...holderChecks.values(),
     ...emailLookupChanges(org, me, write.before?.emails ?? [], write.after.emails),
+    // The employees API's `q` search finds SCIM-provisioned employees through the same index.
+    ...employeeSearchItems(write.before, write.after),
     auditItem(write.audit),
     ...write.extra,
   ];
