@@ -126,6 +126,15 @@ export async function putLocation(db: Db, l: Location): Promise<void> {
   ]);
 }
 
+/**
+ * Writes a location's search words (puts only, so repeating it changes nothing): makes
+ * locations written before the search index existed (a kept local table) findable by `q`.
+ */
+export async function indexLocation(db: Db, l: Location): Promise<void> {
+  const items = searchIndexItems(l.organizationId, locationSearchScope(l.archived ?? false), l.id, [], locationSearchWords(l));
+  if (items.length > 0) await commit(db, items);
+}
+
 export const LOCATION_LABEL = 'location';
 
 export const locationExistsCheck = (organizationId: string, id: string): TxItem => ({

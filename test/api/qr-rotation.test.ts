@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { call, countByType, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture } from '../support/api';
-import { auditOf, createLocation, keyWith, read, send, sent } from './locations-fixture';
+import { auditOf, createLocation, keyWith, read, send } from './locations-fixture';
 
 /**
  * POST /locations/{locationId}/qr/rotate (locations:qr): a new random secret stored only as

@@ -1,0 +1,429 @@
+import type { AuditEntry, AuditSnapshot } from '../audit/store';
+import type { Actor, ExtraItems } from '../locations/domain';
+import { jitteredBackoff, type TxItem } from '../shared/ddb/transaction';
+import { AppError, NotFoundError, TransactionConflictError, ValidationError, type FieldError } from '../shared/errors';
+import { assertEtag, entityEtag } from '../shared/http/etag';
+
+/**
+ * A material of the organization's catalogue. Article data (article number, supplier,
+ * website, order link) and preferred-ordering data (unit, preferred order quantity, reorder
+ * level) live here and never on a location's stock link. Quantities are milli-units.
+ */
+export interface Material {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly name: string;
+  readonly article: string | null;
+  readonly supplier: string | null;
+  readonly website: string | null;
+  readonly orderLink: string | null;
+  readonly unit: string | null;
+  readonly preferredOrderQuantityMilli: number | null;
+  readonly reorderLevelMilli: number | null;
+  readonly archived: boolean;
+  readonly archivedAt: string | null;
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** A material kept at a location, with its current stock: the sum of the pair's adjustments. */
+export interface StockLink {
+  readonly organizationId: string;
+  readonly locationId: string;
+  readonly materialId: string;
+  readonly stockMilli: number;
+  /** Increases with every adjustment: concurrent adjustments commit one after the other. */
+  readonly version: number;
+  readonly linkedAt: string;
+  readonly lastAdjustedAt: string | null;
+  readonly updatedAt: string;
+}
+
+/** `ADJUSTMENT`: posted by a client; `UNLINK_WRITE_OFF`: brings the stock to zero when a link is removed. */
+export type AdjustmentType = 'ADJUSTMENT' | 'UNLINK_WRITE_OFF';
+
+/** One line of the append-only stock ledger. */
+export interface StockAdjustment {
+  readonly id: string;
+  readonly organizationId: string;
+  readonly locationId: string;
+  readonly materialId: string;
+  readonly type: AdjustmentType;
+  readonly quantityChangeMilli: number;
+  readonly stockBeforeMilli: number;
+  readonly stockAfterMilli: number;
+  readonly reason: string;
+  readonly negativeStockReason: string | null;
+  readonly recordedAt: string;
+}
+
+/** The location, material and link of a pair, read together before a link or an adjustment. */
+export interface WriteContext {
+  readonly locationExists: boolean;
+  readonly material?: Material;
+  readonly link?: StockLink;
+}
+
+export type LinkChange =
+  | { readonly kind: 'link'; readonly link: StockLink; readonly audit: AuditEntry }
+  | { readonly kind: 'unlink'; readonly link: StockLink; readonly closing?: StockAdjustment; readonly audit: AuditEntry };
+
+export interface AdjustmentChange {
+  readonly before: StockLink;
+  readonly after: StockLink;
+  readonly adjustment: StockAdjustment;
+  readonly audit: AuditEntry;
+}
+
+/** The link moved (or appeared) between the read and the commit: read again. */
+export class StockMovedError extends Error {
+  constructor(options?: ErrorOptions) {
+    super('The stock link changed since it was read.', options);
+    this.name = 'StockMovedError';
+  }
+}
+
+/** A materials store: the DynamoDB adapter (store.ts) or a test double. */
+export interface MaterialsStore {
+  getMaterial(organizationId: string, id: string): Promise<Material | undefined>;
+  locationExists(organizationId: string, id: string): Promise<boolean>;
+  readWriteContext(organizationId: string, locationId: string, materialId: string): Promise<WriteContext>;
+  saveMaterial(change: { readonly before?: Material; readonly after: Material; readonly audit: AuditEntry }, extra: readonly TxItem[]): Promise<void>;
+  saveLink(change: LinkChange, extra: readonly TxItem[]): Promise<void>;
+  saveAdjustment(change: AdjustmentChange, extra: readonly TxItem[]): Promise<void>;
+  commitItems(items: readonly TxItem[]): Promise<void>;
+}
+
+export interface MaterialPorts {
+  readonly store: MaterialsStore;
+  readonly now: () => Date;
+  readonly newId: () => string;
+  /** Waits between attempts of a contended stock write. */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+export const materialEtag = (m: Material): string => entityEtag('material', m.id, m.version);
+export const linkEtag = (l: StockLink): string => entityEtag('location-material', `${l.locationId}:${l.materialId}`, l.version);
+export const adjustmentEtag = (a: StockAdjustment): string => entityEtag('stock-adjustment', a.id, 1);
+
+/** Quantities travel as numbers with at most 3 decimals and are kept as integer milli-units. */
+export const toMilli = (quantity: number): number => Math.round(quantity * 1000);
+export const fromMilli = (milli: number): number => milli / 1000;
+
+const STOCK_ATTEMPTS = 20;
+
+export interface MaterialInput {
+  readonly name: string;
+  readonly article?: string | null;
+  readonly supplier?: string | null;
+  readonly website?: string | null;
+  readonly orderLink?: string | null;
+  readonly unit?: string | null;
+  readonly preferredOrderQuantity?: number | null;
+  readonly reorderLevel?: number | null;
+}
+
+export type MaterialPatch = Partial<MaterialInput> & { readonly archived?: boolean };
+
+/** A patch field: absent keeps the current value, `null` clears it. */
+const keep = <T>(given: T | undefined, current: T): T => (given === undefined ? current : given);
+
+const milliOrNull = (quantity: number | null | undefined): number | null => (quantity === null || quantity === undefined ? null : toMilli(quantity));
+
+/**
+ * Creates a material. Output: the material, every nullable field present.
+ * 1. Build version 1 (active).  2. Commit ONE transaction: material, search words (name,
+ * article number, supplier), audit (attribute names only), idempotency.
+ */
+export async function createMaterial(ports: MaterialPorts, actor: Actor, input: MaterialInput, extra: ExtraItems<Material>): Promise<Material> {
+  const now = ports.now().toISOString();
+  const material: Material = {
+    id: ports.newId(),
+    organizationId: actor.principal.organizationId,
+    name: input.name,
+    article: input.article ?? null,
+    supplier: input.supplier ?? null,
+    website: input.website ?? null,
+    orderLink: input.orderLink ?? null,
+    unit: input.unit ?? null,
+    preferredOrderQuantityMilli: milliOrNull(input.preferredOrderQuantity),
+    reorderLevelMilli: milliOrNull(input.reorderLevel),
+    archived: false,
+    archivedAt: null,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const given = Object.entries(input).filter(([, v]) => v !== undefined && v !== null).map(([k]) => k).sort();
+  const audit = auditEntry(ports, actor, now, 'material.created', { type: 'material', id: material.id }, { changedAttributes: given });
+  await ports.store.saveMaterial({ after: material, audit }, await extra(material));
+  return material;
+}
+
+const MATERIAL_FIELDS = ['name', 'article', 'supplier', 'website', 'orderLink', 'unit', 'preferredOrderQuantity', 'reorderLevel', 'archived'] as const;
+
+/**
+ * Changes a material (partial; `archived: false` restores it).
+ * 1. Read (404); If-Match must be its ETag (412).  2. Nothing changed: answer it as it is.
+ * 3. Commit the next version; of two changes from one ETag exactly one commits.
+ */
+export async function updateMaterial(ports: MaterialPorts, actor: Actor, id: string, ifMatch: string | undefined, patch: MaterialPatch, extra: ExtraItems<Material>, action = 'material.updated'): Promise<Material> {
+  const current = await ports.store.getMaterial(actor.principal.organizationId, id);
+  if (!current) throw new NotFoundError(`Material ${id}`);
+  if (ifMatch !== undefined) assertEtag(ifMatch, materialEtag(current));
+  const now = ports.now().toISOString();
+  const archived = patch.archived ?? current.archived;
+  const candidate: Material = {
+    ...current,
+    name: patch.name ?? current.name,
+    article: keep(patch.article, current.article),
+    supplier: keep(patch.supplier, current.supplier),
+    website: keep(patch.website, current.website),
+    orderLink: keep(patch.orderLink, current.orderLink),
+    unit: keep(patch.unit, current.unit),
+    preferredOrderQuantityMilli: patch.preferredOrderQuantity === undefined ? current.preferredOrderQuantityMilli : milliOrNull(patch.preferredOrderQuantity),
+    reorderLevelMilli: patch.reorderLevel === undefined ? current.reorderLevelMilli : milliOrNull(patch.reorderLevel),
+    archived,
+    archivedAt: archived === current.archived ? current.archivedAt : archived ? now : null,
+  };
+  const view = materialView(candidate);
+  const before = materialView(current);
+  const changed = MATERIAL_FIELDS.filter((f) => JSON.stringify(view[f]) !== JSON.stringify(before[f]));
+  if (changed.length === 0) {
+    await ports.store.commitItems(await extra(current));
+    return current;
+  }
+  const next: Material = { ...candidate, version: current.version + 1, updatedAt: now };
+  const audit = auditEntry(ports, actor, now, action, { type: 'material', id }, { changedAttributes: changed });
+  await ports.store.saveMaterial({ before: current, after: next, audit }, await extra(next));
+  return next;
+}
+
+/**
+ * Archives a material (DELETE): it leaves the default list and search, stays readable by id,
+ * keeps its stock links and ledger, and can be restored with PATCH `archived: false`.
+ */
+export const archiveMaterial = (ports: MaterialPorts, actor: Actor, id: string, ifMatch: string | undefined, extra: ExtraItems<Material>): Promise<Material> =>
+  updateMaterial(ports, actor, id, ifMatch, { archived: true }, extra, 'material.archived');
+
+/** The material's fields as the API names them (quantities as numbers), for change detection. */
+function materialView(m: Material): Record<(typeof MATERIAL_FIELDS)[number], unknown> {
+  return {
+    name: m.name,
+    article: m.article,
+    supplier: m.supplier,
+    website: m.website,
+    orderLink: m.orderLink,
+    unit: m.unit,
+    preferredOrderQuantity: m.preferredOrderQuantityMilli,
+    reorderLevel: m.reorderLevelMilli,
+    archived: m.archived,
+  };
+}
+
+/**
+ * Links a material to a location (PUT): the location keeps its stock of that material.
+ * 1. Location and material must exist in the organization (404 for either path id).
+ * 2. Already linked: answer the link as it is.
+ * 3. Commit the new link (stock 0) with existence checks of both and an audit entry; a link
+ *    that appeared meanwhile is answered as it is.
+ */
+export async function linkMaterial(ports: MaterialPorts, actor: Actor, locationId: string, materialId: string, extra: ExtraItems<StockLink>): Promise<StockLink> {
+  const org = actor.principal.organizationId;
+  return withStockRetries(ports, async () => {
+    const context = await ports.store.readWriteContext(org, locationId, materialId);
+    if (!context.locationExists) throw new NotFoundError(`Location ${locationId}`);
+    if (!context.material) throw new NotFoundError(`Material ${materialId}`);
+    if (context.link) {
+      await ports.store.commitItems(await extra(context.link));
+      return context.link;
+    }
+    const now = ports.now().toISOString();
+    const link: StockLink = { organizationId: org, locationId, materialId, stockMilli: 0, version: 1, linkedAt: now, lastAdjustedAt: null, updatedAt: now };
+    const audit = auditEntry(ports, actor, now, 'material.linked_to_location', { type: 'material', id: materialId }, { references: { locationId } });
+    await ports.store.saveLink({ kind: 'link', link, audit }, await extra(link));
+    return link;
+  });
+}
+
+export interface Unlinked {
+  readonly link: StockLink;
+  /** The adjustment that wrote the remaining stock off; absent when the stock was zero. */
+  readonly closing?: StockAdjustment;
+}
+
+/**
+ * Unlinks a material from a location (DELETE). Stock is derived from the ledger, so it is
+ * never dropped silently: a remaining stock (positive or negative) is written off to zero by
+ * an `UNLINK_WRITE_OFF` adjustment in the same transaction, and the ledger keeps it.
+ * 1. Read the link (404 when the location, the material or the link does not exist).
+ * 2. If-Match, when sent, must be the link's ETag (412).
+ * 3. Commit: delete the link at the version read, the closing adjustment, the audit entry;
+ *    a concurrent adjustment moves the link and this starts again from 1.
+ */
+export async function unlinkMaterial(ports: MaterialPorts, actor: Actor, locationId: string, materialId: string, ifMatch: string | undefined, extra: ExtraItems<Unlinked>): Promise<Unlinked> {
+  const org = actor.principal.organizationId;
+  return withStockRetries(ports, async () => {
+    const { link } = await ports.store.readWriteContext(org, locationId, materialId);
+    if (!link) throw new NotFoundError(`Material ${materialId} at location ${locationId}`);
+    if (ifMatch !== undefined) assertEtag(ifMatch, linkEtag(link));
+    const now = nextRecordedAt(ports, link);
+    const closing: StockAdjustment | undefined =
+      link.stockMilli === 0
+        ? undefined
+        : {
+            id: ports.newId(),
+            organizationId: org,
+            locationId,
+            materialId,
+            type: 'UNLINK_WRITE_OFF',
+            quantityChangeMilli: -link.stockMilli,
+            stockBeforeMilli: link.stockMilli,
+            stockAfterMilli: 0,
+            reason: 'Material unlinked from the location: the remaining stock is written off.',
+            negativeStockReason: null,
+            recordedAt: now,
+          };
+    const audit = auditEntry(ports, actor, now, 'material.unlinked_from_location', { type: 'material', id: materialId }, {
+      references: { locationId, ...(closing ? { stockAdjustmentId: closing.id } : {}) },
+      after: { writtenOffStock: fromMilli(link.stockMilli) },
+    });
+    const outcome: Unlinked = { link, ...(closing ? { closing } : {}) };
+    await ports.store.saveLink({ kind: 'unlink', link, ...(closing ? { closing } : {}), audit }, await extra(outcome));
+    return outcome;
+  });
+}
+
+export interface AdjustmentInput {
+  readonly locationId: string;
+  readonly materialId: string;
+  readonly quantityChange: number;
+  readonly reason: string;
+  readonly negativeStockReason?: string;
+}
+
+export interface Adjusted {
+  readonly adjustment: StockAdjustment;
+  readonly link: StockLink;
+}
+
+/**
+ * Appends a stock adjustment; the link's stock is the sum of its pair's adjustments.
+ * Input: location, material, a non-zero quantity change, a reason, and a negativeStockReason
+ * when the change leaves the stock below zero. Output: the ledger line and the link after it.
+ * 1. Read location, material and link in one BatchGetItem. A location or material outside
+ *    the organization, or a pair that is not linked, is 422 at the field.
+ * 2. A decrease that leaves the stock below zero without negativeStockReason is 422 at
+ *    /quantityChange (with currentStock and resultingStock); an increase is always accepted.
+ * 3. recordedAt is after the pair's previous adjustment, so the ledger's order by time is
+ *    the order in which the stock changed.
+ * 4. Commit ONE transaction: the adjustment, the link with the new stock only at the version
+ *    read, the audit entry, idempotency. If another adjustment committed first, start again
+ *    from 1 with the new stock (which may now make the change 422): the stock stays exact.
+ */
+export async function adjustStock(ports: MaterialPorts, actor: Actor, input: AdjustmentInput, extra: ExtraItems<Adjusted>): Promise<Adjusted> {
+  const org = actor.principal.organizationId;
+  return withStockRetries(ports, async () => {
+    const { locationExists, material, link } = await ports.store.readWriteContext(org, input.locationId, input.materialId);
+    const missing: FieldError[] = [
+      ...(locationExists ? [] : [{ pointer: '/locationId', detail: `Location ${input.locationId} does not exist in this organization.` }]),
+      ...(material ? [] : [{ pointer: '/materialId', detail: `Material ${input.materialId} does not exist in this organization.` }]),
+    ];
+    if (missing.length > 0) throw new ValidationError(missing);
+    if (!link) {
+      throw new ValidationError([{ pointer: '/materialId', detail: `Material ${input.materialId} is not linked to location ${input.locationId}; link it first (PUT /locations/${input.locationId}/materials/${input.materialId}).` }]);
+    }
+    const change = toMilli(input.quantityChange);
+    const stockAfter = link.stockMilli + change;
+    assertStockRule(link.stockMilli, change, input.negativeStockReason);
+    const recordedAt = nextRecordedAt(ports, link);
+    const adjustment: StockAdjustment = {
+      id: ports.newId(),
+      organizationId: org,
+      locationId: input.locationId,
+      materialId: input.materialId,
+      type: 'ADJUSTMENT',
+      quantityChangeMilli: change,
+      stockBeforeMilli: link.stockMilli,
+      stockAfterMilli: stockAfter,
+      reason: input.reason,
+      negativeStockReason: input.negativeStockReason ?? null,
+      recordedAt,
+    };
+    const next: StockLink = { ...link, stockMilli: stockAfter, version: link.version + 1, lastAdjustedAt: recordedAt, updatedAt: recordedAt };
+    const audit = auditEntry(ports, actor, recordedAt, 'stock_adjustment.created', { type: 'stock_adjustment', id: adjustment.id }, {
+      references: { locationId: input.locationId, materialId: input.materialId },
+      reason: input.reason,
+      after: {
+        quantityChange: fromMilli(change),
+        stockBefore: fromMilli(link.stockMilli),
+        stockAfter: fromMilli(stockAfter),
+        negativeStockReason: adjustment.negativeStockReason,
+      },
+    });
+    const outcome: Adjusted = { adjustment, link: next };
+    await ports.store.saveAdjustment({ before: link, after: next, adjustment, audit }, await extra(outcome));
+    return outcome;
+  });
+}
+
+/**
+ * Stock never goes below zero unless the adjustment says why: a decrease that ends below zero
+ * needs `negativeStockReason`. An increase is always accepted, even if the stock stays negative
+ * (a delivery must never be refused because of an earlier shortfall).
+ */
+export function assertStockRule(stockMilli: number, changeMilli: number, negativeStockReason: string | undefined): void {
+  const after = stockMilli + changeMilli;
+  if (changeMilli >= 0 || after >= 0 || negativeStockReason) return;
+  throw new AppError('VALIDATION_ERROR', `This change would leave the stock at ${fromMilli(after)} (now ${fromMilli(stockMilli)}); stock never goes below zero unless negativeStockReason says why.`, {
+    errors: [{ pointer: '/quantityChange', detail: `Would leave the stock at ${fromMilli(after)}, below zero (now ${fromMilli(stockMilli)}): send a smaller decrease, or negativeStockReason to record why the stock goes negative.` }],
+    extensions: { currentStock: fromMilli(stockMilli), resultingStock: fromMilli(after) },
+  });
+}
+
+/** A time after the pair's previous adjustment, even if this clock is behind the one that wrote it. */
+function nextRecordedAt(ports: MaterialPorts, link: StockLink): string {
+  const now = ports.now().getTime();
+  const previous = link.lastAdjustedAt ? Date.parse(link.lastAdjustedAt) : -Infinity;
+  return new Date(Math.max(now, previous + 1)).toISOString();
+}
+
+/** Runs a stock write again while a concurrent one moved the link; bounded, then 503. */
+async function withStockRetries<T>(ports: MaterialPorts, attempt: () => Promise<T>): Promise<T> {
+  const sleep = ports.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  for (let i = 1; ; i += 1) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof StockMovedError)) throw error;
+      if (i >= STOCK_ATTEMPTS) throw new TransactionConflictError({ cause: error });
+      // Capped: many writers of one pair spread out without waiting seconds.
+      await sleep(jitteredBackoff(Math.min(i, 3)));
+    }
+  }
+}
+
+interface AuditDetails {
+  readonly changedAttributes?: readonly string[];
+  readonly references?: Readonly<Record<string, string>>;
+  readonly reason?: string;
+  readonly after?: AuditSnapshot;
+}
+
+/** The allowlisted audit entry: action, entity, attribute names, reference ids and stock figures. */
+function auditEntry(ports: MaterialPorts, actor: Actor, now: string, action: string, entity: AuditEntry['entity'], details: AuditDetails): AuditEntry {
+  return {
+    id: ports.newId(),
+    organizationId: actor.principal.organizationId,
+    occurredAt: now,
+    actor: { type: 'API_KEY', keyId: actor.principal.keyId, label: actor.principal.keyLabel },
+    action,
+    entity,
+    ...(details.references ? { references: details.references } : {}),
+    ...(details.reason ? { reason: details.reason } : {}),
+    ...(details.changedAttributes && details.changedAttributes.length > 0 ? { changedAttributes: [...details.changedAttributes] } : {}),
+    ...(details.after ? { after: details.after } : {}),
+    requestId: actor.requestId,
+  };
+}

@@ -1,0 +1,171 @@
+import { z } from 'zod';
+import { booleanParameter, cursorParameter, nullableText, nullableUrl, requiredName, searchParameter, utc } from '../locations/fields';
+import { limitParameter } from '../shared/http/query';
+import { instant, uuid } from '../shared/time';
+import { fromMilli, type Material, type StockAdjustment, type StockLink } from './domain';
+
+/** Request and response shapes of materials, location stock links and stock adjustments. */
+
+const MAX_QUANTITY = 1_000_000_000;
+const hasAtMost3Decimals = (n: number) => Math.abs(n * 1000 - Math.round(n * 1000)) < 1e-6;
+
+/** A quantity: a finite number with at most 3 decimals, |x| up to 10^9. */
+const quantity = (field: string) =>
+  z
+    .number({ error: `${field} must be a number.` })
+    .refine(hasAtMost3Decimals, { message: `${field} has at most 3 decimals.` })
+    .refine((n) => Math.abs(n) <= MAX_QUANTITY, { message: `${field} is at most ${MAX_QUANTITY} in size.` });
+
+const materialFields = {
+  article: nullableText('article', 100).meta({ description: 'Article number.' }),
+  supplier: nullableText('supplier', 200),
+  website: nullableUrl('website'),
+  orderLink: nullableUrl('orderLink').meta({ description: 'Where to order the material.' }),
+  unit: nullableText('unit', 20).meta({ description: 'Unit of every quantity of this material (e.g. "pcs", "l", "kg").' }),
+  preferredOrderQuantity: quantity('preferredOrderQuantity').refine((n) => n > 0, { message: 'preferredOrderQuantity must be greater than 0.' }).nullable().optional(),
+  reorderLevel: quantity('reorderLevel').refine((n) => n >= 0, { message: 'reorderLevel must be at least 0.' }).nullable().optional().meta({ description: 'Reorder when a location holds less than this.' }),
+};
+
+export const createMaterialBody = z.object({ name: requiredName('name'), ...materialFields }).strict();
+
+export const updateMaterialBody = z
+  .object({
+    name: requiredName('name').optional(),
+    ...materialFields,
+    archived: z.boolean({ error: 'archived must be true or false.' }).optional().meta({ description: '`false` restores an archived material; `true` archives it (as DELETE does).' }),
+  })
+  .strict()
+  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Nothing to change: send at least one field.' });
+
+export const materialListQuery = z
+  .object({
+    q: searchParameter(),
+    archived: booleanParameter('archived', '`true` lists archived materials instead of active ones; default `false`.'),
+    limit: limitParameter(),
+    cursor: cursorParameter(),
+  })
+  .strict();
+
+export const linkListQuery = z.object({ limit: limitParameter(), cursor: cursorParameter() }).strict();
+
+/** PUT of a link and DELETE take no input; an empty object is accepted for clients that always send one. */
+export const emptyBody = z.object({}).strict();
+
+const reason = (field: string) =>
+  z
+    .string({ error: `${field} is required: say why.` })
+    .trim()
+    .min(1, { message: `${field} must not be empty.` })
+    .max(1000, { message: `${field} is at most 1000 characters.` });
+
+export const createAdjustmentBody = z
+  .object({
+    locationId: uuid(),
+    materialId: uuid(),
+    quantityChange: quantity('quantityChange')
+      .refine((n) => n !== 0, { message: 'quantityChange must not be 0: positive adds stock, negative takes it away.' })
+      .meta({ description: 'Positive adds stock, negative takes it away; at most 3 decimals, in the material\'s unit.' }),
+    reason: reason('reason').meta({ description: 'Why the stock changed (delivery, consumption, count...).' }),
+    negativeStockReason: reason('negativeStockReason').optional().meta({ description: 'Required when a decrease leaves the stock below zero: why that is right.' }),
+  })
+  .strict();
+
+export const adjustmentListQuery = z
+  .object({
+    locationId: uuid().optional(),
+    materialId: uuid().optional(),
+    from: instant().optional().meta({ description: 'Inclusive lower bound of recordedAt.' }),
+    to: instant().optional().meta({ description: 'Exclusive upper bound of recordedAt.' }),
+    limit: limitParameter(),
+    cursor: cursorParameter(),
+  })
+  .strict()
+  .superRefine((q, ctx) => {
+    if (q.from !== undefined && q.to !== undefined && q.from >= q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must be after from (from is inclusive, to exclusive).' });
+  });
+
+export const materialResponseSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    article: z.string().nullable().meta({ description: 'Article number; null when empty. Always present.' }),
+    supplier: z.string().nullable().meta({ description: 'Null when empty. Always present.' }),
+    website: z.string().nullable().meta({ description: 'Null when empty. Always present.' }),
+    orderLink: z.string().nullable().meta({ description: 'Null when empty. Always present.' }),
+    unit: z.string().nullable(),
+    preferredOrderQuantity: z.number().nullable(),
+    reorderLevel: z.number().nullable(),
+    archived: z.boolean(),
+    archivedAt: utc().nullable(),
+    version: z.number().int(),
+    createdAt: utc(),
+    updatedAt: utc(),
+  })
+  .meta({ id: 'Material' });
+
+export const locationMaterialResponseSchema = z
+  .object({
+    locationId: z.uuid(),
+    materialId: z.uuid(),
+    stock: z.number().meta({ description: "Current stock in the material's unit: the sum of the pair's adjustments." }),
+    linkedAt: utc(),
+    lastAdjustedAt: utc().nullable(),
+    updatedAt: utc(),
+  })
+  .meta({ id: 'LocationMaterial', description: 'A stock link: stock data only; article and preferred-ordering data are on the material.' });
+
+export const stockAdjustmentResponseSchema = z
+  .object({
+    id: z.uuid(),
+    locationId: z.uuid(),
+    materialId: z.uuid(),
+    type: z.enum(['ADJUSTMENT', 'UNLINK_WRITE_OFF']).meta({ description: 'UNLINK_WRITE_OFF: written by DELETE of a link that still held stock.' }),
+    quantityChange: z.number(),
+    stockBefore: z.number(),
+    stockAfter: z.number(),
+    reason: z.string(),
+    negativeStockReason: z.string().nullable(),
+    recordedAt: utc(),
+  })
+  .meta({ id: 'StockAdjustment' });
+
+export function materialResponse(m: Material): z.infer<typeof materialResponseSchema> {
+  return {
+    id: m.id,
+    name: m.name,
+    article: m.article,
+    supplier: m.supplier,
+    website: m.website,
+    orderLink: m.orderLink,
+    unit: m.unit,
+    preferredOrderQuantity: m.preferredOrderQuantityMilli === null ? null : fromMilli(m.preferredOrderQuantityMilli),
+    reorderLevel: m.reorderLevelMilli === null ? null : fromMilli(m.reorderLevelMilli),
+    archived: m.archived,
+    archivedAt: m.archivedAt,
+    version: m.version,
+    createdAt: m.createdAt,
+    updatedAt: m.updatedAt,
+  };
+}
+
+export const locationMaterialResponse = (l: StockLink): z.infer<typeof locationMaterialResponseSchema> => ({
+  locationId: l.locationId,
+  materialId: l.materialId,
+  stock: fromMilli(l.stockMilli),
+  linkedAt: l.linkedAt,
+  lastAdjustedAt: l.lastAdjustedAt,
+  updatedAt: l.updatedAt,
+});
+
+export const stockAdjustmentResponse = (a: StockAdjustment): z.infer<typeof stockAdjustmentResponseSchema> => ({
+  id: a.id,
+  locationId: a.locationId,
+  materialId: a.materialId,
+  type: a.type,
+  quantityChange: fromMilli(a.quantityChangeMilli),
+  stockBefore: fromMilli(a.stockBeforeMilli),
+  stockAfter: fromMilli(a.stockAfterMilli),
+  reason: a.reason,
+  negativeStockReason: a.negativeStockReason,
+  recordedAt: a.recordedAt,
+});
