@@ -27,6 +27,8 @@ export interface LocationPorts {
   readonly newId: () => string;
   /** Cryptographically random bytes (QR secrets and references). */
   readonly randomBytes: (size: number) => Buffer;
+  /** Waits between attempts of a contended write. */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /** Who asks, and under which request ID (the audit entry's requestId = X-Request-Id). */
@@ -209,10 +211,12 @@ export async function rotateQr(ports: LocationPorts, actor: Actor, locationId: s
     } catch (error) {
       if (!(error instanceof EtagMismatchError)) throw error;
       if (attempt >= ROTATION_ATTEMPTS) throw new TransactionConflictError({ cause: error });
-      await new Promise((resolve) => setTimeout(resolve, jitteredBackoff(attempt)));
+      await (ports.sleep ?? defaultSleep)(jitteredBackoff(attempt));
     }
   }
 }
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export const sha256Hex = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex');
 

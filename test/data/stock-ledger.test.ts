@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { putLocation } from '../../services/locations/store';
+import { adjustStock, createMaterial, linkMaterial, StockMovedError, unlinkMaterial, type MaterialPorts } from '../../services/materials/domain';
+import { dynamoMaterialsStore, getLink, listAdjustments, saveAdjustment } from '../../services/materials/store';
+import type { Principal } from '../../services/shared/auth/principal';
+import type { Db } from '../../services/shared/ddb/client';
+import { scanTable } from '../support/api';
+import { createTestTable } from '../support/table';
+
+/**
+ * The stock ledger on DynamoDB Local: the link's stock is the sum of the pair's adjustments
+ * under concurrency, a stale link never commits, and the ledger Queries bound time exactly.
+ */
+let db: Db;
+const ORG = '44444444-4444-4444-8444-444444444444';
+const principal: Principal = { organizationId: ORG, keyId: 'ledger', keyLabel: 'Ledger test', environment: 'TEST', scopes: new Set(['materials:write']) };
+const actor = { principal, requestId: 'req-ledger' };
+const none = async () => [];
+const ports = (): MaterialPorts => ({ store: dynamoMaterialsStore(db), now: () => new Date(), newId: randomUUID });
+
+async function pair(): Promise<{ locationId: string; materialId: string }> {
+  const locationId = randomUUID();
+  const at = new Date().toISOString();
+  await putLocation(db, { id: locationId, organizationId: ORG, name: 'Store', createdAt: at, updatedAt: at });
+  const material = await createMaterial(ports(), actor, { name: 'Item' }, none);
+  await linkMaterial(ports(), actor, locationId, material.id, none);
+  return { locationId, materialId: material.id };
+}
+
+beforeAll(async () => {
+  db = await createTestTable();
+});
+
+describe('adjustStock under concurrency', () => {
+  it('keeps the stock equal to the sum of the committed adjustments', async () => {
+    const p = await pair();
+    const changes = Array.from({ length: 16 }, (_, i) => (i % 3 === 0 ? -2 : 3));
+    await Promise.all(changes.map((quantityChange) => adjustStock(ports(), actor, { ...p, quantityChange, reason: 'r', negativeStockReason: 'order unknown' }, none)));
+    const link = await getLink(db, ORG, p.locationId, p.materialId);
+    const lines = (await listAdjustments(db, ORG, { ...p, limit: 200 })).items;
+    expect(lines).toHaveLength(16);
+    expect(link!.stockMilli).toBe(lines.reduce((sum, l) => sum + l.quantityChangeMilli, 0));
+    expect(link!.stockMilli).toBe(changes.reduce((a, b) => a + b, 0) * 1000);
+    expect(link!.version).toBe(17);
+  });
+
+  it('never commits an adjustment computed from a stale link', async () => {
+    const p = await pair();
+    const stale = (await getLink(db, ORG, p.locationId, p.materialId))!;
+    await adjustStock(ports(), actor, { ...p, quantityChange: 1, reason: 'first' }, none);
+    const adjustment = { id: randomUUID(), organizationId: ORG, ...p, type: 'ADJUSTMENT' as const, quantityChangeMilli: 5000, stockBeforeMilli: 0, stockAfterMilli: 5000, reason: 'stale', negativeStockReason: null, recordedAt: new Date().toISOString() };
+    const audit = { id: randomUUID(), organizationId: ORG, occurredAt: adjustment.recordedAt, actor: { type: 'API_KEY' as const, keyId: 'k', label: 'l' }, action: 'stock_adjustment.created', entity: { type: 'stock_adjustment', id: adjustment.id }, requestId: 'r' };
+    await expect(saveAdjustment(db, { before: stale, after: { ...stale, stockMilli: 5000, version: stale.version + 1 }, adjustment, audit }, [])).rejects.toBeInstanceOf(StockMovedError);
+    const items = await scanTable(db);
+    expect(items.find((i) => i.id === adjustment.id)).toBeUndefined();
+    expect(items.find((i) => i.id === audit.id)).toBeUndefined();
+    expect((await getLink(db, ORG, p.locationId, p.materialId))!.stockMilli).toBe(1000);
+  });
+
+  it('orders the ledger by the order of the stock changes, even when the clock goes back', async () => {
+    const p = await pair();
+    const fixed = { ...ports(), now: () => new Date('2026-01-01T00:00:00.000Z') };
+    await adjustStock(fixed, actor, { ...p, quantityChange: 1, reason: 'a' }, none);
+    await adjustStock(fixed, actor, { ...p, quantityChange: 2, reason: 'b' }, none);
+    const lines = (await listAdjustments(db, ORG, { ...p, limit: 10 })).items;
+    expect(lines.map((l) => [l.quantityChangeMilli, l.stockAfterMilli])).toEqual([[1000, 1000], [2000, 3000]]);
+    expect(lines[1].recordedAt > lines[0].recordedAt).toBe(true);
+  });
+
+  it('lets an unlink and adjustments race without losing stock from the ledger', async () => {
+    const p = await pair();
+    await adjustStock(ports(), actor, { ...p, quantityChange: 10, reason: 'start' }, none);
+    const results = await Promise.allSettled([
+      adjustStock(ports(), actor, { ...p, quantityChange: 1, reason: 'race' }, none),
+      unlinkMaterial(ports(), actor, p.locationId, p.materialId, undefined, none),
+      adjustStock(ports(), actor, { ...p, quantityChange: 2, reason: 'race' }, none),
+    ]);
+    expect(results[1].status).toBe('fulfilled');
+    const lines = (await listAdjustments(db, ORG, { ...p, limit: 10 })).items;
+    // Whatever committed before the unlink is written off by it; nothing after it committed.
+    expect(lines.at(-1)).toMatchObject({ type: 'UNLINK_WRITE_OFF', stockAfterMilli: 0 });
+    expect(lines.reduce((sum, l) => sum + l.quantityChangeMilli, 0)).toBe(0);
+    expect(await getLink(db, ORG, p.locationId, p.materialId)).toBeUndefined();
+  });
+});
+
+describe('listAdjustments', () => {
+  it('bounds recordedAt with from inclusive and to exclusive, on every access pattern, and pages', async () => {
+    const p = await pair();
+    const at = ['2026-05-01T10:00:00.000Z', '2026-05-01T11:00:00.000Z', '2026-05-01T12:00:00.000Z'];
+    for (const [i, t] of at.entries()) await adjustStock({ ...ports(), now: () => new Date(t) }, actor, { ...p, quantityChange: i + 1, reason: 'r' }, none);
+    const from = at[1];
+    const to = at[2];
+    for (const filter of [p, { locationId: p.locationId }, { materialId: p.materialId }]) {
+      const { items } = await listAdjustments(db, ORG, { ...filter, from, to, limit: 10 });
+      expect(items.map((l) => l.recordedAt)).toEqual([at[1]]);
+    }
+    const first = await listAdjustments(db, ORG, { ...p, limit: 2 });
+    expect(first.items).toHaveLength(2);
+    const second = await listAdjustments(db, ORG, { ...p, limit: 2, after: first.after });
+    expect(second.items.map((l) => l.quantityChangeMilli)).toEqual([3000]);
+    expect(second.after).toBeUndefined();
+  });
+
+  it('keeps organizations apart', async () => {
+    const other = await listAdjustments(db, randomUUID(), { limit: 200 });
+    expect(other.items).toEqual([]);
+  });
+});
