@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { bankAccountReceiptSchema, bankAccountSchema } from '../../services/employees/schemas';
 import { logger } from '../../services/shared/logger';
 import { call, countByType, expectPointers, expectProblem, scanTable, startApi, withQuery, type ApiFixture } from '../support/api';
-import { bankUrl, createdEmployee, employeesUrl, etagOf, getBank, getEmployee, keyWith, putBank } from './employees-fixture';
+import { createdEmployee, employeesUrl, etagOf, getBank, getEmployee, keyWith, putBank } from './employees-fixture';
 
 /**
  * GET|PUT /employees/{id}/bank-account: dual scopes, If-Match + Idempotency-Key, IBAN/BIC
