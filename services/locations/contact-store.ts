@@ -4,7 +4,7 @@ import type { Db } from '../shared/ddb/client';
 import { searchIndexItems, searchWords } from '../shared/ddb/search';
 import { commit, TransactionCancelledError, type TxItem } from '../shared/ddb/transaction';
 import { EtagMismatchError } from '../shared/errors';
-import { getByIds, indexPage, searchPage, type Page, type PagePosition } from './pages';
+import { getByIds, listPage, type ListQuery, type Page } from './pages';
 
 /**
  * DynamoDB adapter of reusable contacts (organization-owned personal data):
@@ -106,14 +106,11 @@ export async function saveContact(db: Db, change: ContactChange, extra: readonly
   }
 }
 
-/**
- * One page of an organization's contacts: in creation order (Query GSI1), or with `q`
- * through the search index (Query by word prefix, then BatchGetItem).
- */
-export async function listContacts(db: Db, organizationId: string, query: { q?: string; limit: number; after?: PagePosition }): Promise<Page<Contact>> {
-  if (query.q !== undefined) {
-    return searchPage(db, organizationId, SEARCH_SCOPE, query.q, query.limit, query.after, (ids) => getContacts(db, organizationId, ids));
-  }
-  const page = await indexPage(db, 'GSI1', contactKeys.byOrganization(organizationId).GSI1PK, query.limit, query.after);
-  return { items: page.items.map(contactFromItem), ...(page.next ? { next: page.next } : {}) };
-}
+/** One page of an organization's contacts: in creation order, or with `q` (name, e-mail, phone). */
+export const listContacts = (db: Db, organizationId: string, query: ListQuery): Promise<Page<Contact>> =>
+  listPage(db, organizationId, query, {
+    partition: () => contactKeys.byOrganization(organizationId).GSI1PK,
+    searchScope: () => SEARCH_SCOPE,
+    load: (ids) => getContacts(db, organizationId, ids),
+    fromItem: contactFromItem,
+  });

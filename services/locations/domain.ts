@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { AuditEntry } from '../audit/store';
 import { hasScope, requireScopes, type Principal } from '../shared/auth/principal';
 import { jitteredBackoff, type TxItem } from '../shared/ddb/transaction';
 import { EtagMismatchError, NotFoundError, TransactionConflictError, ValidationError, type FieldError } from '../shared/errors';
 import { assertEtag, entityEtag } from '../shared/http/etag';
+import { masterDataAudit } from './audit';
 import type { Contact, ContactChange } from './contact-store';
 import type { LocationChange, LocationRecord } from './store';
 
@@ -100,7 +100,7 @@ export async function createLocation(ports: LocationPorts, actor: Actor, input: 
     updatedAt: now,
   };
   const view = visibleView(actor.principal, location, contacts);
-  const audit = auditEntry(ports, actor, now, 'location.created', location.id, { changedAttributes: presentAttributes(input) });
+  const audit = masterDataAudit(ports.newId(), actor, now, 'location.created', { type: 'location', id: location.id }, { changedAttributes: presentAttributes(input) });
   await ports.store.saveLocation({ after: location, audit, contactChecks: contactChecks(contactIds) }, await extra(view));
   return view;
 }
@@ -201,7 +201,7 @@ export async function rotateQr(ports: LocationPorts, actor: Actor, locationId: s
     const publicReference = `qr_${ports.randomBytes(16).toString('hex')}`;
     const next: LocationRecord = { ...current, qrRotatedAt: rotatedAt, version: current.version + 1, updatedAt: rotatedAt };
     const outcome: QrRotation = { view: visibleView(actor.principal, next, await visibleContacts(ports.store, actor.principal, next)), publicReference, rotatedAt };
-    const audit = auditEntry(ports, actor, rotatedAt, 'location.qr_rotated', locationId, {});
+    const audit = masterDataAudit(ports.newId(), actor, rotatedAt, 'location.qr_rotated', { type: 'location', id: locationId });
     try {
       await ports.store.saveLocation(
         { before: current, after: next, audit, qr: { next: { publicReference, secretHash: sha256Hex(secret), rotatedAt }, previousReference } },
@@ -246,7 +246,7 @@ export async function createContact(ports: LocationPorts, actor: Actor, input: C
     createdAt: now,
     updatedAt: now,
   };
-  const audit = auditEntry(ports, actor, now, 'contact.created', contact.id, { changedAttributes: presentAttributes(input), entityType: 'contact' });
+  const audit = masterDataAudit(ports.newId(), actor, now, 'contact.created', { type: 'contact', id: contact.id }, { changedAttributes: presentAttributes(input) });
   await ports.store.saveContact({ after: contact, audit }, await extra(contact));
   return contact;
 }
@@ -275,7 +275,7 @@ export async function updateContact(ports: LocationPorts, actor: Actor, id: stri
     return current;
   }
   const next: Contact = { ...candidate, version: current.version + 1, updatedAt: now };
-  const audit = auditEntry(ports, actor, now, 'contact.updated', id, { changedAttributes: changed, entityType: 'contact' });
+  const audit = masterDataAudit(ports.newId(), actor, now, 'contact.updated', { type: 'contact', id }, { changedAttributes: changed });
   await ports.store.saveContact({ before: current, after: next, audit }, await extra(next));
   return next;
 }
@@ -314,7 +314,7 @@ async function commitLocationChange(
   const now = ports.now().toISOString();
   const next: LocationRecord = { ...candidate, version: current.version + 1, updatedAt: now };
   const view = visibleView(actor.principal, next, contacts);
-  const audit = auditEntry(ports, actor, now, action, next.id, { changedAttributes: changed, references });
+  const audit = masterDataAudit(ports.newId(), actor, now, action, { type: 'location', id: next.id }, { changedAttributes: changed, references });
   await ports.store.saveLocation({ before: current, after: next, audit, contactChecks: checks }, await extra(view));
   return view;
 }
@@ -364,24 +364,3 @@ const presentAttributes = (input: object): string[] =>
     .filter(([, v]) => v !== undefined && v !== null)
     .map(([k]) => k)
     .sort();
-
-interface AuditDetails {
-  readonly changedAttributes?: readonly string[];
-  readonly references?: Readonly<Record<string, string>>;
-  readonly entityType?: 'location' | 'contact';
-}
-
-/** The allowlisted audit entry: action, entity, attribute names and reference ids; never contact values or QR data. */
-function auditEntry(ports: LocationPorts, actor: Actor, now: string, action: string, entityId: string, details: AuditDetails): AuditEntry {
-  return {
-    id: ports.newId(),
-    organizationId: actor.principal.organizationId,
-    occurredAt: now,
-    actor: { type: 'API_KEY', keyId: actor.principal.keyId, label: actor.principal.keyLabel },
-    action,
-    entity: { type: details.entityType ?? 'location', id: entityId },
-    ...(details.references ? { references: details.references } : {}),
-    ...(details.changedAttributes && details.changedAttributes.length > 0 ? { changedAttributes: [...details.changedAttributes] } : {}),
-    requestId: actor.requestId,
-  };
-}

@@ -19,6 +19,33 @@ export interface Page<T> {
 
 type Item = Record<string, unknown>;
 
+/** A list query of master data: active or archived entities, optionally searched with `q`. */
+export interface ListQuery {
+  readonly archived?: boolean;
+  readonly q?: string;
+  readonly limit: number;
+  readonly after?: PagePosition;
+}
+
+/** Where a kind of entity is listed: its index partition and search scope for a query, and how to read it. */
+export interface Listing<T> {
+  readonly partition: (archived: boolean) => string;
+  readonly searchScope: (archived: boolean) => string;
+  readonly load: (ids: readonly string[]) => Promise<ReadonlyMap<string, T>>;
+  readonly fromItem: (item: Item) => T;
+}
+
+/**
+ * One page of a list: by the partition's sort key (one Query of GSI1), or with `q` through
+ * the search index (Query by word prefix, then BatchGetItem), never a Scan.
+ */
+export async function listPage<T>(db: Db, organizationId: string, query: ListQuery, listing: Listing<T>): Promise<Page<T>> {
+  const archived = query.archived ?? false;
+  if (query.q !== undefined) return searchPage(db, organizationId, listing.searchScope(archived), query.q, query.limit, query.after, listing.load);
+  const page = await indexPage(db, 'GSI1', listing.partition(archived), query.limit, query.after);
+  return { items: page.items.map(listing.fromItem), ...(page.next ? { next: page.next } : {}) };
+}
+
 /** One page of an index partition: Limit + 1 tells whether a next page has at least one item. */
 export async function indexPage(db: Db, index: IndexName, partition: string, limit: number, after?: PagePosition): Promise<Page<Item>> {
   const out = await db.doc.send(

@@ -6,7 +6,7 @@ import { commit, TransactionCancelledError, type TxItem } from '../shared/ddb/tr
 import { EtagMismatchError, fieldError } from '../shared/errors';
 import { contactKeys, getContact, getContacts, saveContact } from './contact-store';
 import type { LocationStore } from './domain';
-import { getByIds, indexPage, searchPage, type Page, type PagePosition } from './pages';
+import { getByIds, listPage, type ListQuery, type Page } from './pages';
 
 /**
  * DynamoDB adapter of locations (docs/areas/locations-materials.md lists the access patterns):
@@ -242,25 +242,14 @@ export async function getQrReference(db: Db, organizationId: string, locationId:
   return (out.Item?.publicReference as string | undefined) ?? null;
 }
 
-export interface LocationListQuery {
-  readonly archived: boolean;
-  readonly q?: string;
-  readonly limit: number;
-  readonly after?: PagePosition;
-}
-
-/**
- * One page of an organization's locations: by name (Query GSI1 on the active or archived
- * partition), or with `q` through the search index (Query by word prefix, then BatchGetItem).
- */
-export async function listLocations(db: Db, organizationId: string, query: LocationListQuery): Promise<Page<LocationRecord>> {
-  if (query.q !== undefined) {
-    return searchPage(db, organizationId, locationSearchScope(query.archived), query.q, query.limit, query.after, (ids) => getLocations(db, organizationId, ids));
-  }
-  const partition = query.archived ? locationKeys.archivedByOrganization(organizationId) : locationKeys.byOrganization(organizationId);
-  const page = await indexPage(db, 'GSI1', partition.GSI1PK, query.limit, query.after);
-  return { items: page.items.map((i) => locationRecord(locationFromItem(i))), ...(page.next ? { next: page.next } : {}) };
-}
+/** One page of an organization's locations: by name, or with `q` (name and address). */
+export const listLocations = (db: Db, organizationId: string, query: ListQuery): Promise<Page<LocationRecord>> =>
+  listPage(db, organizationId, query, {
+    partition: (archived) => (archived ? locationKeys.archivedByOrganization(organizationId) : locationKeys.byOrganization(organizationId)).GSI1PK,
+    searchScope: locationSearchScope,
+    load: (ids) => getLocations(db, organizationId, ids),
+    fromItem: (item) => locationRecord(locationFromItem(item)),
+  });
 
 /** The locations of these ids that exist in the organization. */
 export const getLocations = (db: Db, organizationId: string, ids: readonly string[]): Promise<Map<string, LocationRecord>> =>

@@ -1,4 +1,5 @@
-import type { AuditEntry, AuditSnapshot } from '../audit/store';
+import type { AuditEntry } from '../audit/store';
+import { masterDataAudit } from '../locations/audit';
 import type { Actor, ExtraItems } from '../locations/domain';
 import { jitteredBackoff, type TxItem } from '../shared/ddb/transaction';
 import { AppError, NotFoundError, TransactionConflictError, ValidationError, type FieldError } from '../shared/errors';
@@ -156,12 +157,23 @@ export async function createMaterial(ports: MaterialPorts, actor: Actor, input: 
     updatedAt: now,
   };
   const given = Object.entries(input).filter(([, v]) => v !== undefined && v !== null).map(([k]) => k).sort();
-  const audit = auditEntry(ports, actor, now, 'material.created', { type: 'material', id: material.id }, { changedAttributes: given });
+  const audit = masterDataAudit(ports.newId(), actor, now, 'material.created', { type: 'material', id: material.id }, { changedAttributes: given });
   await ports.store.saveMaterial({ after: material, audit }, await extra(material));
   return material;
 }
 
-const MATERIAL_FIELDS = ['name', 'article', 'supplier', 'website', 'orderLink', 'unit', 'preferredOrderQuantity', 'reorderLevel', 'archived'] as const;
+/** The stored fields a change compares, with the attribute name the API and the audit use. */
+const MATERIAL_ATTRIBUTES: readonly (readonly [keyof Material, string])[] = [
+  ['name', 'name'],
+  ['article', 'article'],
+  ['supplier', 'supplier'],
+  ['website', 'website'],
+  ['orderLink', 'orderLink'],
+  ['unit', 'unit'],
+  ['preferredOrderQuantityMilli', 'preferredOrderQuantity'],
+  ['reorderLevelMilli', 'reorderLevel'],
+  ['archived', 'archived'],
+];
 
 /**
  * Changes a material (partial; `archived: false` restores it).
@@ -187,15 +199,13 @@ export async function updateMaterial(ports: MaterialPorts, actor: Actor, id: str
     archived,
     archivedAt: archived === current.archived ? current.archivedAt : archived ? now : null,
   };
-  const view = materialView(candidate);
-  const before = materialView(current);
-  const changed = MATERIAL_FIELDS.filter((f) => JSON.stringify(view[f]) !== JSON.stringify(before[f]));
+  const changed = MATERIAL_ATTRIBUTES.filter(([field]) => candidate[field] !== current[field]).map(([, name]) => name);
   if (changed.length === 0) {
     await ports.store.commitItems(await extra(current));
     return current;
   }
   const next: Material = { ...candidate, version: current.version + 1, updatedAt: now };
-  const audit = auditEntry(ports, actor, now, action, { type: 'material', id }, { changedAttributes: changed });
+  const audit = masterDataAudit(ports.newId(), actor, now, action, { type: 'material', id }, { changedAttributes: changed });
   await ports.store.saveMaterial({ before: current, after: next, audit }, await extra(next));
   return next;
 }
@@ -206,21 +216,6 @@ export async function updateMaterial(ports: MaterialPorts, actor: Actor, id: str
  */
 export const archiveMaterial = (ports: MaterialPorts, actor: Actor, id: string, ifMatch: string | undefined, extra: ExtraItems<Material>): Promise<Material> =>
   updateMaterial(ports, actor, id, ifMatch, { archived: true }, extra, 'material.archived');
-
-/** The material's fields as the API names them (quantities as numbers), for change detection. */
-function materialView(m: Material): Record<(typeof MATERIAL_FIELDS)[number], unknown> {
-  return {
-    name: m.name,
-    article: m.article,
-    supplier: m.supplier,
-    website: m.website,
-    orderLink: m.orderLink,
-    unit: m.unit,
-    preferredOrderQuantity: m.preferredOrderQuantityMilli,
-    reorderLevel: m.reorderLevelMilli,
-    archived: m.archived,
-  };
-}
 
 /**
  * Links a material to a location (PUT): the location keeps its stock of that material.
@@ -241,7 +236,7 @@ export async function linkMaterial(ports: MaterialPorts, actor: Actor, locationI
     }
     const now = ports.now().toISOString();
     const link: StockLink = { organizationId: org, locationId, materialId, stockMilli: 0, version: 1, linkedAt: now, lastAdjustedAt: null, updatedAt: now };
-    const audit = auditEntry(ports, actor, now, 'material.linked_to_location', { type: 'material', id: materialId }, { references: { locationId } });
+    const audit = masterDataAudit(ports.newId(), actor, now, 'material.linked_to_location', { type: 'material', id: materialId }, { references: { locationId } });
     await ports.store.saveLink({ kind: 'link', link, audit }, await extra(link));
     return link;
   });
@@ -285,7 +280,7 @@ export async function unlinkMaterial(ports: MaterialPorts, actor: Actor, locatio
             negativeStockReason: null,
             recordedAt: now,
           };
-    const audit = auditEntry(ports, actor, now, 'material.unlinked_from_location', { type: 'material', id: materialId }, {
+    const audit = masterDataAudit(ports.newId(), actor, now, 'material.unlinked_from_location', { type: 'material', id: materialId }, {
       references: { locationId, ...(closing ? { stockAdjustmentId: closing.id } : {}) },
       after: { writtenOffStock: fromMilli(link.stockMilli) },
     });
@@ -352,7 +347,7 @@ export async function adjustStock(ports: MaterialPorts, actor: Actor, input: Adj
       recordedAt,
     };
     const next: StockLink = { ...link, stockMilli: stockAfter, version: link.version + 1, lastAdjustedAt: recordedAt, updatedAt: recordedAt };
-    const audit = auditEntry(ports, actor, recordedAt, 'stock_adjustment.created', { type: 'stock_adjustment', id: adjustment.id }, {
+    const audit = masterDataAudit(ports.newId(), actor, recordedAt, 'stock_adjustment.created', { type: 'stock_adjustment', id: adjustment.id }, {
       references: { locationId: input.locationId, materialId: input.materialId },
       reason: input.reason,
       after: {
@@ -402,28 +397,4 @@ async function withStockRetries<T>(ports: MaterialPorts, attempt: () => Promise<
       await sleep(jitteredBackoff(Math.min(i, 3)));
     }
   }
-}
-
-interface AuditDetails {
-  readonly changedAttributes?: readonly string[];
-  readonly references?: Readonly<Record<string, string>>;
-  readonly reason?: string;
-  readonly after?: AuditSnapshot;
-}
-
-/** The allowlisted audit entry: action, entity, attribute names, reference ids and stock figures. */
-function auditEntry(ports: MaterialPorts, actor: Actor, now: string, action: string, entity: AuditEntry['entity'], details: AuditDetails): AuditEntry {
-  return {
-    id: ports.newId(),
-    organizationId: actor.principal.organizationId,
-    occurredAt: now,
-    actor: { type: 'API_KEY', keyId: actor.principal.keyId, label: actor.principal.keyLabel },
-    action,
-    entity,
-    ...(details.references ? { references: details.references } : {}),
-    ...(details.reason ? { reason: details.reason } : {}),
-    ...(details.changedAttributes && details.changedAttributes.length > 0 ? { changedAttributes: [...details.changedAttributes] } : {}),
-    ...(details.after ? { after: details.after } : {}),
-    requestId: actor.requestId,
-  };
 }

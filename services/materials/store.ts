@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { auditItem, type AuditEntry } from '../audit/store';
 import { getLocation, locationExistsCheck, locationKeys } from '../locations/store';
-import { getByIds, indexPage, searchPage, type Page, type PagePosition } from '../locations/pages';
+import { getByIds, listPage, type ListQuery, type Page } from '../locations/pages';
 import type { Db } from '../shared/ddb/client';
 import { batchGet } from '../shared/ddb/read';
 import { searchIndexItems, searchWords } from '../shared/ddb/search';
@@ -239,21 +239,14 @@ export async function commitItems(db: Db, items: readonly TxItem[]): Promise<voi
   if (items.length > 0) await commit(db, items);
 }
 
-export interface MaterialListQuery {
-  readonly archived: boolean;
-  readonly q?: string;
-  readonly limit: number;
-  readonly after?: PagePosition;
-}
-
-/** One page of materials: by name (Query GSI1), or with `q` through the search index. */
-export async function listMaterials(db: Db, org: string, query: MaterialListQuery): Promise<Page<Material>> {
-  if (query.q !== undefined) {
-    return searchPage(db, org, materialSearchScope(query.archived), query.q, query.limit, query.after, (ids) => getMaterials(db, org, ids));
-  }
-  const page = await indexPage(db, 'GSI1', materialKeys.byOrganization(org, query.archived).GSI1PK, query.limit, query.after);
-  return { items: page.items.map(materialFromItem), ...(page.next ? { next: page.next } : {}) };
-}
+/** One page of materials: by name, or with `q` (name, article number, supplier). */
+export const listMaterials = (db: Db, org: string, query: ListQuery): Promise<Page<Material>> =>
+  listPage(db, org, query, {
+    partition: (archived) => materialKeys.byOrganization(org, archived).GSI1PK,
+    searchScope: materialSearchScope,
+    load: (ids) => getMaterials(db, org, ids),
+    fromItem: materialFromItem,
+  });
 
 /** One page of a location's stock links, by material id (consistent Query of the location's stock partition). */
 export async function listLinks(db: Db, org: string, locationId: string, limit: number, afterMaterialId?: string): Promise<{ items: StockLink[]; after?: string }> {
