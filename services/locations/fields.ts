@@ -81,3 +81,7 @@ export const cursorParameter = () => z.string().max(2048).meta({ description: 'A
 
 /** A response time: RFC 3339 UTC. */
 export const utc = () => z.string().meta({ format: 'date-time', description: 'RFC 3339, UTC' });
+
+/** `{ items, nextCursor }`: the response of a cursor-paged list. */
+export const pageSchema = (item: z.ZodType) =>
+  z.object({ items: z.array(item), nextCursor: z.string().nullable().meta({ description: 'Opaque; pass it back as `cursor` with the same filters. null on the last page.' }) });
