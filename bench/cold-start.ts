@@ -1,0 +1,110 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { REPO_ROOT } from './lib/local-runtime';
+import { median, round } from './lib/stats';
+
+/**
+ * Cold start proxy: each Lambda bundle that `cdk synth` writes (asset.<hash>/index.mjs) is
+ * imported in fresh Node processes; the median load time is set against a minimal bundle that
+ * only imports the DynamoDB client, built with the same esbuild options as the stack's
+ * bundles (lib/constructs/area-function.ts). The ratio shows what our code adds to the SDK.
+ */
+export interface BundleLoad {
+  readonly bytes: number;
+  readonly importMsMedian: number;
+  readonly processMsMedian: number;
+  readonly vsBareSdk: number;
+}
+
+export interface ColdStartResults {
+  readonly runsPerBundle: number;
+  readonly bareSdk: Omit<BundleLoad, 'vsBareSdk'>;
+  readonly bundles: Record<string, BundleLoad>;
+  readonly synthSeconds: number;
+}
+
+export async function measureColdStart(runs: number): Promise<ColdStartResults> {
+  const work = mkdtempSync(join(tmpdir(), 'wfm-coldstart-'));
+  try {
+    const out = join(work, 'cdk.out');
+    const started = performance.now();
+    // Synth to a folder of our own: others may synth into cdk.out at the same time.
+    const synth = spawnSync(join(REPO_ROOT, 'node_modules/.bin/cdk'), ['synth', '-c', 'env=test', '--quiet', '-o', out], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 300_000 });
+    if (synth.status !== 0) throw new Error(`cdk synth failed (${synth.status}): ${(synth.stderr || synth.stdout).slice(-2000)}`);
+    const synthSeconds = round((performance.now() - started) / 1000, 1);
+
+    const bundles = functionBundles(out);
+    const bare = join(work, 'bare');
+    writeFileSync(join(work, 'bare.ts'), "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nconst client = new DynamoDBClient({});\nexport const handler = async () => ({ statusCode: 200, body: String(client !== undefined) });\n");
+    await build({
+      entryPoints: [join(work, 'bare.ts')],
+      outfile: join(bare, 'index.mjs'),
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      minify: true,
+      mainFields: ['module', 'main'],
+      nodePaths: [join(REPO_ROOT, 'node_modules')],
+      banner: { js: "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);" },
+      logLevel: 'silent',
+    });
+    // Round-robin over the bundles, after one untimed pass that warms the file cache, so that
+    // a slower moment of the machine hits every bundle alike.
+    const files: Record<string, string> = { [BARE]: join(bare, 'index.mjs'), ...bundles };
+    for (const file of Object.values(files)) loadOnce(file);
+    const samples: Record<string, { imports: number[]; processes: number[] }> = {};
+    for (let i = 0; i < runs; i += 1) {
+      for (const [name, file] of Object.entries(files)) {
+        const one = loadOnce(file);
+        (samples[name] ??= { imports: [], processes: [] }).imports.push(one.importMs);
+        samples[name].processes.push(one.processMs);
+      }
+    }
+    const summary = (name: string) => ({ bytes: statSync(files[name]).size, importMsMedian: round(median(samples[name].imports)), processMsMedian: round(median(samples[name].processes)) });
+    const bareLoad = summary(BARE);
+    const result: Record<string, BundleLoad> = {};
+    for (const name of Object.keys(bundles)) {
+      const load = summary(name);
+      result[name] = { ...load, vsBareSdk: round(load.importMsMedian / bareLoad.importMsMedian) };
+    }
+    return { runsPerBundle: runs, bareSdk: bareLoad, bundles: result, synthSeconds };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Function logical id (without its hash suffix) -> bundle file, from the TEST api stack. */
+function functionBundles(out: string): Record<string, string> {
+  const templateFile = readdirSync(out).find((f) => /Test.*Api.*\.template\.json$/.test(f)) ?? readdirSync(out).find((f) => /Api.*\.template\.json$/.test(f));
+  if (!templateFile) throw new Error(`No api stack template in ${out}`);
+  const template = JSON.parse(readFileSync(join(out, templateFile), 'utf8')) as { Resources: Record<string, { Type: string; Properties: any }> };
+  const found: Record<string, string> = {};
+  for (const [id, resource] of Object.entries(template.Resources)) {
+    if (resource.Type !== 'AWS::Lambda::Function') continue;
+    const key = String(resource.Properties?.Code?.S3Key ?? '');
+    const file = join(out, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs');
+    if (existsSync(file)) found[id.replace(/[0-9A-F]{8}$/, '')] = file;
+  }
+  return found;
+}
+
+const BARE = 'bare DynamoDB client';
+
+/** One fresh Node process: the time to import the bundle inside it, and the whole process's time. */
+function loadOnce(file: string): { importMs: number; processMs: number } {
+  const script = `const t = performance.now(); await import(${JSON.stringify(`file://${file}`)}); process.stdout.write(String(performance.now() - t));`;
+  const start = performance.now();
+  const res = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    // Module-scope code may read its configuration; give it what Lambda would.
+    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-central-1', TABLE_NAME: 'bench', API_ENVIRONMENT: 'TEST', POWERTOOLS_LOG_LEVEL: 'ERROR', AWS_LAMBDA_FUNCTION_NAME: 'bench' },
+    timeout: 60_000,
+  });
+  const processMs = performance.now() - start;
+  if (res.status !== 0) throw new Error(`Loading ${file} failed: ${res.stderr.slice(-1000)}`);
+  return { importMs: Number(res.stdout), processMs };
+}

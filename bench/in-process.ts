@@ -1,0 +1,311 @@
+import { randomUUID } from 'node:crypto';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ensureTable, localClient, startDynamoDbLocal, type DynamoDbLocal } from '../services/local/dynamodb';
+import { startLocalGateway, type LocalGateway } from '../services/local/gateway';
+import { seedDemo, type DemoData } from '../services/local/seed';
+import { putEmployee } from '../services/employees/store';
+import { defaultDb, type Db } from '../services/shared/ddb/client';
+import { entryKeys, entryToItem } from '../services/timesheets/store';
+import type { TimeEntry } from '../services/timesheets/domain';
+import { callSummary, installMeter, type Call, type Meter } from './lib/meter';
+import { round, since, summarize } from './lib/stats';
+
+/**
+ * The phases that run the API in this process (the local gateway and the real handlers, on a
+ * DynamoDB Local of their own), so that an SDK middleware on the handlers' own client can count
+ * their DynamoDB calls: calls and capacity per operation, and the scale shape.
+ */
+export interface InProcess {
+  readonly db: Db;
+  readonly demo: DemoData;
+  readonly gateway: LocalGateway;
+  readonly meter: Meter;
+  readonly orgUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startInProcess(): Promise<InProcess> {
+  const ddb: DynamoDbLocal = await startDynamoDbLocal({ port: 0 });
+  const tableName = 'wfm-bench';
+  const client = localClient(ddb.endpoint);
+  await ensureTable(client, tableName);
+  client.destroy();
+  // What the stack gives the Lambda functions; the handlers read it on first use.
+  Object.assign(process.env, {
+    TABLE_NAME: tableName,
+    DYNAMODB_ENDPOINT: ddb.endpoint,
+    API_ENVIRONMENT: 'TEST',
+    CURSOR_SECRET: 'bench-cursor-secret',
+    RESTRICTED_DATA_LOCAL_KEY: Buffer.alloc(32, 9).toString('base64'),
+    POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'ERROR',
+  });
+  const db = defaultDb();
+  const meter = installMeter(db.doc);
+  const demo = await seedDemo(db, 'bench-seed');
+  const gateway = await startLocalGateway({ port: 0, host: '127.0.0.1' });
+  return {
+    db,
+    demo,
+    gateway,
+    meter,
+    orgUrl: `${gateway.url}/v1/organizations/${demo.organizationId}`,
+    stop: async () => {
+      await gateway.close();
+      await ddb.stop();
+    },
+  };
+}
+
+interface Sent {
+  readonly status: number;
+  readonly body: any;
+  readonly etag: string | null;
+  readonly ms: number;
+}
+
+export async function send(method: string, url: string, token: string, body?: unknown, headers: Record<string, string> = {}): Promise<Sent> {
+  const start = performance.now();
+  const res = await fetch(url, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body !== undefined ? { 'Content-Type': url.includes('/scim/') ? 'application/scim+json' : 'application/json' } : {}), ...headers },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  const ms = since(start);
+  return { status: res.status, body: text ? JSON.parse(text) : undefined, etag: res.headers.get('etag'), ms };
+}
+
+const dayOf = (day: number, from = '08:00', to = '16:00') => {
+  const date = new Date(Date.UTC(2040, 0, 1) + day * 86_400_000).toISOString().slice(0, 10);
+  return { startedAt: `${date}T${from}:00Z`, endedAt: `${date}T${to}:00Z` };
+};
+
+async function newEmployee(db: Db, organizationId: string): Promise<string> {
+  const id = randomUUID();
+  const at = new Date().toISOString();
+  await putEmployee(db, { id, organizationId, userName: `${id}@bench.example`, emails: [], active: true, createdAt: at, updatedAt: at, version: 1 });
+  return id;
+}
+
+// ---- DynamoDB calls and capacity per operation ---------------------------------------------
+
+export interface CallsPerOp {
+  readonly calls: number;
+  readonly byOperation: Record<string, number>;
+  readonly items: number;
+  readonly scannedByQueries: number;
+  readonly capacityUnits: number;
+  /** The fewest calls this access pattern needs, and why. */
+  readonly minimumCalls: number;
+  readonly minimumReason: string;
+  readonly extraCalls: number;
+}
+
+export async function measureCallsPerOp(app: InProcess, repeat = 5): Promise<Record<string, CallsPerOp>> {
+  const { demo } = app;
+  const admin = demo.keys.admin;
+  const employeeId = await newEmployee(app.db, demo.organizationId);
+  let day = 0;
+  const createBody = () => ({ employeeId, context: { kind: 'REGISTERED_LOCATION', locationId: demo.locations[0] }, ...dayOf(day++), breakMinutes: 30, reason: 'Bench' });
+  // Warm: the authorizer's policy of each key is cached, as in steady state.
+  for (const key of [admin, demo.keys.scim]) await send('GET', `${app.orgUrl}/timesheets?limit=1`, key);
+  for (let i = 0; i < 60; i += 1) await send('POST', `${app.orgUrl}/timesheets`, admin, createBody(), { 'Idempotency-Key': randomUUID() });
+  const sample = await send('POST', `${app.orgUrl}/timesheets`, admin, createBody(), { 'Idempotency-Key': randomUUID() });
+  let etag = sample.etag!;
+  const entryId = sample.body.id as string;
+  const scimUser = encodeURIComponent('userName eq "ada.lindqvist@acme.example"');
+
+  const operations: Record<string, { run: () => Promise<Sent>; minimum: number; reason: string }> = {
+    'GET /timesheets (organization, limit 50)': {
+      run: () => send('GET', `${app.orgUrl}/timesheets?limit=50`, admin),
+      minimum: 1,
+      reason: 'one Query of one index returns a page; the design merges two (ended entries on GSI1, OPEN ones on the sparse GSI3)',
+    },
+    'GET /timesheets (employee, from/to, limit 50)': {
+      run: () => send('GET', `${app.orgUrl}/timesheets?employeeId=${employeeId}&from=2040-01-01T00:00:00Z&to=2040-03-01T00:00:00Z&limit=50`, admin),
+      minimum: 2,
+      reason: 'the page Query plus the bound that makes the range window finite (organization TE_STATS); OPEN entries need GSI3 as well',
+    },
+    'GET /timesheets/{id}': { run: () => send('GET', `${app.orgUrl}/timesheets/${entryId}`, admin), minimum: 1, reason: 'one GetItem' },
+    'POST /timesheets': {
+      run: () => send('POST', `${app.orgUrl}/timesheets`, admin, createBody(), { 'Idempotency-Key': randomUUID() }),
+      minimum: 3,
+      reason: 'one BatchGetItem (capability, employee, location, guard, bound), one consistent Query of the overlap window, one TransactWriteItems',
+    },
+    'PATCH /timesheets/{id}': {
+      run: async () => {
+        const res = await send('PATCH', `${app.orgUrl}/timesheets/${entryId}`, admin, { breakMinutes: 30 + (day++ % 2), reason: 'Bench' }, { 'Idempotency-Key': randomUUID(), 'If-Match': etag });
+        etag = res.etag ?? etag;
+        return res;
+      },
+      minimum: 4,
+      reason: 'GetItem of the entry (its employee names the guard), BatchGetItem, overlap Query, TransactWriteItems',
+    },
+    'POST /timesheets/{id}/void': {
+      run: async () => {
+        const created = await send('POST', `${app.orgUrl}/timesheets`, admin, createBody(), { 'Idempotency-Key': randomUUID() });
+        return app.meter.during(() => send('POST', `${app.orgUrl}/timesheets/${created.body.id}/void`, admin, { reason: 'Bench' }, { 'Idempotency-Key': randomUUID(), 'If-Match': created.etag! })).then((r) => ({ ...r.result, calls: r.calls }));
+      },
+      minimum: 3,
+      reason: 'GetItem of the entry, BatchGetItem (capability, guard), TransactWriteItems; no overlap check',
+    },
+    'GET /audit (limit 50)': { run: () => send('GET', `${app.orgUrl}/audit?limit=50`, admin), minimum: 1, reason: 'one Query on GSI1' },
+    'GET /work-events (limit 50)': { run: () => send('GET', `${app.orgUrl}/work-events?limit=50`, admin), minimum: 1, reason: 'one Query on GSI1' },
+    'SCIM GET /Users?filter=userName eq': {
+      run: () => send('GET', `${app.orgUrl}/scim/v2/Users?filter=${scimUser}`, demo.keys.scim),
+      minimum: 2,
+      reason: 'the uniqueness guard names the id (GetItem/BatchGetItem), then the employee record',
+    },
+    'SCIM POST /Users': {
+      run: () => {
+        const id = randomUUID();
+        return send('POST', `${app.orgUrl}/scim/v2/Users`, demo.keys.scim, { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: `${id}@bench.example`, externalId: id });
+      },
+      minimum: 2,
+      reason: 'one BatchGetItem of the guards (userName, externalId), one TransactWriteItems',
+    },
+  };
+
+  const out: Record<string, CallsPerOp> = {};
+  for (const [name, op] of Object.entries(operations)) {
+    const samples: Call[][] = [];
+    for (let i = 0; i < repeat; i += 1) {
+      const measured = await app.meter.during(op.run);
+      const r = measured.result as Sent & { calls?: Call[] };
+      if (r.status >= 400) throw new Error(`${name} answered ${r.status}: ${JSON.stringify(r.body)}`);
+      samples.push(r.calls ?? measured.calls);
+    }
+    // Calls are deterministic; report the median sample by call count.
+    const chosen = [...samples].sort((a, b) => a.length - b.length)[Math.floor(samples.length / 2)];
+    const summary = callSummary(chosen);
+    out[name] = { ...summary, minimumCalls: op.minimum, minimumReason: op.reason, extraCalls: summary.calls - op.minimum };
+  }
+
+  // The authorizer: a request with a key whose policy is not cached.
+  const { issueApiKey } = await import('../services/api-keys/issue');
+  const fresh = await issueApiKey(app.db, { organizationId: demo.organizationId, environment: 'TEST', label: 'Bench: uncached', scopes: ['timesheets:read'], now: new Date().toISOString() });
+  const cold = await app.meter.during(() => send('GET', `${app.orgUrl}/timesheets/${entryId}`, fresh.token));
+  const warm = await app.meter.during(() => send('GET', `${app.orgUrl}/timesheets/${entryId}`, fresh.token));
+  const authorizerCalls = cold.calls.slice(0, cold.calls.length - warm.calls.length);
+  out['authorizer (policy cache miss, once per key per 60 s)'] = { ...callSummary(authorizerCalls), minimumCalls: 1, minimumReason: 'one GetItem of the key record', extraCalls: authorizerCalls.length - 1 };
+  return out;
+}
+
+// ---- scale shape -----------------------------------------------------------------------------
+
+export interface ScaleShape {
+  readonly pageSize: number;
+  /** GET /timesheets?employeeId=... (first page) with the employee holding N entries. */
+  readonly listByEmployeeHistory: Record<string, ReturnType<typeof summarize> & { itemsReadPerRequest: number }>;
+  /** GET /timesheets?employeeId=...&from&to over one month in the middle of the history. */
+  readonly listRangeByEmployeeHistory: Record<string, ReturnType<typeof summarize> & { itemsReadPerRequest: number }>;
+  /** POST /timesheets for a fresh employee as the organization's entry count grows. */
+  readonly createByOrganizationSize: Record<string, ReturnType<typeof summarize>>;
+  /** POST /timesheets for the employee that holds the most entries. */
+  readonly createForLargestEmployee: ReturnType<typeof summarize> & { entries: number };
+  readonly seedItemsPerSecond: number;
+}
+
+/** Writes `count` closed 8-hour entries (entry + timeline items) for one employee, one per day from 2001. */
+async function seedEntries(db: Db, organizationId: string, employeeId: string, count: number): Promise<number> {
+  const start = performance.now();
+  const items: Record<string, unknown>[] = [];
+  const at = new Date().toISOString();
+  for (let i = 0; i < count; i += 1) {
+    const date = new Date(Date.UTC(2001, 0, 1) + i * 86_400_000).toISOString().slice(0, 10);
+    const e: TimeEntry = {
+      id: randomUUID(),
+      organizationId,
+      employeeId,
+      context: { kind: 'REGISTERED_LOCATION', locationId: '00000000-0000-4000-8000-000000000000' },
+      startedAt: `${date}T08:00:00.000Z`,
+      endedAt: `${date}T16:00:00.000Z`,
+      breakMinutes: 30,
+      origin: 'MANUAL',
+      state: 'CLOSED',
+      adjusted: false,
+      revision: 1,
+      createdAt: at,
+      updatedAt: at,
+    } as TimeEntry;
+    items.push(entryToItem(e), { ...entryKeys.timeline(e), itemType: 'TimelineEntry', id: e.id, startedAt: e.startedAt, endedAt: e.endedAt, state: e.state });
+  }
+  // The guard and the organization's bound know the longest interval, as a real write leaves them.
+  items.push({ ...entryKeys.guard(organizationId, employeeId), itemType: 'OverlapGuard', version: 1, openEntries: {}, maxClosedDurationMs: 8 * 3_600_000 });
+  const chunks: Record<string, unknown>[][] = [];
+  for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
+  const lanes = 4;
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, lane) => {
+      for (let c = lane; c < chunks.length; c += lanes) {
+        let pending = chunks[c].map((Item) => ({ PutRequest: { Item } }));
+        while (pending.length > 0) {
+          const out = await db.doc.send(new BatchWriteCommand({ RequestItems: { [db.tableName]: pending } }));
+          pending = (out.UnprocessedItems?.[db.tableName] as typeof pending | undefined) ?? [];
+        }
+      }
+    }),
+  );
+  return items.length / (since(start) / 1000);
+}
+
+export async function measureScale(app: InProcess, options: { sizes: readonly number[]; samples: number }): Promise<ScaleShape> {
+  const { demo, db } = app;
+  const admin = demo.keys.admin;
+  const pageSize = 50;
+  const org = demo.organizationId;
+  const listByEmployeeHistory: ScaleShape['listByEmployeeHistory'] = {};
+  const listRangeByEmployeeHistory: ScaleShape['listRangeByEmployeeHistory'] = {};
+  const createByOrganizationSize: ScaleShape['createByOrganizationSize'] = {};
+  let orgEntries = 0;
+  let seedRate = 0;
+  let futureDay = 0;
+
+  const measureCreates = async (label: string, employeeId?: string) => {
+    const emp = employeeId ?? (await newEmployee(db, org));
+    const samples: number[] = [];
+    for (let i = 0; i < options.samples; i += 1) {
+      const res = await send('POST', `${app.orgUrl}/timesheets`, admin, { employeeId: emp, context: { kind: 'REGISTERED_LOCATION', locationId: demo.locations[0] }, ...dayOf(20_000 + futureDay++), breakMinutes: 0, reason: 'Bench' }, { 'Idempotency-Key': randomUUID() });
+      if (res.status !== 201) throw new Error(`create answered ${res.status}: ${JSON.stringify(res.body)}`);
+      samples.push(res.ms);
+    }
+    createByOrganizationSize[label] = summarize(samples.slice(1));
+  };
+
+  await measureCreates(`~${orgEntries} entries`);
+  let largest = { employeeId: '', entries: 0 };
+  for (const size of options.sizes) {
+    const employeeId = await newEmployee(db, org);
+    seedRate = Math.max(seedRate, await seedEntries(db, org, employeeId, size));
+    orgEntries += size;
+    largest = size > largest.entries ? { employeeId, entries: size } : largest;
+    const listSamples: number[] = [];
+    const rangeSamples: number[] = [];
+    let listItems = 0;
+    let rangeItems = 0;
+    const mid = new Date(Date.UTC(2001, 0, 1) + Math.floor(size / 2) * 86_400_000);
+    const from = mid.toISOString();
+    const to = new Date(mid.getTime() + 30 * 86_400_000).toISOString();
+    for (let i = 0; i < options.samples; i += 1) {
+      const page = await app.meter.during(() => send('GET', `${app.orgUrl}/timesheets?employeeId=${employeeId}&limit=${pageSize}`, admin));
+      const range = await app.meter.during(() => send('GET', `${app.orgUrl}/timesheets?employeeId=${employeeId}&from=${from}&to=${to}&limit=${pageSize}`, admin));
+      if (page.result.status !== 200 || range.result.status !== 200) throw new Error('list failed');
+      listSamples.push(page.result.ms);
+      rangeSamples.push(range.result.ms);
+      listItems = page.calls.reduce((n, c) => n + c.scanned, 0);
+      rangeItems = range.calls.reduce((n, c) => n + c.scanned, 0);
+    }
+    listByEmployeeHistory[`${size} entries`] = { ...summarize(listSamples.slice(1)), itemsReadPerRequest: listItems };
+    listRangeByEmployeeHistory[`${size} entries`] = { ...summarize(rangeSamples.slice(1)), itemsReadPerRequest: rangeItems };
+    await measureCreates(`~${orgEntries} entries`);
+  }
+  const samples: number[] = [];
+  for (let i = 0; i < options.samples; i += 1) {
+    const res = await send('POST', `${app.orgUrl}/timesheets`, admin, { employeeId: largest.employeeId, context: { kind: 'REGISTERED_LOCATION', locationId: demo.locations[0] }, ...dayOf(20_000 + futureDay++), breakMinutes: 0, reason: 'Bench' }, { 'Idempotency-Key': randomUUID() });
+    if (res.status !== 201) throw new Error(`create answered ${res.status}: ${JSON.stringify(res.body)}`);
+    samples.push(res.ms);
+  }
+  const createForLargestEmployee = { ...summarize(samples.slice(1)), entries: largest.entries };
+  return { pageSize, listByEmployeeHistory, listRangeByEmployeeHistory, createByOrganizationSize, createForLargestEmployee, seedItemsPerSecond: round(seedRate, 0) };
+}
+

@@ -1,0 +1,309 @@
+import { randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+import { auditItem } from '../services/audit/store';
+import { employeeExistsCheck, putEmployee } from '../services/employees/store';
+import { locationExistsCheck } from '../services/locations/store';
+import { timesheetCapabilityCheck } from '../services/organizations/store';
+import { createDb, type Db } from '../services/shared/ddb/client';
+import { commit, type TxItem } from '../services/shared/ddb/transaction';
+import type { TimeEntry } from '../services/timesheets/domain';
+import { guardFromItem, listEntries, putNewEntry, putNextGuard, timelineItems, entryKeys } from '../services/timesheets/store';
+import { batchGet, collectAll } from '../services/shared/ddb/read';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { startLocalRuntime, type LocalRuntime } from './lib/local-runtime';
+import { percentile, round } from './lib/stats';
+
+/**
+ * Throughput and latency of the API as `npm start` serves it (its own process), driven by
+ * autocannon from this process, next to the raw DynamoDB Local throughput of the same
+ * TransactWriteItems and Query shapes from this process, in the same run and on the same
+ * DynamoDB Local, so that the report can give ratios rather than absolute times.
+ */
+export interface LoadResult {
+  readonly connections: number;
+  readonly durationS: number;
+  readonly requests: number;
+  readonly ok: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly reqPerSec: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  /** For non-2xx answers: status -> count (e.g. 503 TRANSACTION_CONFLICT under contention). */
+  readonly statuses?: Record<string, number>;
+}
+
+export interface ThroughputResults {
+  readonly api: Record<string, LoadResult[]>;
+  readonly raw: Record<string, LoadResult[]>;
+  /** The raw create transaction: items and actions, to compare with the API's (calls per op). */
+  readonly rawTransactShape: { items: number; actions: string[] };
+}
+
+const ADMIN_SCOPES = 'admin';
+
+export async function measureThroughput(options: { connections: readonly number[]; durationS: number; warmupS: number }): Promise<ThroughputResults> {
+  const runtime = await startLocalRuntime();
+  try {
+    return await run(runtime, options);
+  } finally {
+    await runtime.stop();
+  }
+}
+
+async function run(runtime: LocalRuntime, options: { connections: readonly number[]; durationS: number; warmupS: number }): Promise<ThroughputResults> {
+  const { demo } = runtime;
+  const base = `${runtime.url}/v1/organizations/${demo.organizationId}`;
+  const db = createDb({ tableName: runtime.tableName, endpoint: runtime.dynamoDbEndpoint });
+  const maxConnections = Math.max(...options.connections);
+  const admin = demo.keys[ADMIN_SCOPES];
+  const auth = { Authorization: `Bearer ${admin}` };
+
+  // Employees of their own per connection: writes of different employees never wait on one guard.
+  const employees = await Promise.all(Array.from({ length: maxConnections }, () => newEmployee(db, demo.organizationId)));
+  const patchEmployees = await Promise.all(Array.from({ length: maxConnections }, () => newEmployee(db, demo.organizationId)));
+  const rawEmployees = await Promise.all(Array.from({ length: maxConnections }, () => newEmployee(db, demo.organizationId)));
+  const nextDay = new Map<string, number>();
+  const dayFor = (employeeId: string) => {
+    const d = nextDay.get(employeeId) ?? 0;
+    nextDay.set(employeeId, d + 1);
+    return d;
+  };
+  const body = (employeeId: string) => ({ employeeId, context: { kind: 'REGISTERED_LOCATION', locationId: demo.locations[0] }, ...interval(dayFor(employeeId)), breakMinutes: 30, reason: 'Bench' });
+
+  // A list of 200 entries in the past, an entry per PATCH chain, and one to GET.
+  const listEmployees = await Promise.all(Array.from({ length: 4 }, () => newEmployee(db, demo.organizationId)));
+  await Promise.all(listEmployees.map(async (e) => { for (let i = 0; i < 50; i += 1) await post(base, auth, body(e)); }));
+  const chains = await Promise.all(patchEmployees.map(async (e) => { const r = await post(base, auth, body(e)); return { id: r.body.id as string, etag: r.etag }; }));
+  const one = chains[0].id;
+
+  const autocannonRun = async (connections: number, durationS: number, request: autocannon.Request, statuses: Record<string, number>) => {
+    const result = await autocannon({ url: base, connections, duration: durationS, pipelining: 1, timeout: 20, requests: [request] });
+    const ok = result['2xx'];
+    return {
+      connections,
+      durationS,
+      requests: result.requests.total,
+      ok,
+      non2xx: result.non2xx,
+      errors: result.errors,
+      reqPerSec: round(ok / result.duration, 1),
+      p50Ms: result.latency.p50,
+      p99Ms: result.latency.p99,
+      ...(Object.keys(statuses).length > 0 ? { statuses } : {}),
+    } satisfies LoadResult;
+  };
+
+  const counting = (statuses: Record<string, number>) => (status: number, responseBody: string) => {
+    if (status < 300) return;
+    let code = '';
+    try {
+      code = JSON.parse(responseBody).code ?? '';
+    } catch {
+      /* not JSON */
+    }
+    const key = `${status}${code ? ` ${code}` : ''}`;
+    statuses[key] = (statuses[key] ?? 0) + 1;
+  };
+
+  const scenarios: Record<string, (statuses: Record<string, number>) => autocannon.Request> = {
+    'GET /timesheets (limit 50)': (s) => ({ method: 'GET', path: `${base}/timesheets?limit=50`, headers: auth, onResponse: counting(s) }),
+    'GET /timesheets/{id}': (s) => ({ method: 'GET', path: `${base}/timesheets/${one}`, headers: auth, onResponse: counting(s) }),
+    'POST /timesheets (distinct intervals)': (s) => {
+      let next = 0;
+      return {
+        method: 'POST',
+        path: `${base}/timesheets`,
+        setupRequest: (req: any, context: any) => {
+          context.employee ??= employees[next++ % employees.length];
+          return { ...req, headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() }, body: JSON.stringify(body(context.employee)) };
+        },
+        onResponse: counting(s),
+      };
+    },
+    'PATCH /timesheets/{id} (ETag chain per connection)': (s) => {
+      let next = 0;
+      return {
+        method: 'PATCH',
+        path: `${base}/timesheets/${one}`,
+        setupRequest: (req: any, context: any) => {
+          context.chain ??= chains[next++ % chains.length];
+          context.n = (context.n ?? 0) + 1;
+          return {
+            ...req,
+            path: `${base}/timesheets/${context.chain.id}`,
+            headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID(), 'If-Match': context.chain.etag },
+            body: JSON.stringify({ breakMinutes: 30 + (context.n % 2), reason: 'Bench' }),
+          };
+        },
+        onResponse: (status: number, responseBody: string, context: any, headers: any) => {
+          counting(s)(status, responseBody);
+          const etag = headers?.etag ?? headers?.ETag;
+          if (status === 200 && etag) context.chain.etag = etag;
+        },
+      };
+    },
+    'SCIM GET /Users?filter=userName eq': (s) => ({
+      method: 'GET',
+      path: `${base}/scim/v2/Users?filter=${encodeURIComponent('userName eq "ada.lindqvist@acme.example"')}`,
+      headers: { Authorization: `Bearer ${demo.keys.scim}` },
+      onResponse: counting(s),
+    }),
+  };
+
+  // A run ends with requests in flight: their PATCH may commit without the chain seeing the
+  // new ETag. Each run therefore starts from the current ETags.
+  const refreshChains = () =>
+    Promise.all(
+      chains.map(async (c) => {
+        const res = await fetch(`${base}/timesheets/${c.id}`, { headers: auth });
+        await res.text();
+        c.etag = res.headers.get('etag')!;
+      }),
+    );
+
+  const api: Record<string, LoadResult[]> = {};
+  for (const [name, scenario] of Object.entries(scenarios)) {
+    if (options.warmupS > 0) {
+      await refreshChains();
+      await autocannonRun(4, options.warmupS, scenario({}), {});
+    }
+    api[name] = [];
+    for (const connections of options.connections) {
+      await refreshChains();
+      const statuses: Record<string, number> = {};
+      api[name].push(await autocannonRun(connections, options.durationS, scenario(statuses), statuses));
+      log(`${name} x${connections}: ${api[name].at(-1)!.reqPerSec} req/s`);
+    }
+  }
+
+  // ---- raw DynamoDB Local: the same shapes, no HTTP, no handler ------------------------------
+  const rawDb = createDb({ tableName: runtime.tableName, endpoint: runtime.dynamoDbEndpoint });
+  const guards = new Map<string, number>();
+  const rawTransact = async (employeeId: string) => {
+    const now = new Date().toISOString();
+    const entry: TimeEntry = {
+      id: randomUUID(),
+      organizationId: demo.organizationId,
+      employeeId,
+      context: { kind: 'REGISTERED_LOCATION', locationId: demo.locations[0] },
+      ...interval(dayFor(employeeId)),
+      breakMinutes: 30,
+      origin: 'MANUAL',
+      state: 'CLOSED',
+      adjusted: false,
+      revision: 1,
+      createdAt: now,
+      updatedAt: now,
+    } as TimeEntry;
+    const version = guards.get(employeeId) ?? 0;
+    const guard = guardFromItem(demo.organizationId, employeeId, version === 0 ? undefined : { version, openEntries: {}, maxClosedDurationMs: 8 * 3_600_000 });
+    const items: TxItem[] = [
+      putNewEntry(entry),
+      ...timelineItems(undefined, entry),
+      auditItem({
+        id: randomUUID(),
+        organizationId: entry.organizationId,
+        occurredAt: now,
+        actor: { type: 'API_KEY', keyId: 'bench', label: 'Bench' },
+        action: 'time_entry.created',
+        entity: { type: 'time_entry', id: entry.id },
+        references: { employeeId },
+        reason: 'Bench',
+        after: { startedAt: entry.startedAt, endedAt: entry.endedAt, breakMinutes: 30, state: 'CLOSED', revision: 1, contextKind: 'REGISTERED_LOCATION', locationId: demo.locations[0] },
+        staleExportManifestIds: [],
+        requestId: randomUUID(),
+      }),
+      putNextGuard(guard, { openEntries: {}, maxClosedDurationMs: 8 * 3_600_000 }),
+      employeeExistsCheck(demo.organizationId, employeeId),
+      locationExistsCheck(demo.organizationId, demo.locations[0]),
+      timesheetCapabilityCheck(demo.organizationId),
+      // The idempotency record the handler commits with the change (here: a new key each time).
+      { label: 'idempotency', op: { Put: { Item: { PK: `IDEM#bench-${randomUUID()}`, SK: 'IDEM', itemType: 'IdempotencyRecord', status: 'COMPLETED', response: { statusCode: 201, body: { id: entry.id } } }, ConditionExpression: 'attribute_not_exists(PK)' } } },
+    ];
+    await commit(rawDb, items);
+    guards.set(employeeId, version + 1);
+    return items;
+  };
+  const shape = await rawTransact(rawEmployees[0]);
+  const rawCreateSequence = async (employeeId: string) => {
+    // What a create sends besides HTTP: the lock, the snapshot, the overlap window, the transaction.
+    await rawDb.doc.send(new PutCommand({ TableName: rawDb.tableName, Item: { PK: `IDEM#lock-${randomUUID()}`, SK: 'IDEM', status: 'INPROGRESS' }, ConditionExpression: 'attribute_not_exists(PK)' }));
+    await batchGet(rawDb, [{ PK: `ORG#${demo.organizationId}`, SK: 'ORG' }, { PK: `ORG#${demo.organizationId}#EMP#${employeeId}`, SK: 'EMP' }, entryKeys.guard(demo.organizationId, employeeId), entryKeys.stats(demo.organizationId), { PK: `ORG#${demo.organizationId}#LOC#${demo.locations[0]}`, SK: 'LOC' }]);
+    await collectAll(rawDb, { ConsistentRead: true, KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi', ExpressionAttributeValues: { ':pk': entryKeys.guard(demo.organizationId, employeeId).PK, ':lo': 'TE#2040', ':hi': 'TE#~' } });
+    await rawTransact(employeeId);
+  };
+
+  const rawScenarios: Record<string, (worker: number) => Promise<unknown>> = {
+    'TransactWriteItems (create shape)': (w) => rawTransact(rawEmployees[w]),
+    'create call sequence (lock, BatchGetItem, Query, TransactWriteItems)': (w) => rawCreateSequence(rawEmployees[w]),
+    'Query x2 (list shape: GSI1 + GSI3, limit 51)': () => listEntries(rawDb, { organizationId: demo.organizationId }, 50, 0),
+  };
+  const raw: Record<string, LoadResult[]> = {};
+  for (const [name, op] of Object.entries(rawScenarios)) {
+    if (options.warmupS > 0) await closedLoop(4, options.warmupS, op);
+    raw[name] = [];
+    for (const connections of options.connections) {
+      raw[name].push(await closedLoop(connections, options.durationS, op));
+      log(`raw ${name} x${connections}: ${raw[name].at(-1)!.reqPerSec} ops/s`);
+    }
+  }
+  rawDb.doc.destroy();
+  db.doc.destroy();
+  return { api, raw, rawTransactShape: { items: shape.length, actions: shape.map((i) => `${Object.keys(i.op)[0]} ${i.label}`) } };
+}
+
+/** `workers` loops calling `op` back to back for `durationS` seconds. */
+async function closedLoop(workers: number, durationS: number, op: (worker: number) => Promise<unknown>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const end = performance.now() + durationS * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: workers }, async (_, w) => {
+      while (performance.now() < end) {
+        const t = performance.now();
+        try {
+          await op(w);
+          latencies.push(performance.now() - t);
+        } catch {
+          errors += 1;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  return {
+    connections: workers,
+    durationS,
+    requests: latencies.length + errors,
+    ok: latencies.length,
+    non2xx: 0,
+    errors,
+    reqPerSec: round(latencies.length / elapsed, 1),
+    p50Ms: round(percentile(latencies, 50)),
+    p99Ms: round(percentile(latencies, 99)),
+  };
+}
+
+async function post(base: string, auth: Record<string, string>, body: unknown): Promise<{ body: any; etag: string }> {
+  const res = await fetch(`${base}/timesheets`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() }, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status !== 201) throw new Error(`setup create answered ${res.status}: ${text}`);
+  return { body: JSON.parse(text), etag: res.headers.get('etag')! };
+}
+
+async function newEmployee(db: Db, organizationId: string): Promise<string> {
+  const id = randomUUID();
+  const at = new Date().toISOString();
+  await putEmployee(db, { id, organizationId, userName: `${id}@bench.example`, emails: [], active: true, createdAt: at, updatedAt: at, version: 1 });
+  return id;
+}
+
+/** A closed 8-hour interval on its own day from 2050 on: creates never overlap by accident. */
+const interval = (day: number) => {
+  const date = new Date(Date.UTC(2050, 0, 1) + day * 86_400_000).toISOString().slice(0, 10);
+  return { startedAt: `${date}T08:00:00Z`, endedAt: `${date}T16:00:00Z` };
+};
+
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
