@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { auditItem, type AuditEntry } from '../audit/store';
-import { getLocation, locationExistsCheck, locationKeys } from '../locations/store';
+import { getLocation, locationExistsCheck, locationKeys, LOCATION_LABEL } from '../locations/store';
 import { getByIds, listPage, type ListQuery, type Page } from '../locations/pages';
 import type { Db } from '../shared/ddb/client';
 import { batchGet } from '../shared/ddb/read';
@@ -230,7 +230,7 @@ async function commitStock(db: Db, items: readonly TxItem[]): Promise<void> {
   try {
     await commit(db, items);
   } catch (error) {
-    if (error instanceof TransactionCancelledError && (error.failed(LINK_LABEL) || error.failed('location') || error.failed(MATERIAL_LABEL))) throw new StockMovedError({ cause: error });
+    if (error instanceof TransactionCancelledError && (error.failed(LINK_LABEL) || error.failed(LOCATION_LABEL) || error.failed(MATERIAL_LABEL))) throw new StockMovedError({ cause: error });
     throw error;
   }
 }
