@@ -2,7 +2,7 @@ import { Tags, Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { environmentFromContext, type EnvironmentConfig } from './environments';
 import { ApiStack } from './stacks/api-stack';
-import { DataStack } from './stacks/data-stack';
+import { DataStack, reportsBucketName } from './stacks/data-stack';
 
 export interface WfmStacks {
   readonly environment: EnvironmentConfig;
@@ -33,6 +33,7 @@ export function buildApp(app: App): WfmStacks {
     table: data.table,
     cursorSecret: data.cursorSecret,
     restrictedDataKey: data.restrictedDataKey,
+    reportsBucketName: reportsBucketName(environment.apiEnvironment),
     logRetention: environment.logRetention,
     retainLogs: environment.retainLogs,
     domainName: environment.domainName,

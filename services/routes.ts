@@ -60,7 +60,7 @@ export type Scope = (typeof SCOPES)[number];
 export const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
 
 /** Lambda functions behind the public and SCIM APIs: one per resource area. */
-export const AREAS = ['work-events', 'timesheets', 'audit', 'scim', 'organization', 'employees', 'locations', 'materials'] as const;
+export const AREAS = ['work-events', 'timesheets', 'audit', 'scim', 'organization', 'employees', 'locations', 'materials', 'reports'] as const;
 export type Area = (typeof AREAS)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -145,6 +145,13 @@ export const ROUTES: readonly RouteSpec[] = [
   route('GET', '/locations/{locationId}/materials', 'materials', 'listLocationMaterials', ['materials:read'], 'Stock of the materials linked to a location'),
   route('PUT', '/locations/{locationId}/materials/{materialId}', 'materials', 'linkLocationMaterial', ['materials:write'], 'Link a material to a location'),
   route('DELETE', '/locations/{locationId}/materials/{materialId}', 'materials', 'unlinkLocationMaterial', ['materials:write'], 'Unlink a material from a location'),
+
+  route('POST', '/reports/generation-jobs', 'reports', 'createReportJob', ['reports:write'], 'Request an export (CSV, PDF, monthly report or payroll dispatch)'),
+  route('GET', '/reports/generation-jobs/{jobId}', 'reports', 'getReportJob', ['reports:read'], 'Progress and result of an export request'),
+  route('GET', '/reports', 'reports', 'listReports', ['reports:read'], 'Export manifests, newest first'),
+  route('GET', '/reports/outbox', 'reports', 'listPayrollOutbox', ['reports:read'], 'Payroll dispatches waiting for the integration job'),
+  route('GET', '/reports/{manifestId}', 'reports', 'getReport', ['reports:read'], 'One export manifest with the revisions it contains'),
+  route('GET', '/reports/files/{manifestId}', 'reports', 'downloadReport', ['reports:read'], 'The file of an export'),
 
   scim('GET', '/ServiceProviderConfig', 'getServiceProviderConfig', 'scim:read', 'SCIM service provider configuration'),
   scim('GET', '/ResourceTypes', 'listResourceTypes', 'scim:read', 'SCIM resource types'),

@@ -177,6 +177,8 @@ export class RoutedApi extends Construct {
       // RestApis must not both manage that singleton.
       cloudWatchRole: false,
       failOnWarnings: true,
+      // Export downloads (PDF) leave the Lambda base64-encoded and the gateway as bytes.
+      binaryMediaTypes: ['application/pdf'],
       deployOptions: {
         stageName: props.stageName ?? STAGE_NAMES[props.api],
         accessLogDestination: new LogGroupLogDestination(this.accessLogs),

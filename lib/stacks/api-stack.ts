@@ -1,7 +1,11 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { Grant } from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Bucket, type IBucket } from 'aws-cdk-lib/aws-s3';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { AREAS, ORG_PREFIX, SCIM_PREFIX, type Area } from '../../services/routes';
@@ -22,6 +26,8 @@ export interface ApiStackProps extends StackProps {
   readonly cursorSecret: ISecret;
   /** The KMS key that seals restricted evidence. */
   readonly restrictedDataKey: IKey;
+  /** Name of the bucket of export files (DataStack `reportsBucketName`). */
+  readonly reportsBucketName: string;
   /**
    * Retention of function and access logs.
    * @default RetentionDays.ONE_MONTH
@@ -75,8 +81,13 @@ const FUNCTION_IDS: Readonly<Record<FunctionName, string>> = {
   employees: 'EmployeesFunction',
   locations: 'LocationsFunction',
   materials: 'MaterialsFunction',
+  reports: 'ReportsFunction',
   'evidence-ingest': 'EvidenceIngestFunction',
+  'reports-worker': 'ReportsWorkerFunction',
 };
+
+/** Functions that are not request/response: they may run longer than an API call. */
+export const FUNCTION_TIMEOUT: Partial<Record<FunctionName, Duration>> = { 'reports-worker': Duration.minutes(5) };
 
 /**
  * The stateless half of an environment: one function per area, the authorizer, the
@@ -87,10 +98,44 @@ export class ApiStack extends Stack {
   readonly functions: Readonly<Record<FunctionName, AreaFunction>>;
   readonly publicApi: RoutedApi;
   readonly scimApi: RoutedApi;
+  readonly reportsQueue: Queue;
   readonly domain?: ApiDomain;
+  private readonly apiEnvironment: ApiEnvironment;
+
+  /**
+   * Export requests: the reports function queues a job message (and streams finished files
+   * from the bucket); the worker consumes the queue, one message at a time, and writes the
+   * files. Messages that keep failing go to a dead-letter queue after 3 deliveries.
+   */
+  private reportsPipeline(reports: AreaFunction, worker: AreaFunction, bucket: IBucket): Queue {
+    const deadLetters = new Queue(this, 'ReportsDeadLetterQueue', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    const queue = new Queue(this, 'ReportsQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // At least the worker's timeout, so a message is not delivered twice while being worked on.
+      visibilityTimeout: Duration.minutes(6),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: 3 },
+    });
+    reports.addEnvironment('REPORTS_QUEUE_URL', queue.queueUrl);
+    queue.grantSendMessages(reports);
+    reports.addEnvironment('REPORTS_BUCKET', bucket.bucketName);
+    Grant.addToPrincipal({ grantee: reports, actions: ['s3:GetObject'], resourceArns: [bucket.arnForObjects('reports/*')] });
+    worker.addEnvironment('REPORTS_BUCKET', bucket.bucketName);
+    Grant.addToPrincipal({ grantee: worker, actions: ['s3:PutObject'], resourceArns: [bucket.arnForObjects('reports/*')] });
+    worker.addEventSource(new SqsEventSource(queue, { batchSize: 1, reportBatchItemFailures: true }));
+    for (const fn of [reports, worker]) {
+      // On the role: the finding is on its policy, which sits beside the function.
+      Validations.of(fn.role!).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::wfm-${this.apiEnvironment.toLowerCase()}-reports-<AWS::AccountId>-<AWS::Region>/reports/*]`,
+        reason: 'Export files are objects under reports/<organizationId>/<manifestId>: the prefix is the narrowest resource that covers files not yet created.',
+      });
+    }
+    return queue;
+  }
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
+    this.apiEnvironment = props.apiEnvironment;
     if (props.domainName && !props.certificateArn) {
       throw new Error(`${id}: certificateArn is required when domainName is set (domainName "${props.domainName}").`);
     }
@@ -108,6 +153,7 @@ export class ApiStack extends Stack {
         logRetention,
         logRemovalPolicy,
         description: `WFM ${props.apiEnvironment} ${name}`,
+        timeout: FUNCTION_TIMEOUT[name],
       });
       const permissions = FUNCTION_PERMISSIONS[name];
       fn.bindTable(props.table, permissions.table);
@@ -116,6 +162,7 @@ export class ApiStack extends Stack {
       functions[name] = fn;
     }
     this.functions = functions;
+    this.reportsQueue = this.reportsPipeline(functions.reports, functions['reports-worker'], Bucket.fromBucketName(this, 'ReportsBucket', props.reportsBucketName));
 
     const accountLogging = props.manageApiGatewayAccount === false ? undefined : new ApiGatewayAccountLogging(this, 'ApiGatewayAccount');
     const areaFunctions = Object.fromEntries(AREAS.map((area) => [area, functions[area]])) as Record<Area, AreaFunction>;

@@ -1,9 +1,13 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { ApiEnvironment } from '../../services/shared/config';
 import { AppTable } from '../constructs/app-table';
+
+/** The bucket of export files: one per environment, account and region. */
+export const reportsBucketName = (environment: ApiEnvironment): string => `wfm-${environment.toLowerCase()}-reports-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
 
 export interface DataStackProps extends StackProps {
   /** TEST or LIVE. */
@@ -25,6 +29,7 @@ export class DataStack extends Stack {
   readonly table: AppTable;
   readonly restrictedDataKey: Key;
   readonly cursorSecret: Secret;
+  readonly reportsBucket: Bucket;
 
   constructor(scope: Construct, id: string, props: DataStackProps) {
     super(scope, id, props);
@@ -50,6 +55,30 @@ export class DataStack extends Stack {
       reason: 'Seals short-lived list cursors only: rotating it would just invalidate the cursors in flight (clients restart the listing); nothing stored depends on it. Rotate by hand if it leaks.',
     });
 
+    // Export files are records (payroll dispatches, timesheets): private, encrypted, versioned,
+    // TLS only, with server access logs in a bucket of their own.
+    const accessLogs = new Bucket(this, 'ReportsAccessLogs', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      removalPolicy,
+      autoDeleteObjects: false,
+    });
+    this.reportsBucket = new Bucket(this, 'ReportsBucket', {
+      // A known name: the api stack grants on `<name>/reports/*` without a cross-stack token,
+      // and export records are never meant to be replaced.
+      bucketName: reportsBucketName(props.apiEnvironment),
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: true,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'reports/',
+      removalPolicy,
+    });
+
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table' });
+    new CfnOutput(this, 'ReportsBucketName', { value: this.reportsBucket.bucketName, description: 'Export files' });
   }
 }

@@ -9,7 +9,7 @@ import { uuid } from '../shared/time';
 import { listAuditEntries, type AuditEntry } from './store';
 
 /** The entity types of audit entries (AuditEntry.entity.type). */
-export const AUDIT_ENTITY_TYPES = ['time_entry', 'employee', 'organization', 'location', 'contact', 'material', 'stock_adjustment'] as const;
+export const AUDIT_ENTITY_TYPES = ['time_entry', 'employee', 'organization', 'location', 'contact', 'material', 'stock_adjustment', 'report_job', 'export_manifest'] as const;
 
 /** Query of GET /audit: newest first; optionally the trail of one entity. */
 export const auditListQuery = z

@@ -12,6 +12,7 @@ import { instant, uuid } from '../shared/time';
 import { nextGuard, statsItems } from '../timesheets/commands';
 import { auditSnapshot, intervalErrors, type TimeEntry } from '../timesheets/domain';
 import { entryKeys, entryFromItem, GUARD_LABEL, guardFromItem, putNewEntry, putNextGuard, putNextRevision, STATS_LABEL, ENTRY_LABEL, timelineItems } from '../timesheets/store';
+import { FENCE_LABEL, fenceFromItem, planStaleness, reportKeys } from '../reports/store';
 import { EVENT_LABEL, getWorkEvent, putRestrictedEventData, putWorkEvent, type WorkEvent } from '../work-events/store';
 
 /**
@@ -83,11 +84,12 @@ export async function ingestEvidence(deps: IngestDeps, organizationId: string, r
   if (seen) return { workEventId: id, timeEntryId: seen.timeEntryId, projection: 'NONE', duplicate: true };
 
   for (let attempt = 1; ; attempt += 1) {
-    const [employee, location, guardItem, stats] = await batchGet(deps.db, [
+    const [employee, location, guardItem, stats, fenceItem] = await batchGet(deps.db, [
       employeeKeys.employee(organizationId, input.employeeId),
       locationKeys.location(organizationId, input.locationId),
       entryKeys.guard(organizationId, input.employeeId),
       entryKeys.stats(organizationId),
+      reportKeys.fence(organizationId),
     ]);
     if (!employee) throw new ValidationError([{ pointer: '/employeeId', detail: 'The employee does not exist in this organization.' }]);
     if (!location) throw new ValidationError([{ pointer: '/locationId', detail: 'The location does not exist in this organization.' }]);
@@ -116,7 +118,10 @@ export async function ingestEvidence(deps: IngestDeps, organizationId: string, r
     ];
     if (projected) {
       const { before, after } = projected;
+      // A projection changes what exports of its period contain, like any other write.
+      const stale = await planStaleness(deps.db, fenceFromItem(organizationId, fenceItem), before, after, { at: now, requestId: `ingest:${id}` });
       items.push(
+        ...stale.items,
         before ? putNextRevision(after, before.revision) : putNewEntry(after),
         ...timelineItems(before, after),
         putNextGuard(guard, nextGuard(guard, before, after)),
@@ -131,6 +136,7 @@ export async function ingestEvidence(deps: IngestDeps, organizationId: string, r
           references: { employeeId: after.employeeId, workEventId: id },
           ...(before ? { before: auditSnapshot(before) } : {}),
           after: auditSnapshot(after),
+          staleExportManifestIds: stale.staleExportManifestIds,
           requestId: `ingest:${id}`,
         }),
       );
@@ -144,7 +150,7 @@ export async function ingestEvidence(deps: IngestDeps, organizationId: string, r
         const first = await getWorkEvent(deps.db, organizationId, id);
         return { workEventId: id, timeEntryId: first?.timeEntryId ?? null, projection: 'NONE', duplicate: true };
       }
-      const raced = error.failed(GUARD_LABEL) || error.failed(STATS_LABEL) || error.failed(ENTRY_LABEL);
+      const raced = error.failed(GUARD_LABEL) || error.failed(STATS_LABEL) || error.failed(ENTRY_LABEL) || error.failed(FENCE_LABEL);
       if (!raced) throw error;
       if (attempt >= ATTEMPTS) throw new TransactionConflictError({ cause: error });
       await new Promise((resolve) => setTimeout(resolve, jitteredBackoff(attempt)));

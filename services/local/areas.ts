@@ -16,6 +16,7 @@ export const AREA_HANDLERS: Readonly<Record<Area, () => Promise<ProxyHandler>>> 
   employees: async () => (await import('../employees/handler')).handler as unknown as ProxyHandler,
   locations: async () => (await import('../locations/handler')).handler as unknown as ProxyHandler,
   materials: async () => (await import('../materials/handler')).handler as unknown as ProxyHandler,
+  reports: async () => (await import('../reports/handler')).handler as unknown as ProxyHandler,
 };
 
 export const handlerEntry = (area: Area): string => `services/${area}/handler.ts`;

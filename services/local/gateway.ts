@@ -167,7 +167,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     }
     const outHeaders: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
     for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) outHeaders[name] = values.map(String);
-    send(res, result.statusCode, outHeaders, result.body ?? '');
+    send(res, result.statusCode, outHeaders, result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? ''));
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -301,7 +301,7 @@ function sendMethodNotAllowed(res: ServerResponse, matches: Match[], requestId: 
   send(res, 405, { 'Content-Type': ERROR_MEDIA_TYPE[format], 'X-Request-Id': requestId, Allow: allow }, JSON.stringify(body));
 }
 
-function send(res: ServerResponse, status: number, headers: Record<string, string | string[]>, body: string): void {
+function send(res: ServerResponse, status: number, headers: Record<string, string | string[]>, body: string | Buffer): void {
   res.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }

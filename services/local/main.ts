@@ -50,6 +50,8 @@ async function main(): Promise<void> {
   process.env[ENV.API_ENVIRONMENT] = 'TEST';
   process.env[ENV.CURSOR_SECRET] = secrets.cursorSecret;
   process.env[ENV.RESTRICTED_DATA_LOCAL_KEY] = secrets.restrictedDataKey;
+  // Export files (S3 in AWS) and the report worker (SQS + Lambda in AWS) run locally in-process.
+  process.env.LOCAL_FILE_STORE_DIR ??= join(LOCAL_DIR, 'files');
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   process.env.POWERTOOLS_SERVICE_NAME ??= 'wfm-local';
 

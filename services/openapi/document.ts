@@ -16,7 +16,9 @@ import { employeesDocs } from '../employees/openapi';
 import { locationsDocs } from '../locations/openapi';
 import { materialsDocs } from '../materials/openapi';
 import { organizationDocs } from '../organization/openapi';
+import { reportsDocs } from '../reports/openapi';
 import { SCIM_SCHEMAS } from './scim';
+import { listOf } from './list';
 import type { AreaDocs, OperationDoc, RequestHeader, ResponseHeader } from './types';
 
 /**
@@ -26,8 +28,6 @@ import type { AreaDocs, OperationDoc, RequestHeader, ResponseHeader } from './ty
  */
 type Header = RequestHeader;
 
-/** `{ items, nextCursor }` of a cursor-paged list. */
-export const listOf = (item: z.ZodType) => z.object({ items: z.array(item), nextCursor: z.string().nullable().meta({ description: 'Opaque; pass it back as `cursor` with the same filters.' }) });
 
 const CORE_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   TimeEntry: timeEntryResponseSchema,
@@ -109,6 +109,7 @@ const RESPONSE_HEADERS: Record<ResponseHeader | 'X-Request-Id', { description: s
   ETag: { description: 'Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource.' },
   Location: { description: 'Path of the created resource.' },
   'Idempotency-Replayed': { description: '"true" when this is the replay of an earlier response to the same Idempotency-Key.' },
+  'Content-Disposition': { description: 'attachment, with a file name.' },
 };
 
 const headerObjects = (names: readonly (ResponseHeader | 'X-Request-Id')[]) =>
@@ -146,7 +147,7 @@ const exampleProblem = (code: ErrorCode) => ({
   requestId: 'c0ffee00-0000-4000-8000-000000000000',
 });
 
-const AREA_DOCS: readonly AreaDocs[] = [{ operations: CORE_DOCS, schemas: CORE_SCHEMAS }, organizationDocs, employeesDocs, locationsDocs, materialsDocs];
+const AREA_DOCS: readonly AreaDocs[] = [{ operations: CORE_DOCS, schemas: CORE_SCHEMAS }, organizationDocs, employeesDocs, locationsDocs, materialsDocs, reportsDocs];
 const DOCS: Readonly<Record<string, OperationDoc>> = Object.assign({}, ...AREA_DOCS.map((a) => a.operations));
 
 function publicOperation(route: RouteSpec) {
@@ -168,6 +169,7 @@ function publicOperation(route: RouteSpec) {
         description: doc.success.description,
         headers: headerObjects(['X-Request-Id', ...(doc.success.headers ?? [])]),
         ...(doc.success.ref ? { content: { 'application/json': { schema: { $ref: `#/components/schemas/${doc.success.ref}` } } } } : {}),
+        ...(doc.success.content ? { content: Object.fromEntries(Object.entries(doc.success.content).map(([type, schema]) => [type, { schema }])) } : {}),
       },
       ...problemResponses(doc.problems),
     },
@@ -234,6 +236,7 @@ export function openApiDocument(): Record<string, unknown> {
       { name: 'employees', description: 'Employees (the records SCIM provisions) and their bank accounts.' },
       { name: 'locations', description: 'Locations, reusable contacts and QR rotation.' },
       { name: 'materials', description: 'Materials, location stock links and stock adjustments.' },
+      { name: 'reports', description: 'Exports (CSV, PDF, monthly report, payroll dispatch), their manifests and staleness.' },
     ],
     security: [{ apiKey: [] }],
     paths,

@@ -3,7 +3,7 @@ import type { ErrorCode } from '../shared/errors';
 
 /** How an area describes its operations for the OpenAPI document (services/openapi/document.ts). */
 export type RequestHeader = 'Idempotency-Key' | 'If-Match';
-export type ResponseHeader = 'ETag' | 'Location' | 'Idempotency-Replayed';
+export type ResponseHeader = 'ETag' | 'Location' | 'Idempotency-Replayed' | 'Content-Disposition';
 
 export interface OperationDoc {
   readonly description: string;
@@ -13,7 +13,14 @@ export interface OperationDoc {
   readonly body?: z.ZodType;
   readonly headers?: Partial<Record<RequestHeader, 'required' | 'optional'>>;
   /** `ref` names a schema of the area's `schemas` (or another area's). */
-  readonly success: { readonly status: number; readonly description: string; readonly ref?: string; readonly headers?: readonly ResponseHeader[] };
+  readonly success: {
+    readonly status: number;
+    readonly description: string;
+    readonly ref?: string;
+    readonly headers?: readonly ResponseHeader[];
+    /** Non-JSON content (files), by media type: a JSON Schema each. */
+    readonly content?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  };
   readonly problems: readonly ErrorCode[];
 }
 

@@ -2,6 +2,7 @@ import { auditItem, type AuditEntry } from '../audit/store';
 import { employeeExistsCheck, employeeKeys, EMPLOYEE_LABEL } from '../employees/store';
 import { locationExistsCheck, locationKeys, LOCATION_LABEL } from '../locations/store';
 import { CAPABILITY_LABEL, timesheetCapabilityCheck } from '../organizations/store';
+import { FENCE_LABEL, fenceFromItem, planStaleness, reportKeys, type ExportFence } from '../reports/store';
 import type { Principal } from '../shared/auth/principal';
 import type { SealedValue } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';
@@ -132,9 +133,11 @@ export async function createTimeEntry(deps: TimesheetDeps, actor: Actor, cmd: Cr
       createdAt: now,
       updatedAt: now,
     };
-    const outcome: WriteOutcome = { entry, staleExportManifestIds: [] };
+    const stale = await planStaleness(deps.db, snapshot.fence, undefined, entry, { at: now, requestId: actor.requestId });
+    const outcome: WriteOutcome = { entry, staleExportManifestIds: stale.staleExportManifestIds };
     const items: TxItem[] = [
       putNewEntry(entry),
+      ...stale.items,
       ...timelineItems(undefined, entry),
       ...(await evidenceItems(deps, entry, cmd.context, now)),
       auditItem(auditEntry(deps, actor, now, 'time_entry.created', entry, undefined, cmd.reason, { ...overlap, reason: cmd.overlapReason }, outcome)),
@@ -173,9 +176,11 @@ export async function correctTimeEntry(deps: TimesheetDeps, actor: Actor, entryI
       throw new ValidationError([{ pointer: '/context/locationId', detail: `Location ${locationId} does not exist in this organization.` }]);
     }
     const overlap = resolveOverlap(await overlapsFor(deps.db, snapshot.guard, next, current.id), { override: cmd.overlapOverride, reason: cmd.overlapReason });
-    const outcome: WriteOutcome = { entry: next, staleExportManifestIds: [] };
+    const stale = await planStaleness(deps.db, snapshot.fence, current, next, { at: now, requestId: actor.requestId });
+    const outcome: WriteOutcome = { entry: next, staleExportManifestIds: stale.staleExportManifestIds };
     const items: TxItem[] = [
       putNextRevision(next, current.revision),
+      ...stale.items,
       ...timelineItems(current, next),
       ...(cmd.context ? await evidenceItems(deps, next, cmd.context, now) : []),
       auditItem(auditEntry(deps, actor, now, 'time_entry.corrected', next, current, cmd.reason, { ...overlap, reason: cmd.overlapReason }, outcome)),
@@ -203,9 +208,11 @@ export async function voidTimeEntry(deps: TimesheetDeps, actor: Actor, entryId: 
     const now = deps.now().toISOString();
     const next = applyVoid(current, now);
     const snapshot = await readWriteSnapshot(deps.db, org, current.employeeId);
-    const outcome: WriteOutcome = { entry: next, staleExportManifestIds: [] };
+    const stale = await planStaleness(deps.db, snapshot.fence, current, next, { at: now, requestId: actor.requestId });
+    const outcome: WriteOutcome = { entry: next, staleExportManifestIds: stale.staleExportManifestIds };
     const items: TxItem[] = [
       putNextRevision(next, current.revision),
+      ...stale.items,
       ...timelineItems(current, next),
       auditItem(auditEntry(deps, actor, now, 'time_entry.voided', next, current, reason, undefined, outcome)),
       putNextGuard(snapshot.guard, nextGuard(snapshot.guard, current, next)),
@@ -222,15 +229,18 @@ interface WriteSnapshot {
   readonly locationExists: boolean;
   readonly guard: OverlapGuard;
   readonly orgMaxDurationMs: number;
+  /** Which months have export manifests; its version fences manifests being opened. */
+  readonly fence: ExportFence;
 }
 
-/** One BatchGetItem: organization (capability), employee, location, guard, stats. */
+/** One BatchGetItem: organization (capability), employee, guard, stats, export fence, location. */
 async function readWriteSnapshot(db: Db, org: string, employeeId: string, locationId?: string): Promise<WriteSnapshot> {
-  const [orgItem, employee, guard, stats, location] = await batchGet(db, [
+  const [orgItem, employee, guard, stats, fence, location] = await batchGet(db, [
     { PK: `ORG#${org}`, SK: 'ORG' },
     employeeKeys.employee(org, employeeId),
     entryKeys.guard(org, employeeId),
     entryKeys.stats(org),
+    reportKeys.fence(org),
     ...(locationId ? [locationKeys.location(org, locationId)] : []),
   ]);
   const entitlements = orgItem?.entitlements as { timesheetCorrections?: boolean } | undefined;
@@ -241,6 +251,7 @@ async function readWriteSnapshot(db: Db, org: string, employeeId: string, locati
     locationExists: location !== undefined,
     guard: guardFromItem(org, employeeId, guard),
     orgMaxDurationMs: (stats?.maxClosedDurationMs as number | undefined) ?? 0,
+    fence: fenceFromItem(org, fence),
   };
 }
 
@@ -318,7 +329,8 @@ async function commitWrite(db: Db, items: TxItem[], kind: 'create' | 'change'): 
     if (error.failed(ENTRY_LABEL) && kind === 'change') throw new EtagMismatchError();
     if (error.failed(EMPLOYEE_LABEL)) throw new ValidationError([{ pointer: '/employeeId', detail: 'The employee does not exist in this organization.' }]);
     if (error.failed(LOCATION_LABEL)) throw new ValidationError([{ pointer: '/context/locationId', detail: 'The location does not exist in this organization.' }]);
-    if (error.failed(GUARD_LABEL) || error.failed(STATS_LABEL)) throw new GuardMoved();
+    // A concurrent write moved the guard, or an export opened a manifest: check everything again.
+    if (error.failed(GUARD_LABEL) || error.failed(STATS_LABEL) || error.failed(FENCE_LABEL)) throw new GuardMoved();
     throw error;
   }
 }

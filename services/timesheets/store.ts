@@ -310,3 +310,23 @@ async function openStream(db: Db, f: ListFilter, max: number): Promise<TimeEntry
   );
   return items.map(entryFromItem);
 }
+
+/**
+ * The entries of one employee that start in [from, to), as committed now: the employee's
+ * timeline (Query with ConsistentRead) and then the entries (BatchGetItem, consistent). Exports
+ * read this way so that no just-committed revision is missed, as a GSI read could.
+ */
+export async function entriesOfEmployeeStartingIn(db: Db, org: string, employeeId: string, from: string, to: string): Promise<TimeEntry[]> {
+  const timeline = await collectAll(db, {
+    ConsistentRead: true,
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
+    ExpressionAttributeValues: { ':pk': entryKeys.guard(org, employeeId).PK, ':lo': `TE#${from}`, ':hi': `TE#${to}` },
+  });
+  const entries: TimeEntry[] = [];
+  const ids = timeline.map((t) => t.id as string);
+  for (let i = 0; i < ids.length; i += 100) {
+    const items = await batchGet(db, ids.slice(i, i + 100).map((id) => entryKeys.entry(org, id)));
+    for (const item of items) if (item) entries.push(entryFromItem(item));
+  }
+  return entries.filter((e) => e.startedAt >= from && e.startedAt < to);
+}

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { FUNCTION_TIMEOUT } from '../../lib/stacks/api-stack';
 import { join } from 'node:path';
 import type { Stack } from 'aws-cdk-lib';
 import { FUNCTION_NAMES, FUNCTION_PERMISSIONS, dynamoDbAction, type FunctionName } from '../../lib/permissions';
@@ -40,7 +41,8 @@ describe('functions', () => {
       Architectures: ['arm64'],
       TracingConfig: { Mode: 'Active' },
       MemorySize: 1024,
-      Timeout: 10,
+      // API functions answer within API Gateway's integration timeout; the report worker runs longer.
+      Timeout: FUNCTION_TIMEOUT[name]?.toSeconds() ?? 10,
       Handler: 'index.handler',
     });
   });
@@ -104,10 +106,14 @@ describe('least privilege', () => {
     }
   });
 
-  it('keeps wildcard resources to the X-Ray statement', () => {
+  it('keeps wildcard resources to the X-Ray statement and the export files prefix', () => {
+    // The reports function reads, and the worker writes, objects under reports/ only.
+    const exportFiles: Partial<Record<string, string[]>> = { reports: ['s3:GetObject'], 'reports-worker': ['s3:PutObject'] };
     for (const name of FUNCTION_NAMES) {
       const wildcards = statementsOf(testEnv, name).filter((s) => JSON.stringify(s.Resource).includes('*'));
-      expect(wildcards.map((s) => actionsOf([s], ''))).toEqual([['xray:PutTelemetryRecords', 'xray:PutTraceSegments']]);
+      const expected = [['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], ...(exportFiles[name] ? [exportFiles[name]] : [])];
+      expect(wildcards.map((s) => actionsOf([s], ''))).toEqual(expected);
+      for (const s of wildcards.filter((w) => actionsOf([w], 's3:').length > 0)) expect(JSON.stringify(s.Resource)).toMatch(/reports-.*\/reports\/\*"/);
     }
   });
 

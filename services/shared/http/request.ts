@@ -23,8 +23,10 @@ export interface HttpResult {
   readonly statusCode: number;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: JsonValue | object;
-  /** Overrides the handler's media type (problem bodies, SCIM errors). */
+  /** Overrides the handler's media type (problem bodies, SCIM errors, files). */
   readonly contentType?: string;
+  /** A file instead of a JSON body: text types are sent as UTF-8, others base64-encoded. */
+  readonly file?: Buffer;
 }
 
 export type Operation = (request: ApiRequest) => Promise<HttpResult>;

@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { limitParameter } from '../shared/http/query';
+import { instant, uuid } from '../shared/time';
+import { REPORT_KINDS } from './domain';
+import type { Manifest, OutboxRecord, ReportJob } from './store';
+
+/** `limit` and `cursor` of the reports lists. */
+export const pageQuery = z.object({ limit: limitParameter(), cursor: z.string().max(2048).optional() }).strict();
+
+export const createJobBodySchema = z
+  .object({
+    kind: z.enum(REPORT_KINDS, { error: `kind must be one of ${REPORT_KINDS.join(', ')}.` }),
+    period: z.object({ from: instant(), to: instant() }).strict().optional(),
+    employeeIds: z.array(uuid()).max(100, { message: 'At most 100 employeeIds; leave it out for every employee.' }).optional(),
+    locationIds: z.array(uuid()).max(100, { message: 'At most 100 locationIds; leave it out for every location.' }).optional(),
+    replacesManifestId: uuid().optional().meta({ description: 'A stale PAYROLL_DISPATCH manifest to replace (explicit, revision-pinned re-dispatch).' }),
+  })
+  .strict();
+
+const utc = () => z.string().meta({ format: 'date-time' });
+const periodSchema = z.object({ from: utc(), to: utc() });
+const scopeSchema = z.object({ employeeIds: z.array(z.uuid()), locationIds: z.array(z.uuid()) });
+
+export const jobResponseSchema = z
+  .object({
+    id: z.uuid(),
+    kind: z.enum(REPORT_KINDS),
+    status: z.enum(['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED']),
+    period: periodSchema,
+    scope: scopeSchema,
+    replacesManifestId: z.uuid().nullable(),
+    progress: z.object({ processedEmployees: z.number().int(), totalEmployees: z.number().int().nullable() }),
+    manifestId: z.uuid().nullable(),
+    failureReason: z.string().nullable(),
+    createdAt: utc(),
+    updatedAt: utc(),
+  })
+  .meta({ id: 'ReportJob' });
+
+const manifestFields = {
+  id: z.uuid(),
+  kind: z.enum(REPORT_KINDS),
+  status: z.enum(['CURRENT', 'STALE']).meta({ description: 'STALE once a create, correction or void changed what it contains.' }),
+  period: periodSchema,
+  scope: scopeSchema,
+  entryCount: z.number().int(),
+  contentHash: z.string().meta({ description: 'sha256 of the file' }),
+  contentType: z.string(),
+  byteSize: z.number().int(),
+  jobId: z.uuid(),
+  requestedBy: z.object({ label: z.string() }),
+  createdAt: utc(),
+  publishedAt: utc(),
+  stale: z.object({ at: utc(), entryId: z.uuid(), revision: z.number().int(), requestId: z.string() }).nullable().meta({ description: 'The first change that made it stale.' }),
+  replacesManifestId: z.uuid().nullable(),
+  replacedByManifestId: z.uuid().nullable(),
+  download: z.string().meta({ description: 'Path of the file.' }),
+};
+
+export const manifestSummarySchema = z.object(manifestFields).meta({ id: 'ExportManifestSummary' });
+export const manifestResponseSchema = z
+  .object({ ...manifestFields, entries: z.array(z.object({ id: z.uuid(), revision: z.number().int() })).meta({ description: 'The time entries and the exact revisions exported.' }) })
+  .meta({ id: 'ExportManifest' });
+
+export const outboxResponseSchema = z
+  .object({
+    id: z.uuid(),
+    manifestId: z.uuid(),
+    destination: z.literal('PAYROLL_PROVIDER'),
+    status: z.enum(['PENDING', 'SENT']),
+    replacesManifestId: z.uuid().nullable(),
+    createdAt: utc(),
+  })
+  .meta({ id: 'PayrollOutboxRecord' });
+
+const orgPath = (org: string) => `/v1/organizations/${org}`;
+
+export const jobResponse = (j: ReportJob): z.infer<typeof jobResponseSchema> => ({
+  id: j.id,
+  kind: j.kind,
+  status: j.status,
+  period: j.period,
+  scope: { employeeIds: [...j.scope.employeeIds], locationIds: [...j.scope.locationIds] },
+  replacesManifestId: j.replacesManifestId,
+  progress: j.progress,
+  manifestId: j.manifestId,
+  failureReason: j.failureReason,
+  createdAt: j.createdAt,
+  updatedAt: j.updatedAt,
+});
+
+export const jobPath = (j: Pick<ReportJob, 'organizationId' | 'id'>) => `${orgPath(j.organizationId)}/reports/generation-jobs/${j.id}`;
+
+export const manifestSummary = (m: Manifest): z.infer<typeof manifestSummarySchema> => ({
+  id: m.id,
+  kind: m.kind,
+  status: m.stale ? 'STALE' : 'CURRENT',
+  period: m.period,
+  scope: { employeeIds: [...m.scope.employeeIds], locationIds: [...m.scope.locationIds] },
+  entryCount: m.entryCount,
+  contentHash: m.contentHash ?? '',
+  contentType: m.contentType ?? '',
+  byteSize: m.byteSize ?? 0,
+  jobId: m.jobId,
+  requestedBy: { label: m.requestedBy.label },
+  createdAt: m.createdAt,
+  publishedAt: m.publishedAt ?? m.createdAt,
+  stale: m.stale,
+  replacesManifestId: m.replacesManifestId,
+  replacedByManifestId: m.replacedByManifestId,
+  download: `${orgPath(m.organizationId)}/reports/files/${m.id}`,
+});
+
+export const outboxResponse = (r: OutboxRecord): z.infer<typeof outboxResponseSchema> => ({
+  id: r.id,
+  manifestId: r.manifestId,
+  destination: r.destination,
+  status: r.status,
+  replacesManifestId: r.replacesManifestId,
+  createdAt: r.createdAt,
+});

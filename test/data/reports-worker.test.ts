@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { putEmployee } from '../../services/employees/store';
+import { putLocation } from '../../services/locations/store';
+import { putOrganization } from '../../services/organizations/store';
+import { requestReport } from '../../services/reports/commands';
+import { fileStore, type FileStore } from '../../services/reports/files';
+import { FENCE_LABEL, fenceFromItem, getJob, getManifest, manifestEntries, openManifestItems, planStaleness, reportKeys } from '../../services/reports/store';
+import { runReportJob, type WorkerDeps } from '../../services/reports/worker';
+import { sealRestricted } from '../../services/shared/crypto/restricted';
+import type { Principal } from '../../services/shared/auth/principal';
+import type { Db } from '../../services/shared/ddb/client';
+import { batchGet } from '../../services/shared/ddb/read';
+import { commit, TransactionCancelledError } from '../../services/shared/ddb/transaction';
+import { correctTimeEntry, createTimeEntry, type TimesheetDeps } from '../../services/timesheets/commands';
+import { etagOf } from '../../services/timesheets/domain';
+import { createTestTable } from '../support/table';
+
+let db: Db;
+let timesheets: TimesheetDeps;
+const ORG = 'abababab-abab-4bab-8bab-abababababab';
+const EMP = 'cdcdcdcd-cdcd-4dcd-8dcd-cdcdcdcdcdcd';
+const LOC = 'efefefef-efef-4fef-8fef-efefefefefef';
+const t = '2026-01-01T00:00:00.000Z';
+const principal: Principal = { organizationId: ORG, keyId: 'k'.repeat(20), keyLabel: 'test key', environment: 'TEST', scopes: new Set(['timesheets:write', 'reports:write']) };
+const actor = { principal, requestId: 'req-test' };
+const noExtra = async () => [];
+const PERIOD = { from: '2026-03-01T00:00:00.000Z', to: '2026-04-01T00:00:00.000Z' };
+
+beforeAll(async () => {
+  process.env.LOCAL_FILE_STORE_DIR = mkdtempSync(join(tmpdir(), 'wfm-worker-'));
+  db = await createTestTable();
+  timesheets = { db, now: () => new Date(), newId: randomUUID, seal: sealRestricted };
+  await putOrganization(db, { id: ORG, name: 'Org', entitlements: { timesheetCorrections: true }, rolloutGates: { timesheetCorrections: true }, createdAt: t, updatedAt: t });
+  await putEmployee(db, { id: EMP, organizationId: ORG, userName: 'w@x.example', displayName: 'W', emails: [], active: true, createdAt: t, updatedAt: t, version: 1 });
+  await putLocation(db, { id: LOC, organizationId: ORG, name: 'Site', createdAt: t, updatedAt: t });
+});
+
+const newEntry = (day: number) =>
+  createTimeEntry(timesheets, actor, { employeeId: EMP, context: { kind: 'REGISTERED_LOCATION', locationId: LOC }, startedAt: `2026-03-${String(day).padStart(2, '0')}T08:00:00.000Z`, endedAt: `2026-03-${String(day).padStart(2, '0')}T12:00:00.000Z`, breakMinutes: 0, reason: 'test' }, noExtra);
+
+describe('generating an export while entries change', () => {
+  it('starts over when a correction makes the pending manifest stale, and publishes the current revision', async () => {
+    const { entry } = await newEntry(2);
+    const job = await requestReport({ db, now: () => new Date(), newId: randomUUID }, actor, { kind: 'TIMESHEET_CSV', period: PERIOD }, noExtra);
+    let corrected: Awaited<ReturnType<typeof correctTimeEntry>> | undefined;
+    const real = fileStore();
+    // The correction lands after the worker read the entries and before it publishes.
+    const files: FileStore = {
+      get: real.get,
+      put: async (key, body, type) => {
+        if (!corrected) corrected = await correctTimeEntry(timesheets, actor, entry.id, etagOf(entry), { breakMinutes: 15, reason: 'late fix' }, noExtra);
+        await real.put(key, body, type);
+      },
+    };
+    const deps: WorkerDeps = { db, files, now: () => new Date(), newId: randomUUID };
+    await runReportJob(deps, { organizationId: ORG, jobId: job.id });
+
+    const done = await getJob(db, ORG, job.id);
+    expect(done).toMatchObject({ status: 'SUCCEEDED' });
+    const published = await getManifest(db, ORG, done!.manifestId!);
+    expect(published).toMatchObject({ status: 'PUBLISHED', stale: null });
+    expect(await manifestEntries(db, ORG, published!.id)).toEqual([{ id: entry.id, revision: 2 }]);
+    // The correction saw only the pending manifest: nothing published was stale to report.
+    expect(corrected!.staleExportManifestIds).toEqual([]);
+    const manifests = await db.doc.send(new QueryCommand({ TableName: db.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': reportKeys.monthIndex(ORG, '2026-03', '').PK } }));
+    const statuses = (manifests.Items ?? []).map((i) => i.status).sort();
+    expect(statuses).toEqual(['ABANDONED', 'PUBLISHED']);
+  });
+
+  it('makes a write that read the fence before an export opened check again', async () => {
+    const { entry } = await newEntry(9);
+    const [fenceItem] = await batchGet(db, [reportKeys.fence(ORG)]);
+    const oldFence = fenceFromItem(ORG, fenceItem);
+    const plan = await planStaleness(db, oldFence, undefined, entry, { at: t, requestId: 'r' });
+    // An export opens a manifest for March: the fence moves on.
+    await commit(db, openManifestItems(
+      { id: randomUUID(), organizationId: ORG, kind: 'TIMESHEET_CSV', period: PERIOD, scope: { employeeIds: [], locationIds: [] }, status: 'PENDING', jobId: 'j', entryCount: 0, contentHash: null, contentType: null, byteSize: null, fileKey: null, requestedBy: { keyId: 'k', label: 'l' }, createdAt: t, publishedAt: null, stale: null, replacesManifestId: null, replacedByManifestId: null },
+      ['2026-03'],
+      oldFence,
+    ));
+    const error = await commit(db, plan.items).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransactionCancelledError);
+    expect((error as TransactionCancelledError).failed(FENCE_LABEL)).toBe(true);
+  });
+
+  it('publishes nothing and fails the job when the period keeps changing', async () => {
+    const { entry } = await newEntry(16);
+    let current = entry;
+    const job = await requestReport({ db, now: () => new Date(), newId: randomUUID }, actor, { kind: 'TIMESHEET_CSV', period: PERIOD }, noExtra);
+    const real = fileStore();
+    const files: FileStore = {
+      get: real.get,
+      put: async (key, body, type) => {
+        current = (await correctTimeEntry(timesheets, actor, current.id, etagOf(current), { breakMinutes: current.breakMinutes + 1, reason: 'again' }, noExtra)).entry;
+        await real.put(key, body, type);
+      },
+    };
+    await runReportJob({ db, files, now: () => new Date(), newId: randomUUID }, { organizationId: ORG, jobId: job.id });
+    expect(await getJob(db, ORG, job.id)).toMatchObject({ status: 'FAILED', manifestId: null, failureReason: expect.stringMatching(/kept changing/) });
+  });
+});

@@ -1,0 +1,50 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { logicalIdOf, resourcesOf, synthesize } from './fixture';
+
+/** Issue 5 in the stack: a queue feeds the worker; files live in a private, encrypted bucket. */
+const built = synthesize({ env: 'test' });
+const live = synthesize({ env: 'live' });
+
+describe('reports pipeline', () => {
+  it('keeps export files in a private, encrypted, versioned, TLS-only bucket with access logs, retained in LIVE', () => {
+    built.dataTemplate.hasResourceProperties('AWS::S3::Bucket', {
+      BucketName: { 'Fn::Join': ['', ['wfm-test-reports-', { Ref: 'AWS::AccountId' }, '-', { Ref: 'AWS::Region' }]] },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      VersioningConfiguration: { Status: 'Enabled' },
+      LoggingConfiguration: Match.objectLike({ LogFilePrefix: 'reports/' }),
+    });
+    built.dataTemplate.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+    const liveBuckets = Object.values(resourcesOf(live.dataTemplate, 'AWS::S3::Bucket'));
+    expect(liveBuckets.every((b) => b.DeletionPolicy === 'Retain')).toBe(true);
+  });
+
+  it('queues jobs on an encrypted, TLS-only queue with a dead-letter queue after 3 deliveries', () => {
+    const queues = resourcesOf(built.apiTemplate, 'AWS::SQS::Queue');
+    const main = Object.values(queues).find((q) => q.Properties?.RedrivePolicy);
+    expect(main?.Properties).toMatchObject({ SqsManagedSseEnabled: true, VisibilityTimeout: 360, RedrivePolicy: { maxReceiveCount: 3 } });
+    const dlqId = logicalIdOf(main?.Properties?.RedrivePolicy.deadLetterTargetArn);
+    expect(queues[dlqId!].Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600 });
+    expect(Object.keys(resourcesOf(built.apiTemplate, 'AWS::SQS::QueuePolicy'))).toHaveLength(2);
+  });
+
+  it('runs the worker from the queue one message at a time, reporting partial failures', () => {
+    built.apiTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+  });
+
+  it('lets the reports function send to the queue and the worker consume it, and no one else', () => {
+    const policies = Object.values(resourcesOf(built.apiTemplate, 'AWS::IAM::Policy')).map((p) => JSON.stringify(p.Properties));
+    const sending = policies.filter((p) => p.includes('sqs:SendMessage'));
+    const receiving = policies.filter((p) => p.includes('sqs:ReceiveMessage'));
+    expect(sending).toHaveLength(1);
+    expect(receiving).toHaveLength(1);
+    expect(sending[0]).toContain('ReportsFunctionRole');
+    expect(receiving[0]).toContain('ReportsWorkerFunctionRole');
+  });
+
+  it('answers PDF downloads as binary', () => {
+    built.apiTemplate.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['application/pdf'] });
+  });
+});
