@@ -10,6 +10,7 @@ import type { Area } from '../services/routes';
  * needs the action of each item in it (PutItem, UpdateItem, DeleteItem, ConditionCheckItem).
  */
 export type TableAction =
+  | 'BatchWriteItem'
   | 'GetItem'
   | 'BatchGetItem'
   | 'Query'
@@ -19,7 +20,7 @@ export type TableAction =
   | 'ConditionCheckItem';
 
 /** The Lambda functions of the api stack: one per area, the authorizer, and the evidence channel. */
-export type FunctionName = Area | 'authorizer' | 'evidence-ingest';
+export type FunctionName = Area | 'authorizer' | 'evidence-ingest' | 'reports-worker';
 
 export interface FunctionPermissions {
   /** DynamoDB actions on the table and its indexes. */
@@ -43,14 +44,19 @@ export const FUNCTION_PERMISSIONS: Readonly<Record<FunctionName, FunctionPermiss
   // coordinates sealed as restricted evidence.
   timesheets: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: true },
   scim: { table: READ_WRITE, cursorSecret: false, restrictedDataKey: false },
-  // Organization record and settings (updated with their audit entry in one transaction).
-  organization: { table: ['GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], cursorSecret: false, restrictedDataKey: false },
+  // Organization record and settings (updated with their audit entry in one transaction;
+  // DeleteItem releases the idempotency lock of a failed PATCH /settings).
+  organization: { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'], cursorSecret: false, restrictedDataKey: false },
   // Employees with their guards, search index and bank account (sealed; decrypted only by GET bank-account).
   employees: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: true, restrictedDataDecrypt: true },
   // Locations, reusable contacts, QR secrets (hashed) and their search index.
   locations: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
   // Materials, location stock links and the append-only adjustment ledger.
   materials: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
+  // Report jobs and manifests: requests a job (queue), reads manifests, streams files (bucket).
+  reports: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'ConditionCheckItem'], cursorSecret: true, restrictedDataKey: false },
+  // Generates exports: reads entries, opens and publishes manifests, writes files and the payroll outbox.
+  'reports-worker': { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'BatchWriteItem'], cursorSecret: false, restrictedDataKey: false },
   // Appends evidence and projects scanned entries; never deletes.
   'evidence-ingest': {
     table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem'],

@@ -198,7 +198,7 @@ async function ensureEmployees(db: Db, organizationId: string, ids: readonly str
       givenName: person.given,
       familyName: person.family,
       emails: [{ value: email, type: 'work', primary: true }],
-      externalId: `seed-${id.slice(0, 8)}`,
+      externalId: `seed-${id}`,
       active: true,
       createdAt: at,
       updatedAt: at,
