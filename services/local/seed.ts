@@ -4,7 +4,7 @@ import { sealRestricted } from '../shared/crypto/restricted';
 import { issueApiKey } from '../api-keys/issue';
 import { getApiKey } from '../api-keys/store';
 import { putEmployee, getEmployee, employeeSearchItems, type Employee } from '../employees/store';
-import { putLocation, getLocation, type Location } from '../locations/store';
+import { getLocation, indexLocation, putLocation, type Location } from '../locations/store';
 import { getOrganization, putOrganization, setTimesheetCorrections, type Organization } from '../organizations/store';
 import { SCOPES } from '../routes';
 import { hashSecret, KEY_PREFIX, type IssuedApiKey } from '../shared/auth/api-key';
@@ -216,7 +216,12 @@ async function indexEmployee(db: Db, employee: Employee): Promise<void> {
 
 async function ensureLocations(db: Db, organizationId: string, ids: readonly string[], names: readonly string[], at: string) {
   for (const [i, id] of ids.entries()) {
-    if (await getLocation(db, organizationId, id)) continue;
+    const existing = await getLocation(db, organizationId, id);
+    if (existing) {
+      // Locations seeded before the search index existed become findable by q.
+      await indexLocation(db, existing);
+      continue;
+    }
     const location: Location = { id, organizationId, name: names[i], address: `${names[i]}, Demo Street ${i + 1}`, createdAt: at, updatedAt: at };
     await putLocation(db, location);
   }

@@ -199,6 +199,8 @@ const problemSchema = {
     },
     overlappingEntryIds: { type: 'array', items: { type: 'string', format: 'uuid' }, description: 'TIME_ENTRY_OVERLAP: the entries overlapped.' },
     requiredScopes: { type: 'array', items: { type: 'string' }, description: 'SCOPE_REQUIRED: the scopes the key lacks.' },
+    currentStock: { type: 'number', description: 'Stock adjustments refused for going below zero: the stock now.' },
+    resultingStock: { type: 'number', description: 'Stock adjustments refused for going below zero: the stock the adjustment would leave.' },
   },
 };
 
