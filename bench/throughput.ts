@@ -7,8 +7,8 @@ import { timesheetCapabilityCheck } from '../services/organizations/store';
 import { createDb, type Db } from '../services/shared/ddb/client';
 import { commit, type TxItem } from '../services/shared/ddb/transaction';
 import type { TimeEntry } from '../services/timesheets/domain';
-import { guardFromItem, listEntries, putNewEntry, putNextGuard, timelineItems, entryKeys } from '../services/timesheets/store';
-import { batchGet, collectAll } from '../services/shared/ddb/read';
+import { closedEntriesNear, guardFromItem, listEntries, putNewEntry, putNextGuard, timelineItems, entryKeys } from '../services/timesheets/store';
+import { batchGet } from '../services/shared/ddb/read';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalRuntime, type LocalRuntime } from './lib/local-runtime';
 import { percentile, round } from './lib/stats';
@@ -61,7 +61,9 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
 
   // Employees of their own per connection: writes of different employees never wait on one guard.
   const employees = await Promise.all(Array.from({ length: maxConnections }, () => newEmployee(db, demo.organizationId)));
-  const patchEmployees = await Promise.all(Array.from({ length: maxConnections }, () => newEmployee(db, demo.organizationId)));
+  // Spare chains: a chain whose ETag went stale (a request of the previous run committed late) is
+  // refreshed before it goes back to the pool, and the others keep every connection busy meanwhile.
+  const patchEmployees = await Promise.all(Array.from({ length: maxConnections + 8 }, () => newEmployee(db, demo.organizationId)));
   const rawEmployees = await Promise.all(Array.from({ length: maxConnections }, () => newEmployee(db, demo.organizationId)));
   const nextDay = new Map<string, number>();
   const dayFor = (employeeId: string) => {
@@ -74,7 +76,7 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
   // A list of 200 entries in the past, an entry per PATCH chain, and one to GET.
   const listEmployees = await Promise.all(Array.from({ length: 4 }, () => newEmployee(db, demo.organizationId)));
   await Promise.all(listEmployees.map(async (e) => { for (let i = 0; i < 50; i += 1) await post(base, auth, body(e)); }));
-  const chains = await Promise.all(patchEmployees.map(async (e) => { const r = await post(base, auth, body(e)); return { id: r.body.id as string, etag: r.etag }; }));
+  const chains = await Promise.all(patchEmployees.map(async (e) => { const r = await post(base, auth, body(e)); return { id: r.body.id as string, etag: r.etag, n: 0 }; }));
   const one = chains[0].id;
 
   const autocannonRun = async (connections: number, durationS: number, request: autocannon.Request, statuses: Record<string, number>) => {
@@ -109,37 +111,47 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
   const scenarios: Record<string, (statuses: Record<string, number>) => autocannon.Request> = {
     'GET /timesheets (limit 50)': (s) => ({ method: 'GET', path: `${base}/timesheets?limit=50`, headers: auth, onResponse: counting(s) }),
     'GET /timesheets/{id}': (s) => ({ method: 'GET', path: `${base}/timesheets/${one}`, headers: auth, onResponse: counting(s) }),
+    // autocannon hands setupRequest a fresh context each time round its request list, so the
+    // state of a connection lives in a pool instead: a request takes an employee (or an entry's
+    // ETag chain) from the pool and its response gives it back. With one request in flight per
+    // connection, no two requests ever share an employee or a chain.
     'POST /timesheets (distinct intervals)': (s) => {
-      let next = 0;
+      const free = [...employees];
       return {
         method: 'POST',
         path: `${base}/timesheets`,
         setupRequest: (req: any, context: any) => {
-          context.employee ??= employees[next++ % employees.length];
+          context.employee = free.shift();
           return { ...req, headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() }, body: JSON.stringify(body(context.employee)) };
         },
-        onResponse: counting(s),
+        onResponse: (status: number, responseBody: string, context: any) => {
+          counting(s)(status, responseBody);
+          free.push(context.employee);
+        },
       };
     },
     'PATCH /timesheets/{id} (ETag chain per connection)': (s) => {
-      let next = 0;
+      const free = [...chains];
       return {
         method: 'PATCH',
         path: `${base}/timesheets/${one}`,
         setupRequest: (req: any, context: any) => {
-          context.chain ??= chains[next++ % chains.length];
-          context.n = (context.n ?? 0) + 1;
+          const chain = (context.chain = free.shift()!);
+          chain.n += 1;
           return {
             ...req,
-            path: `${base}/timesheets/${context.chain.id}`,
-            headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID(), 'If-Match': context.chain.etag },
-            body: JSON.stringify({ breakMinutes: 30 + (context.n % 2), reason: 'Bench' }),
+            path: `${base}/timesheets/${chain.id}`,
+            headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID(), 'If-Match': chain.etag },
+            body: JSON.stringify({ breakMinutes: 30 + (chain.n % 2), reason: 'Bench' }),
           };
         },
         onResponse: (status: number, responseBody: string, context: any, headers: any) => {
           counting(s)(status, responseBody);
           const etag = headers?.etag ?? headers?.ETag;
-          if (status === 200 && etag) context.chain.etag = etag;
+          const chain = context.chain as (typeof chains)[number];
+          if (status === 200 && etag) chain.etag = etag;
+          if (status === 412) void refreshChain(chain).then(() => free.push(chain));
+          else free.push(chain);
         },
       };
     },
@@ -153,14 +165,15 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
 
   // A run ends with requests in flight: their PATCH may commit without the chain seeing the
   // new ETag. Each run therefore starts from the current ETags.
-  const refreshChains = () =>
-    Promise.all(
-      chains.map(async (c) => {
-        const res = await fetch(`${base}/timesheets/${c.id}`, { headers: auth });
-        await res.text();
-        c.etag = res.headers.get('etag')!;
-      }),
-    );
+  const refreshChain = async (c: (typeof chains)[number]) => {
+    const res = await fetch(`${base}/timesheets/${c.id}`, { headers: auth });
+    await res.text();
+    c.etag = res.headers.get('etag')!;
+  };
+  const refreshChains = async () => {
+    await new Promise((r) => setTimeout(r, 1_000)); // let the previous run's last requests finish
+    await Promise.all(chains.map(refreshChain));
+  };
 
   const api: Record<string, LoadResult[]> = {};
   for (const [name, scenario] of Object.entries(scenarios)) {
@@ -180,14 +193,14 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
   // ---- raw DynamoDB Local: the same shapes, no HTTP, no handler ------------------------------
   const rawDb = createDb({ tableName: runtime.tableName, endpoint: runtime.dynamoDbEndpoint });
   const guards = new Map<string, number>();
-  const rawTransact = async (employeeId: string) => {
+  const rawTransact = async (employeeId: string, when = interval(dayFor(employeeId))) => {
     const now = new Date().toISOString();
     const entry: TimeEntry = {
       id: randomUUID(),
       organizationId: demo.organizationId,
       employeeId,
       context: { kind: 'REGISTERED_LOCATION', locationId: demo.locations[0] },
-      ...interval(dayFor(employeeId)),
+      ...when,
       breakMinutes: 30,
       origin: 'MANUAL',
       state: 'CLOSED',
@@ -230,8 +243,10 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
     // What a create sends besides HTTP: the lock, the snapshot, the overlap window, the transaction.
     await rawDb.doc.send(new PutCommand({ TableName: rawDb.tableName, Item: { PK: `IDEM#lock-${randomUUID()}`, SK: 'IDEM', status: 'INPROGRESS' }, ConditionExpression: 'attribute_not_exists(PK)' }));
     await batchGet(rawDb, [{ PK: `ORG#${demo.organizationId}`, SK: 'ORG' }, { PK: `ORG#${demo.organizationId}#EMP#${employeeId}`, SK: 'EMP' }, entryKeys.guard(demo.organizationId, employeeId), entryKeys.stats(demo.organizationId), { PK: `ORG#${demo.organizationId}#LOC#${demo.locations[0]}`, SK: 'LOC' }]);
-    await collectAll(rawDb, { ConsistentRead: true, KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi', ExpressionAttributeValues: { ':pk': entryKeys.guard(demo.organizationId, employeeId).PK, ':lo': 'TE#2040', ':hi': 'TE#~' } });
-    await rawTransact(employeeId);
+    const when = interval(dayFor(employeeId));
+    const version = guards.get(employeeId) ?? 0;
+    await closedEntriesNear(rawDb, guardFromItem(demo.organizationId, employeeId, version === 0 ? undefined : { version, openEntries: {}, maxClosedDurationMs: 8 * 3_600_000 }), when.startedAt, when.endedAt);
+    await rawTransact(employeeId, when);
   };
 
   const rawScenarios: Record<string, (worker: number) => Promise<unknown>> = {
