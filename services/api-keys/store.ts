@@ -1,6 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiEnvironment } from '../shared/config';
 import type { Db } from '../shared/ddb/client';
+import { collectAll } from '../shared/ddb/read';
 
 /** An issued API key. Only the hash of its secret is ever stored. */
 export interface ApiKeyRecord {
@@ -53,22 +54,12 @@ export async function getApiKey(db: Db, keyId: string): Promise<ApiKeyRecord | u
 }
 
 export async function listApiKeys(db: Db, organizationId: string): Promise<ApiKeyRecord[]> {
-  const items: ApiKeyRecord[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.doc.send(
-      new QueryCommand({
-        TableName: db.tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :org',
-        ExpressionAttributeValues: { ':org': `ORG#${organizationId}#KEYS` },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(out.Items ?? []).map(fromItem));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
+  const items = await collectAll(db, {
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :org',
+    ExpressionAttributeValues: { ':org': keys.byOrganization(organizationId, '', '').GSI1PK },
+  });
+  return items.map(fromItem);
 }
 
 /** Revokes a key; revoking twice keeps the first revocation time. */

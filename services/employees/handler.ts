@@ -1,15 +1,13 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { sealRestricted, unsealRestricted } from '../shared/crypto/restricted';
-import { cursorKey } from '../shared/crypto/secrets';
 import { defaultDb } from '../shared/ddb/client';
-import { canonical } from '../shared/ddb/cursor';
 import { NotFoundError } from '../shared/errors';
 import { createHandler } from '../shared/http/handler';
-import { idempotentWrite, toStored } from '../shared/http/idempotent';
-import { cursorBinding, DEFAULT_LIMIT, nextCursor, readCursor } from '../shared/http/list';
+import { committedWrite } from '../shared/http/idempotent';
+import { DEFAULT_LIMIT, listRequest, nextCursor } from '../shared/http/list';
 import { requireIdempotencyKey, requireIfMatch } from '../shared/http/preconditions';
 import { created, ok, type ApiRequest, type HttpResult } from '../shared/http/request';
-import { parseBody, parseQuery } from '../shared/http/validation';
+import { parseBody } from '../shared/http/validation';
 import { isUuid } from '../shared/time';
 import type { StoredBankAccount } from './bank-store';
 import {
@@ -24,7 +22,6 @@ import {
   type Actor,
   type EmployeeDeps,
   type EmployeeView,
-  type ExtraItems,
 } from './domain';
 import { dynamoEmployeeStore } from './dynamo-store';
 import {
@@ -63,40 +60,11 @@ const employeeResult = (request: ApiRequest, view: EmployeeView, status: 200 | 2
 const bankReceipt = (account: StoredBankAccount): HttpResult =>
   ok({ employeeId: account.employeeId, maskedIban: account.maskedIban ?? null, updatedAt: account.updatedAt }, { ETag: bankAccountEtag(account.employeeId, account) });
 
-/**
- * The input an Idempotency-Key is bound to (path, body, If-Match) as a keyed digest: the stored
- * payload hash of a plain SHA-256 over a body with an IBAN or tax ID could be brute-forced back.
- */
-async function idempotencyInput(request: ApiRequest): Promise<string> {
-  const key = createHmac('sha256', await cursorKey()).update('employees:idempotency-input:v1').digest();
-  const input = canonical({ path: request.pathParameters, body: request.body ?? null, ifMatch: request.headers['if-match'] ?? null });
-  return createHmac('sha256', key).update(JSON.stringify(input)).digest('base64url');
-}
-
-/**
- * A write that runs once per Idempotency-Key; the idempotency record of its response is
- * committed in the write's own transaction.
- */
-async function committedWrite<T>(
-  request: ApiRequest,
-  key: string,
-  respond: (result: T) => HttpResult,
-  run: (d: EmployeeDeps, extra: ExtraItems<T>) => Promise<T>,
-): Promise<HttpResult> {
-  const d = employeeDeps();
-  return idempotentWrite(defaultDb(), request, key, await idempotencyInput(request), async (complete) => {
-    const result = await run(d, async (planned) => [await complete(toStored(respond(planned)))]);
-    return respond(result);
-  });
-}
-
 export const handler = createHandler({
   area: 'employees',
   operations: {
     async listEmployees(request) {
-      const query = parseQuery(listQuerySchema, request.query);
-      const binding = cursorBinding(request, query);
-      const position = await readCursor<{ after: string }>(binding, query.cursor);
+      const { query, binding, position: position } = await listRequest<typeof listQuerySchema, { after: string }>(request, listQuerySchema);
       const page = await employeeDeps().store.list(request.principal.organizationId, {
         limit: query.limit ?? DEFAULT_LIMIT,
         ...(query.q !== undefined ? { q: query.q } : {}),
@@ -118,7 +86,7 @@ export const handler = createHandler({
       const key = requireIdempotencyKey(request);
       assertNoReadOnlyFields(request.body, 'create');
       const body = parseBody(createBodySchema, request.body);
-      return committedWrite<EmployeeView>(request, key, (v) => employeeResult(request, v, 201), (d, extra) => createEmployee(d, actorOf(request), body, extra));
+      return committedWrite<EmployeeView>(defaultDb(), request, key, (extra) => createEmployee(employeeDeps(), actorOf(request), body, extra), (v) => employeeResult(request, v, 201));
     },
 
     async updateEmployee(request) {
@@ -127,7 +95,7 @@ export const handler = createHandler({
       const ifMatch = requireIfMatch(request);
       assertNoReadOnlyFields(request.body, 'update');
       const body = parseBody(updateBodySchema, request.body);
-      return committedWrite<EmployeeView>(request, key, (v) => employeeResult(request, v, 200), (d, extra) => updateEmployee(d, actorOf(request), id, ifMatch, body, extra));
+      return committedWrite<EmployeeView>(defaultDb(), request, key, (extra) => updateEmployee(employeeDeps(), actorOf(request), id, ifMatch, body, extra), (v) => employeeResult(request, v, 200));
     },
 
     async deactivateEmployee(request) {
@@ -135,7 +103,7 @@ export const handler = createHandler({
       const id = employeeId(request);
       const ifMatch = requireIfMatch(request);
       const { reason } = parseBody(deactivateBodySchema, request.body);
-      return committedWrite<EmployeeView>(request, key, (v) => employeeResult(request, v, 200), (d, extra) => deactivateEmployee(d, actorOf(request), id, ifMatch, reason, extra));
+      return committedWrite<EmployeeView>(defaultDb(), request, key, (extra) => deactivateEmployee(employeeDeps(), actorOf(request), id, ifMatch, reason, extra), (v) => employeeResult(request, v, 200));
     },
 
     async getBankAccount(request) {
@@ -148,7 +116,7 @@ export const handler = createHandler({
       const id = employeeId(request);
       const ifMatch = requireIfMatch(request);
       const account = parseBody(bankAccountBodySchema, request.body);
-      return committedWrite<StoredBankAccount>(request, key, bankReceipt, (d, extra) => putBankAccount(d, actorOf(request), id, ifMatch, account, extra));
+      return committedWrite<StoredBankAccount>(defaultDb(), request, key, (extra) => putBankAccount(employeeDeps(), actorOf(request), id, ifMatch, account, extra), bankReceipt);
     },
   },
 });

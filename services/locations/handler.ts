@@ -2,10 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { defaultDb, type Db } from '../shared/ddb/client';
 import { NotFoundError } from '../shared/errors';
 import { createHandler } from '../shared/http/handler';
-import { cursorBinding, DEFAULT_LIMIT, nextCursor, readCursor } from '../shared/http/list';
+import { DEFAULT_LIMIT, listRequest, nextCursor } from '../shared/http/list';
 import { optionalIdempotencyKey, requireIdempotencyKey, requireIfMatch } from '../shared/http/preconditions';
 import { created, ok, type ApiRequest, type HttpResult } from '../shared/http/request';
-import { parseBody, parseQuery } from '../shared/http/validation';
+import { parseBody } from '../shared/http/validation';
 import { isUuid } from '../shared/time';
 import { getContact, listContacts } from './contact-store';
 import {
@@ -42,7 +42,8 @@ import {
   updateLocationBody,
 } from './schemas';
 import { dynamoLocationStore, listLocations } from './store';
-import { committedWrite, optionalIfMatch } from './write';
+import { committedWrite } from '../shared/http/idempotent';
+import { optionalIfMatch } from '../shared/http/preconditions';
 
 let deps: (LocationPorts & { readonly db: Db }) | undefined;
 const ports = () => {
@@ -83,9 +84,7 @@ export const handler = createHandler({
   area: 'locations',
   operations: {
     async listLocations(request) {
-      const query = parseQuery(locationListQuery, request.query);
-      const binding = cursorBinding(request, query);
-      const after = await readCursor<PagePosition>(binding, query.cursor);
+      const { query, binding, position: after } = await listRequest<typeof locationListQuery, PagePosition>(request, locationListQuery);
       const { db, store } = ports();
       const page = await listLocations(db, request.principal.organizationId, { archived: query.archived ?? false, q: query.q, limit: query.limit ?? DEFAULT_LIMIT, after });
       const views = await locationViews(store, request.principal, page.items);
@@ -143,9 +142,7 @@ export const handler = createHandler({
     },
 
     async listContacts(request) {
-      const query = parseQuery(contactListQuery, request.query);
-      const binding = cursorBinding(request, query);
-      const after = await readCursor<PagePosition>(binding, query.cursor);
+      const { query, binding, position: after } = await listRequest<typeof contactListQuery, PagePosition>(request, contactListQuery);
       const page = await listContacts(ports().db, request.principal.organizationId, { q: query.q, limit: query.limit ?? DEFAULT_LIMIT, after });
       return ok({ items: page.items.map(contactResponse), nextCursor: await nextCursor(binding, page.next) });
     },

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Actor } from '../locations/domain';
 import type { PagePosition } from '../locations/pages';
-import { committedWrite, optionalIfMatch } from '../locations/write';
+import { committedWrite } from '../shared/http/idempotent';
+import { optionalIfMatch } from '../shared/http/preconditions';
 import { defaultDb, type Db } from '../shared/ddb/client';
 import { NotFoundError } from '../shared/errors';
 import { createHandler } from '../shared/http/handler';
-import { cursorBinding, DEFAULT_LIMIT, nextCursor, readCursor } from '../shared/http/list';
+import { cursorBinding, DEFAULT_LIMIT, listRequest, nextCursor, readCursor } from '../shared/http/list';
 import { optionalIdempotencyKey, requireIdempotencyKey, requireIfMatch } from '../shared/http/preconditions';
 import { created, noContent, ok, type ApiRequest, type HttpResult } from '../shared/http/request';
 import { parseBody, parseQuery } from '../shared/http/validation';
@@ -80,9 +81,7 @@ export const handler = createHandler({
   area: 'materials',
   operations: {
     async listMaterials(request) {
-      const query = parseQuery(materialListQuery, request.query);
-      const binding = cursorBinding(request, query);
-      const after = await readCursor<PagePosition>(binding, query.cursor);
+      const { query, binding, position: after } = await listRequest<typeof materialListQuery, PagePosition>(request, materialListQuery);
       const page = await listMaterials(ports().db, request.principal.organizationId, { archived: query.archived ?? false, q: query.q, limit: query.limit ?? DEFAULT_LIMIT, after });
       return ok({ items: page.items.map(materialResponse), nextCursor: await nextCursor(binding, page.next) });
     },
@@ -143,9 +142,7 @@ export const handler = createHandler({
     },
 
     async listStockAdjustments(request) {
-      const query = parseQuery(adjustmentListQuery, request.query);
-      const binding = cursorBinding(request, query);
-      const position = await readCursor<{ after: string }>(binding, query.cursor);
+      const { query, binding, position: position } = await listRequest<typeof adjustmentListQuery, { after: string }>(request, adjustmentListQuery);
       const page = await listAdjustments(ports().db, request.principal.organizationId, { ...query, limit: query.limit ?? DEFAULT_LIMIT, after: position?.after });
       return ok({ items: page.items.map(stockAdjustmentResponse), nextCursor: await nextCursor(binding, page.after ? { after: page.after } : undefined) });
     },

@@ -1,5 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from '../shared/ddb/client';
+import { collectAll } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 
 /**
@@ -72,22 +73,8 @@ export async function getOrganization(db: Db, id: string, consistent = false): P
 }
 
 export async function listOrganizations(db: Db): Promise<Organization[]> {
-  const items: Organization[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.doc.send(
-      new QueryCommand({
-        TableName: db.tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :all',
-        ExpressionAttributeValues: { ':all': 'ORGS' },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(out.Items ?? []).map(fromItem));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
+  const items = await collectAll(db, { IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :all', ExpressionAttributeValues: { ':all': 'ORGS' } });
+  return items.map(fromItem);
 }
 
 export interface CapabilityChange {

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';
-import { batchGet, collect, collectAll, type Key } from '../shared/ddb/read';
+import { batchGet, collect, collectAll, positionRange, type Key } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { EntryState, OverlapCandidate, TimeEntry } from './domain';
 
@@ -253,7 +253,7 @@ async function endedStream(db: Db, f: ListFilter, max: number, maxDurationMs: nu
   const pk = byEmployee ? entryKeys.byEmployee(f.organizationId, f.employeeId!) : entryKeys.byOrganization(f.organizationId);
   const lo = lowerBound([f.from ? iso(Date.parse(f.from) - maxDurationMs) : undefined, f.after ? `${f.after}~` : undefined]);
   const names: Record<string, string> = { '#state': 'state' };
-  const values: Record<string, unknown> = { ':pk': pk, ':open': 'OPEN' };
+  const values: Record<string, unknown> = { ':open': 'OPEN' };
   const filters = ['#state <> :open'];
   if (f.state) {
     filters.push('#state = :state');
@@ -265,40 +265,21 @@ async function endedStream(db: Db, f: ListFilter, max: number, maxDurationMs: nu
     values[':from'] = f.from;
     values[':null'] = 'NULL';
   }
-  if (lo !== undefined && f.to !== undefined && lo > f.to) return [];
-  let key = `${index}PK = :pk`;
-  if (lo !== undefined && f.to !== undefined) {
-    key += ` AND ${index}SK BETWEEN :lo AND :to`;
-    Object.assign(values, { ':lo': lo, ':to': f.to });
-  } else if (lo !== undefined) {
-    key += ` AND ${index}SK >= :lo`;
-    values[':lo'] = lo;
-  } else if (f.to !== undefined) {
-    key += ` AND ${index}SK < :to`;
-    values[':to'] = f.to;
-  }
+  const range = positionRange(index, pk, lo, f.to);
+  if (!range) return [];
+  Object.assign(values, range.values);
   const { items } = await collect(
     db,
-    { IndexName: index, KeyConditionExpression: key, FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values },
+    { IndexName: index, KeyConditionExpression: range.key, FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values },
     max,
   );
   return items.map(entryFromItem);
 }
 
 async function openStream(db: Db, f: ListFilter, max: number): Promise<TimeEntry[]> {
-  const values: Record<string, unknown> = { ':pk': entryKeys.open(f.organizationId) };
-  if (f.after && f.to && `${f.after}~` > f.to) return [];
-  let key = 'GSI3PK = :pk';
-  if (f.after && f.to) {
-    key += ' AND GSI3SK BETWEEN :lo AND :to';
-    Object.assign(values, { ':lo': `${f.after}~`, ':to': f.to });
-  } else if (f.after) {
-    key += ' AND GSI3SK >= :lo';
-    values[':lo'] = `${f.after}~`;
-  } else if (f.to) {
-    key += ' AND GSI3SK < :to';
-    values[':to'] = f.to;
-  }
+  const range = positionRange('GSI3', entryKeys.open(f.organizationId), f.after ? `${f.after}~` : undefined, f.to);
+  if (!range) return [];
+  const { key, values } = range;
   const { items } = await collect(
     db,
     {

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { defaultDb } from '../shared/ddb/client';
 import { NotFoundError } from '../shared/errors';
 import { createHandler } from '../shared/http/handler';
-import { cursorBinding, DEFAULT_LIMIT, nextCursor, readCursor } from '../shared/http/list';
+import { DEFAULT_LIMIT, listRequest, nextCursor } from '../shared/http/list';
 import { ok, type ApiRequest } from '../shared/http/request';
-import { parseQuery } from '../shared/http/validation';
+
 import { limitParameter } from '../shared/http/query';
 import { instant, isUuid, uuid } from '../shared/time';
 import { eventKeys, getWorkEvent, listWorkEvents, type WorkEvent } from './store';
@@ -65,9 +65,7 @@ export const handler = createHandler({
   area: 'work-events',
   operations: {
     async listWorkEvents(request) {
-      const query = parseQuery(workEventListQuery, request.query);
-      const binding = cursorBinding(request, query);
-      const position = await readCursor<{ after: string }>(binding, query.cursor);
+      const { query, binding, position: position } = await listRequest<typeof workEventListQuery, { after: string }>(request, workEventListQuery);
       const limit = query.limit ?? DEFAULT_LIMIT;
       const page = await listWorkEvents(
         db(),

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';
-import { collect, type Key } from '../shared/ddb/read';
+import { collect, positionRange, type Key } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 
 /**
@@ -97,20 +97,10 @@ export interface EventFilter {
 /** One page by server timestamp: one Query on GSI1 (organization) or GSI2 (employee). */
 export async function listWorkEvents(db: Db, f: EventFilter, limit: number): Promise<{ items: WorkEvent[]; hasMore: boolean }> {
   const index = f.employeeId ? 'GSI2' : 'GSI1';
-  const values: Record<string, unknown> = { ':pk': f.employeeId ? eventKeys.byEmployee(f.organizationId, f.employeeId) : eventKeys.byOrganization(f.organizationId) };
   const lo = [f.from, f.after ? `${f.after}~` : undefined].filter((v): v is string => v !== undefined).sort().pop();
-  if (lo !== undefined && f.to !== undefined && lo > f.to) return { items: [], hasMore: false };
-  let key = `${index}PK = :pk`;
-  if (lo !== undefined && f.to !== undefined) {
-    key += ` AND ${index}SK BETWEEN :lo AND :to`;
-    Object.assign(values, { ':lo': lo, ':to': f.to });
-  } else if (lo !== undefined) {
-    key += ` AND ${index}SK >= :lo`;
-    values[':lo'] = lo;
-  } else if (f.to !== undefined) {
-    key += ` AND ${index}SK < :to`;
-    values[':to'] = f.to;
-  }
+  const range = positionRange(index, f.employeeId ? eventKeys.byEmployee(f.organizationId, f.employeeId) : eventKeys.byOrganization(f.organizationId), lo, f.to);
+  if (!range) return { items: [], hasMore: false };
+  const { key, values } = range;
   const { items } = await collect(
     db,
     {

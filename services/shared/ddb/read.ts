@@ -61,3 +61,25 @@ export async function collectAll(db: Db, input: Omit<QueryCommandInput, 'TableNa
   } while (start);
   return items;
 }
+
+/**
+ * The key condition of a range of positions (`<timestamp>#<id>`, all the same width) from `lo`
+ * (inclusive) to `to` (exclusive: a position starting at `to` sorts after `to` itself), on
+ * the `<index>PK`/`<index>SK` pair. Undefined when the range is empty.
+ */
+export function positionRange(index: string, pk: string, lo?: string, to?: string): { key: string; values: Record<string, unknown> } | undefined {
+  if (lo !== undefined && to !== undefined && lo > to) return undefined;
+  const values: Record<string, unknown> = { ':pk': pk };
+  let key = `${index}PK = :pk`;
+  if (lo !== undefined && to !== undefined) {
+    key += ` AND ${index}SK BETWEEN :lo AND :to`;
+    Object.assign(values, { ':lo': lo, ':to': to });
+  } else if (lo !== undefined) {
+    key += ` AND ${index}SK >= :lo`;
+    values[':lo'] = lo;
+  } else if (to !== undefined) {
+    key += ` AND ${index}SK < :to`;
+    values[':to'] = to;
+  }
+  return { key, values };
+}

@@ -1,5 +1,9 @@
+import { createHmac } from 'node:crypto';
+import { cursorKey } from '../crypto/secrets';
 import type { Db } from '../ddb/client';
+import { canonical } from '../ddb/cursor';
 import { runIdempotent, TransactionalIdempotencyStore, type Completion, type StoredResponse } from '../ddb/idempotency';
+import type { TxItem } from '../ddb/transaction';
 import type { JsonValue } from '../json';
 import type { ApiRequest, HttpResult } from './request';
 
@@ -32,13 +36,47 @@ export async function idempotentWrite(
     {
       scope: `${principal.organizationId}#${principal.keyId}#${route.method}#${route.path}`,
       idempotencyKey,
-      input,
+      input: await keyedDigest(input),
       lockMillis: Math.max(request.remainingTimeMs(), 1_000),
     },
     async (complete) => toStored(await work(complete)),
   );
   const result = fromStored(outcome.response);
   return outcome.replayed ? { ...result, headers: { ...result.headers, 'Idempotency-Replayed': 'true' } } : result;
+}
+
+/**
+ * The stored payload hash is of a keyed digest, not of the input itself: bodies carry IBANs,
+ * tax IDs and coordinates, and a plain hash of such low-entropy values could be reversed.
+ */
+async function keyedDigest(input: JsonValue): Promise<string> {
+  const key = createHmac('sha256', await cursorKey()).update('idempotency-input:v1').digest();
+  return createHmac('sha256', key).update(JSON.stringify(canonical(input))).digest('base64url');
+}
+
+/** The input an Idempotency-Key is bound to: path parameters, body and If-Match. */
+export const requestInput = (request: ApiRequest): JsonValue => ({
+  path: request.pathParameters,
+  body: (request.body ?? null) as JsonValue,
+  ifMatch: request.headers['if-match'] ?? null,
+});
+
+/**
+ * A write whose use case commits the idempotency record of its response in its own
+ * transaction: `run` calls `extra(outcome)` once it knows its outcome, and adds the items it
+ * gets to the transaction. Without an Idempotency-Key (optional on some updates) it just runs.
+ */
+export function committedWrite<T>(
+  db: Db,
+  request: ApiRequest,
+  idempotencyKey: string | undefined,
+  run: (extra: (outcome: T) => Promise<readonly TxItem[]>) => Promise<T>,
+  render: (outcome: T) => HttpResult,
+): Promise<HttpResult> {
+  if (idempotencyKey === undefined) return run(async () => []).then(render);
+  return idempotentWrite(db, request, idempotencyKey, requestInput(request), async (complete) =>
+    render(await run(async (outcome) => [await complete(toStored(render(outcome)))])),
+  );
 }
 
 export const toStored = (r: HttpResult): StoredResponse => ({

@@ -1,6 +1,8 @@
+import type { z } from 'zod';
 import { cursorKey } from '../crypto/secrets';
 import { openCursor, sealCursor, type CursorBinding } from '../ddb/cursor';
 import type { ApiRequest } from './request';
+import { parseQuery } from './validation';
 
 export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 200;
@@ -18,4 +20,17 @@ export async function readCursor<T>(binding: CursorBinding, cursor: string | und
 
 export async function nextCursor(binding: CursorBinding, position: unknown | undefined): Promise<string | null> {
   return position === undefined ? null : sealCursor(await cursorKey(), binding, position);
+}
+
+/**
+ * The start of every list operation: the strict query, the binding of its cursors, and the
+ * position the given cursor continues from (422 for a foreign or altered cursor).
+ */
+export async function listRequest<S extends z.ZodType<{ cursor?: string }>, P>(
+  request: ApiRequest,
+  schema: S,
+): Promise<{ query: z.infer<S>; binding: CursorBinding; position: P | undefined }> {
+  const query = parseQuery(schema, request.query);
+  const binding = cursorBinding(request, query as Record<string, unknown>);
+  return { query, binding, position: await readCursor<P>(binding, (query as { cursor?: string }).cursor) };
 }

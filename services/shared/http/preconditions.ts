@@ -30,6 +30,12 @@ function checkIdempotencyKey(key: string): string {
   return key;
 }
 
+/** An optional If-Match (deletes, link changes): when sent, it must name the current ETag. */
+export function optionalIfMatch(request: ApiRequest): string | undefined {
+  const value = request.headers['if-match']?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
 /** If-Match of a conditional write: missing is 428 ETAG_REQUIRED. */
 export function requireIfMatch(request: ApiRequest): string {
   const value = request.headers['if-match'];
