@@ -93,6 +93,7 @@ export interface CallsPerOp {
   readonly calls: number;
   readonly byOperation: Record<string, number>;
   readonly items: number;
+  readonly transactionItems: number;
   readonly scannedByQueries: number;
   readonly capacityUnits: number;
   /** The fewest calls this access pattern needs, and why. */
@@ -130,7 +131,7 @@ export async function measureCallsPerOp(app: InProcess, repeat = 5): Promise<Rec
     'POST /timesheets': {
       run: () => send('POST', `${app.orgUrl}/timesheets`, admin, createBody(), { 'Idempotency-Key': randomUUID() }),
       minimum: 3,
-      reason: 'one BatchGetItem (capability, employee, location, guard, bound), one consistent Query of the overlap window, one TransactWriteItems',
+      reason: 'one BatchGetItem (capability, employee, location, guard, bound, export fence), one consistent Query of the overlap window, one TransactWriteItems',
     },
     'PATCH /timesheets/{id}': {
       run: async () => {

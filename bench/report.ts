@@ -31,12 +31,13 @@ export function renderMarkdown(r: BenchResults): string {
   if (r.dynamodbCallsPerOp) {
     push('## DynamoDB calls per operation', '', 'Counted by an SDK middleware on the handlers\' client; capacity as DynamoDB Local reports it (ReturnConsumedCapacity).', '');
     table(
-      ['Operation', 'Calls', 'By API call', 'Items', 'Capacity units', 'Minimum', 'Extra', 'Why the minimum'],
+      ['Operation', 'Calls', 'By API call', 'Items', 'Transaction items', 'Capacity units', 'Minimum', 'Extra', 'Why the minimum'],
       Object.entries(r.dynamodbCallsPerOp).map(([name, c]) => [
         name,
         c.calls,
         Object.entries(c.byOperation).map(([k, v]) => `${k} ${v}`).join(', '),
         c.items,
+        c.transactionItems,
         c.capacityUnits,
         c.minimumCalls,
         c.extraCalls,

@@ -84,6 +84,8 @@ export function callSummary(calls: readonly Call[]) {
     calls: calls.length,
     byOperation,
     items: calls.reduce((n, c) => n + c.items, 0),
+    /** Items of the TransactWriteItems calls: the size of the operation's transaction. */
+    transactionItems: calls.filter((c) => /^TransactWrite/.test(c.operation)).reduce((n, c) => n + c.items, 0),
     scannedByQueries: calls.reduce((n, c) => n + c.scanned, 0),
     capacityUnits: Number(calls.reduce((n, c) => n + c.capacityUnits, 0).toFixed(2)),
   };
