@@ -120,6 +120,15 @@ describe('createHandler', () => {
       expect((await post('{}', {})).statusCode).toBe(415);
     });
 
+    it('answers 422 for a body nested deeper than 32 levels, and accepts 32', async () => {
+      const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+      const deep = await post(`{"name":"x","nested":${nested(5_000)}}`);
+      expect(deep).toMatchObject({ statusCode: 422, json: { code: 'VALIDATION_ERROR', errors: [{ pointer: '', detail: expect.stringMatching(/deeper than 32/) }] } });
+      const shallow = await post(`{"name":"x","nested":${nested(31)}}`);
+      expect(shallow.statusCode).toBe(422);
+      expect(shallow.json.errors[0].pointer).toBe('/nested');
+    });
+
     it('answers 413 above 64 KiB', async () => {
       const res = await post(JSON.stringify({ name: 'x'.repeat(70_000) }));
       expect(res).toMatchObject({ statusCode: 413, json: { code: 'PAYLOAD_TOO_LARGE' } });

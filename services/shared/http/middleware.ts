@@ -2,7 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { findRoute, type Area, type RouteSpec } from '../../routes';
 import { principalFrom, requireScopes, type Principal } from '../auth/principal';
-import { AccessDeniedError, AppError, UnauthenticatedError } from '../errors';
+import { AccessDeniedError, AppError, UnauthenticatedError, ValidationError } from '../errors';
 import { logger } from '../logger';
 import type { HttpResult } from './request';
 
@@ -108,13 +108,34 @@ export function jsonBody({ mediaTypes }: JsonBodyOptions): Middleware {
       if (!mediaType || !mediaTypes.includes(mediaType)) {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${contentType ? `"${contentType}"` : 'is missing'}; send the body as ${mediaTypes.join(' or ')}.`);
       }
+      let parsed: unknown;
       try {
-        event.jsonBody = JSON.parse(raw.toString('utf8')) as unknown;
+        parsed = JSON.parse(raw.toString('utf8')) as unknown;
       } catch {
         throw new AppError('MALFORMED_JSON', 'The request body is not valid JSON.');
       }
+      // No body of this API nests deeply; thousands of levels would exhaust the stack of
+      // anything that walks it (schemas, hashing) and turn a bad request into a 500.
+      if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) {
+        throw new ValidationError([{ pointer: '', detail: `The body nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels.` }]);
+      }
+      event.jsonBody = parsed;
     },
   };
+}
+
+export const MAX_JSON_DEPTH = 32;
+
+/** Walks without recursion, so that the check itself cannot run out of stack. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: v, depth } = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > max) return true;
+    for (const child of Object.values(v as Record<string, unknown>)) stack.push({ value: child, depth: depth + 1 });
+  }
+  return false;
 }
 
 export function headerOf(event: APIGatewayProxyEvent, name: string): string | undefined {
