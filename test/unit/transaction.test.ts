@@ -76,6 +76,12 @@ describe('translateSdkError', () => {
     }
   });
 
+  it('recognises a network error made in another realm (no instanceof Error)', () => {
+    const foreign = { name: 'Error', message: 'connect ECONNREFUSED 127.0.0.1:8000', code: 'ECONNREFUSED' };
+    expect(translateSdkError(foreign)).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(translateSdkError('not an error')).toBe('not an error');
+  });
+
   it('leaves condition failures to the stores', () => {
     const e = Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException', $metadata: { httpStatusCode: 400 } });
     expect(translateSdkError(e)).toBe(e);

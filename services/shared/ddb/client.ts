@@ -67,7 +67,9 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
  * SDK messages are kept only as `cause`, for the log.
  */
 export function translateSdkError(error: unknown): unknown {
-  if (!(error instanceof Error)) return error;
+  // Duck-typed: errors made in another realm (Node's network errors under a test sandbox)
+  // fail `instanceof Error` but are errors all the same.
+  if (typeof error !== 'object' || error === null || typeof (error as Error).name !== 'string') return error;
   const meta = (error as { $metadata?: { httpStatusCode?: number } }).$metadata;
   const code = (error as { code?: string }).code;
   if (
@@ -75,7 +77,7 @@ export function translateSdkError(error: unknown): unknown {
     (meta?.httpStatusCode !== undefined && meta.httpStatusCode >= 500) ||
     (code !== undefined && NETWORK_CODES.has(code))
   ) {
-    return new ServiceUnavailableError({ cause: error });
+    return new ServiceUnavailableError({ cause: error as Error });
   }
   return error;
 }
