@@ -70,14 +70,15 @@ export function translateSdkError(error: unknown): unknown {
   // Duck-typed: errors made in another realm (Node's network errors under a test sandbox)
   // fail `instanceof Error` but are errors all the same.
   if (typeof error !== 'object' || error === null || typeof (error as Error).name !== 'string') return error;
-  const meta = (error as { $metadata?: { httpStatusCode?: number } }).$metadata;
-  const code = (error as { code?: string }).code;
+  const sdkError = error as Error & { $metadata?: { httpStatusCode?: number }; code?: string };
+  const meta = sdkError.$metadata;
+  const code = sdkError.code;
   if (
-    UNAVAILABLE_NAMES.has(error.name) ||
+    UNAVAILABLE_NAMES.has(sdkError.name) ||
     (meta?.httpStatusCode !== undefined && meta.httpStatusCode >= 500) ||
     (code !== undefined && NETWORK_CODES.has(code))
   ) {
-    return new ServiceUnavailableError({ cause: error as Error });
+    return new ServiceUnavailableError({ cause: sdkError });
   }
   return error;
 }
