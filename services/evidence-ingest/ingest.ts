@@ -9,9 +9,9 @@ import { commit, jitteredBackoff, TransactionCancelledError, type TxItem } from 
 import { TransactionConflictError, ValidationError } from '../shared/errors';
 import { parseInput } from '../shared/http/validation';
 import { instant, uuid } from '../shared/time';
-import { nextGuard, statsItems } from '../timesheets/commands';
+import { revisionItems } from '../timesheets/commands';
 import { auditSnapshot, intervalErrors, type TimeEntry } from '../timesheets/domain';
-import { entryKeys, entryFromItem, GUARD_LABEL, guardFromItem, putNewEntry, putNextGuard, putNextRevision, STATS_LABEL, ENTRY_LABEL, timelineItems } from '../timesheets/store';
+import { entryKeys, entryFromItem, GUARD_LABEL, guardFromItem, STATS_LABEL, ENTRY_LABEL } from '../timesheets/store';
 import { FENCE_LABEL, fenceFromItem, planStaleness, reportKeys } from '../reports/store';
 import { EVENT_LABEL, getWorkEvent, putRestrictedEventData, putWorkEvent, type WorkEvent } from '../work-events/store';
 
@@ -121,11 +121,7 @@ export async function ingestEvidence(deps: IngestDeps, organizationId: string, r
       // A projection changes what exports of its period contain, like any other write.
       const stale = await planStaleness(deps.db, fenceFromItem(organizationId, fenceItem), before, after, { at: now, requestId: `ingest:${id}` });
       items.push(
-        ...stale.items,
-        before ? putNextRevision(after, before.revision) : putNewEntry(after),
-        ...timelineItems(before, after),
-        putNextGuard(guard, nextGuard(guard, before, after)),
-        ...statsItems(organizationId, (stats?.maxClosedDurationMs as number | undefined) ?? 0, after),
+        ...revisionItems(guard, (stats?.maxClosedDurationMs as number | undefined) ?? 0, before, after, stale),
         auditItem({
           id: deps.newId(),
           organizationId,

@@ -2,7 +2,7 @@ import { auditItem, type AuditEntry } from '../audit/store';
 import { employeeExistsCheck, employeeKeys, EMPLOYEE_LABEL } from '../employees/store';
 import { locationExistsCheck, locationKeys, LOCATION_LABEL } from '../locations/store';
 import { CAPABILITY_LABEL, timesheetCapabilityCheck } from '../organizations/store';
-import { FENCE_LABEL, fenceFromItem, planStaleness, reportKeys, type ExportFence } from '../reports/store';
+import { FENCE_LABEL, fenceFromItem, planStaleness, reportKeys, type ExportFence, type StalePlan } from '../reports/store';
 import type { Principal } from '../shared/auth/principal';
 import type { SealedValue } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';
@@ -111,9 +111,6 @@ export async function createTimeEntry(deps: TimesheetDeps, actor: Actor, cmd: Cr
   return withGuardRetries(async () => {
     const snapshot = await readWriteSnapshot(deps.db, org, cmd.employeeId, locationId);
     if (!snapshot.employeeExists) throw new ValidationError([{ pointer: '/employeeId', detail: `Employee ${cmd.employeeId} does not exist in this organization.` }]);
-    if (locationId && !snapshot.locationExists) {
-      throw new ValidationError([{ pointer: '/context/locationId', detail: `Location ${locationId} does not exist in this organization.` }]);
-    }
     const interval: Interval = { startedAt: cmd.startedAt, endedAt: cmd.endedAt };
     const overlap = resolveOverlap(await overlapsFor(deps.db, snapshot.guard, interval), { override: cmd.overlapOverride, reason: cmd.overlapReason });
 
@@ -136,16 +133,12 @@ export async function createTimeEntry(deps: TimesheetDeps, actor: Actor, cmd: Cr
     const stale = await planStaleness(deps.db, snapshot.fence, undefined, entry, { at: now, requestId: actor.requestId });
     const outcome: WriteOutcome = { entry, staleExportManifestIds: stale.staleExportManifestIds };
     const items: TxItem[] = [
-      putNewEntry(entry),
-      ...stale.items,
-      ...timelineItems(undefined, entry),
+      ...revisionItems(snapshot.guard, snapshot.orgMaxDurationMs, undefined, entry, stale),
       ...(await evidenceItems(deps, entry, cmd.context, now)),
       auditItem(auditEntry(deps, actor, now, 'time_entry.created', entry, undefined, cmd.reason, { ...overlap, reason: cmd.overlapReason }, outcome)),
-      putNextGuard(snapshot.guard, nextGuard(snapshot.guard, undefined, entry)),
       employeeExistsCheck(org, cmd.employeeId),
       ...(locationId ? [locationExistsCheck(org, locationId)] : []),
       timesheetCapabilityCheck(org),
-      ...statsItems(org, snapshot.orgMaxDurationMs, entry),
       ...(await extra(outcome)),
     ];
     await commitWrite(deps.db, items, 'create');
@@ -172,22 +165,15 @@ export async function correctTimeEntry(deps: TimesheetDeps, actor: Actor, entryI
     const locationId = cmd.context?.kind === 'REGISTERED_LOCATION' ? cmd.context.locationId : undefined;
 
     const snapshot = await readWriteSnapshot(deps.db, org, current.employeeId, locationId);
-    if (locationId && !snapshot.locationExists) {
-      throw new ValidationError([{ pointer: '/context/locationId', detail: `Location ${locationId} does not exist in this organization.` }]);
-    }
     const overlap = resolveOverlap(await overlapsFor(deps.db, snapshot.guard, next, current.id), { override: cmd.overlapOverride, reason: cmd.overlapReason });
     const stale = await planStaleness(deps.db, snapshot.fence, current, next, { at: now, requestId: actor.requestId });
     const outcome: WriteOutcome = { entry: next, staleExportManifestIds: stale.staleExportManifestIds };
     const items: TxItem[] = [
-      putNextRevision(next, current.revision),
-      ...stale.items,
-      ...timelineItems(current, next),
+      ...revisionItems(snapshot.guard, snapshot.orgMaxDurationMs, current, next, stale),
       ...(cmd.context ? await evidenceItems(deps, next, cmd.context, now) : []),
       auditItem(auditEntry(deps, actor, now, 'time_entry.corrected', next, current, cmd.reason, { ...overlap, reason: cmd.overlapReason }, outcome)),
-      putNextGuard(snapshot.guard, nextGuard(snapshot.guard, current, next)),
       ...(locationId ? [locationExistsCheck(org, locationId)] : []),
       timesheetCapabilityCheck(org),
-      ...statsItems(org, snapshot.orgMaxDurationMs, next),
       ...(await extra(outcome)),
     ];
     await commitWrite(deps.db, items, 'change');
@@ -211,11 +197,8 @@ export async function voidTimeEntry(deps: TimesheetDeps, actor: Actor, entryId: 
     const stale = await planStaleness(deps.db, snapshot.fence, current, next, { at: now, requestId: actor.requestId });
     const outcome: WriteOutcome = { entry: next, staleExportManifestIds: stale.staleExportManifestIds };
     const items: TxItem[] = [
-      putNextRevision(next, current.revision),
-      ...stale.items,
-      ...timelineItems(current, next),
+      ...revisionItems(snapshot.guard, snapshot.orgMaxDurationMs, current, next, stale),
       auditItem(auditEntry(deps, actor, now, 'time_entry.voided', next, current, reason, undefined, outcome)),
-      putNextGuard(snapshot.guard, nextGuard(snapshot.guard, current, next)),
       timesheetCapabilityCheck(org),
       ...(await extra(outcome)),
     ];
@@ -226,14 +209,16 @@ export async function voidTimeEntry(deps: TimesheetDeps, actor: Actor, entryId: 
 
 interface WriteSnapshot {
   readonly employeeExists: boolean;
-  readonly locationExists: boolean;
   readonly guard: OverlapGuard;
   readonly orgMaxDurationMs: number;
   /** Which months have export manifests; its version fences manifests being opened. */
   readonly fence: ExportFence;
 }
 
-/** One BatchGetItem: organization (capability), employee, guard, stats, export fence, location. */
+/**
+ * One BatchGetItem: organization (capability, 409 when off), employee, guard, stats, export
+ * fence, and the location of a registered context (422 when it is not of this organization).
+ */
 async function readWriteSnapshot(db: Db, org: string, employeeId: string, locationId?: string): Promise<WriteSnapshot> {
   const [orgItem, employee, guard, stats, fence, location] = await batchGet(db, [
     { PK: `ORG#${org}`, SK: 'ORG' },
@@ -246,9 +231,11 @@ async function readWriteSnapshot(db: Db, org: string, employeeId: string, locati
   const entitlements = orgItem?.entitlements as { timesheetCorrections?: boolean } | undefined;
   const gates = orgItem?.rolloutGates as { timesheetCorrections?: boolean } | undefined;
   if (!entitlements?.timesheetCorrections || !gates?.timesheetCorrections) throw new FeatureNotEnabledError('timesheet_corrections');
+  if (locationId && !location) {
+    throw new ValidationError([{ pointer: '/context/locationId', detail: `Location ${locationId} does not exist in this organization.` }]);
+  }
   return {
     employeeExists: employee !== undefined,
-    locationExists: location !== undefined,
     guard: guardFromItem(org, employeeId, guard),
     orgMaxDurationMs: (stats?.maxClosedDurationMs as number | undefined) ?? 0,
     fence: fenceFromItem(org, fence),
@@ -268,8 +255,24 @@ async function overlapsFor(db: Db, guard: OverlapGuard, interval: Interval, exce
   return overlappingEntries(interval, [...closed, ...open], exceptId);
 }
 
+/**
+ * The items every new revision of an entry commits, whoever writes it (the API commands, the
+ * evidence projection): the entry (new, or conditioned on the revision it was computed from),
+ * the stale marks of the exports it alters with the fence check, its timeline item, the
+ * guard's next version, and the organization's longest interval when it grows.
+ */
+export function revisionItems(guard: OverlapGuard, orgMaxDurationMs: number, before: TimeEntry | undefined, after: TimeEntry, stale: StalePlan): TxItem[] {
+  return [
+    before ? putNextRevision(after, before.revision) : putNewEntry(after),
+    ...stale.items,
+    ...timelineItems(before, after),
+    putNextGuard(guard, nextGuard(guard, before, after)),
+    ...statsItems(after.organizationId, orgMaxDurationMs, after),
+  ];
+}
+
 /** The guard after `before` became `after` (undefined: the entry is new). */
-export function nextGuard(guard: OverlapGuard, before: TimeEntry | undefined, after: TimeEntry): Pick<OverlapGuard, 'openEntries' | 'maxClosedDurationMs'> {
+function nextGuard(guard: OverlapGuard, before: TimeEntry | undefined, after: TimeEntry): Pick<OverlapGuard, 'openEntries' | 'maxClosedDurationMs'> {
   const openEntries = { ...guard.openEntries };
   if (before) delete openEntries[before.id];
   if (after.state === 'OPEN') openEntries[after.id] = after.startedAt;
@@ -277,7 +280,7 @@ export function nextGuard(guard: OverlapGuard, before: TimeEntry | undefined, af
 }
 
 /** The organization's longest interval bounds list windows; raised in the same transaction. */
-export function statsItems(org: string, orgMaxDurationMs: number, entry: TimeEntry): TxItem[] {
+function statsItems(org: string, orgMaxDurationMs: number, entry: TimeEntry): TxItem[] {
   const duration = durationMs(entry);
   return duration > orgMaxDurationMs ? [raiseOrgMaxDuration(org, duration)] : [];
 }
