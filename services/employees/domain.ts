@@ -6,7 +6,7 @@ import { NotFoundError, TransactionConflictError, UniquenessConflictError, Valid
 import { assertEtag, entityEtag } from '../shared/http/etag';
 import type { BankAccountData, StoredBankAccount } from './bank-store';
 import { maskIban } from './iban';
-import { holderKey, uniqueValueOf, type Employee, type EmployeePage, type EmployeePageQuery, type UniqueAttribute, type UniqueValue } from './store';
+import { holderKey, uniqueValueOf, type Employee, type EmployeePage, type EmployeePageQuery, type UniqueAttribute, type UniqueValue, type EmployeeWrite, type GuardAction } from './store';
 
 /**
  * Employees as the public API manages them: the same records SCIM provisions (same guards,
@@ -14,23 +14,7 @@ import { holderKey, uniqueValueOf, type Employee, type EmployeePage, type Employ
  * employee. No HTTP, no SDK: the store, clock, ids and sealing are ports.
  */
 
-/** A change of a uniqueness guard in an employee's write transaction. */
-export interface GuardAction {
-  readonly kind: 'claim' | 'keep' | 'release';
-  readonly attribute: UniqueAttribute;
-  readonly value: string;
-}
-
-/** Everything one employee change commits, atomically. */
-export interface EmployeeWrite {
-  /** The stored state the change was computed from; absent for a new employee. */
-  readonly before?: Employee;
-  readonly after: Employee;
-  readonly guards: readonly GuardAction[];
-  readonly audit: AuditEntry;
-  /** The caller's items for the same transaction (the idempotency record). */
-  readonly extra: readonly TxItem[];
-}
+export type { EmployeeWrite, GuardAction };
 
 /** Everything one bank-account change commits, atomically. */
 export interface BankAccountWrite {

@@ -5,20 +5,16 @@ import { batchGet } from '../shared/ddb/read';
 import { commit, TransactionCancelledError, type TxItem } from '../shared/ddb/transaction';
 import { EtagMismatchError, UniquenessConflictError } from '../shared/errors';
 import { BANK_ACCOUNT_LABEL, bankAccountFromItem, bankAccountKey, putBankAccountItem } from './bank-store';
-import { EmployeeMovedError, type EmployeeStore, type EmployeeWrite, type GuardAction } from './domain';
+import { EmployeeMovedError, type EmployeeStore } from './domain';
 import {
-  claimGuardItem,
   EMPLOYEE_LABEL,
-  emailLookupChanges,
+  employeeChangeItems,
   employeeFromItem,
   employeeKeys,
-  employeeSearchItems,
   guardLabel,
-  keepGuardItem,
   listEmployeesPage,
   putEmployeeItem,
   readGuardHolders,
-  releaseGuardItem,
   searchEmployeesPage,
   type UniqueAttribute,
 } from './store';
@@ -37,7 +33,7 @@ export function dynamoEmployeeStore(db: Db): EmployeeStore {
     guardHolders: (organizationId, values) => readGuardHolders(db, organizationId, values),
     list: (organizationId, { q, ...page }) => (q === undefined ? listEmployeesPage(db, organizationId, page) : searchEmployeesPage(db, organizationId, q, page)),
     async commitEmployee(write) {
-      await commitExplained(db, employeeWriteItems(write), (error) => {
+      await commitExplained(db, employeeChangeItems(write), (error) => {
         if (error.failed(EMPLOYEE_LABEL)) return new EtagMismatchError();
         const taken = (['userName', 'externalId'] as UniqueAttribute[]).find((a) => error.failed(guardLabel(a)));
         return taken ? new UniquenessConflictError(taken) : undefined;
@@ -51,27 +47,6 @@ export function dynamoEmployeeStore(db: Db): EmployeeStore {
       });
     },
   };
-}
-
-/**
- * The items of one employee change: the employee (new, or at the version read), its guard
- * actions, e-mail lookups and search index items moved from the old state to the new one,
- * the audit entry and the caller's items. The same index SCIM maintains in its transactions.
- */
-export function employeeWriteItems(write: EmployeeWrite): TxItem[] {
-  const { before, after } = write;
-  const guardItem = (g: GuardAction): TxItem => {
-    const build = g.kind === 'claim' ? claimGuardItem : g.kind === 'keep' ? keepGuardItem : releaseGuardItem;
-    return build(after.organizationId, g.attribute, g.value, after.id);
-  };
-  return [
-    putEmployeeItem(after, before?.version),
-    ...write.guards.map(guardItem),
-    ...emailLookupChanges(after.organizationId, after.id, before?.emails ?? [], after.emails),
-    ...employeeSearchItems(before, after),
-    auditItem(write.audit),
-    ...write.extra,
-  ];
 }
 
 /** Commits; a failed condition becomes the error `explain` gives (the idempotency record's own is left to runIdempotent). */

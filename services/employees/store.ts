@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { auditItem, type AuditEntry } from '../audit/store';
 import type { Db } from '../shared/ddb/client';
 import { batchGet, collect, collectAll } from '../shared/ddb/read';
 import { MAX_WORDS, searchIds, searchIndexItems, searchWords } from '../shared/ddb/search';
@@ -426,4 +427,57 @@ export async function searchEmployeesPage(db: Db, organizationId: string, q: str
     if (after === undefined) break;
   }
   return { employees, ...(after !== undefined ? { after } : {}) };
+}
+
+/** A change of a uniqueness guard in an employee's write transaction. */
+export type GuardAction =
+  | { readonly kind: 'claim'; readonly attribute: UniqueAttribute; readonly value: string }
+  | { readonly kind: 'keep'; readonly attribute: UniqueAttribute; readonly value: string }
+  | { readonly kind: 'takeOver'; readonly attribute: UniqueAttribute; readonly value: string; readonly from: { readonly id: string; readonly version?: number } }
+  | { readonly kind: 'release'; readonly attribute: UniqueAttribute; readonly value: string };
+
+/** Everything one employee change commits, atomically. */
+export interface EmployeeWrite {
+  /** The stored state the change was computed from; absent for a new employee. */
+  readonly before?: Employee;
+  readonly after: Employee;
+  readonly guards: readonly GuardAction[];
+  readonly audit: AuditEntry;
+  /** The caller's items for the same transaction (the idempotency record). */
+  readonly extra: readonly TxItem[];
+}
+
+/**
+ * The items of one employee change, whichever API makes it (SCIM or the employees API): the
+ * employee (new, or at the version read), its guard actions (with a check that a retired
+ * holder is still retired and unchanged), e-mail lookups and search index items added and
+ * removed, the audit entry, and the caller's extra items (the idempotency record).
+ */
+export function employeeChangeItems(write: EmployeeWrite): TxItem[] {
+  const org = write.after.organizationId;
+  const me = write.after.id;
+  const holderChecks = new Map<string, TxItem>();
+  const guardItem = (g: GuardAction): TxItem => {
+    switch (g.kind) {
+      case 'claim':
+        return claimGuardItem(org, g.attribute, g.value, me);
+      case 'keep':
+        return keepGuardItem(org, g.attribute, g.value, me);
+      case 'release':
+        return releaseGuardItem(org, g.attribute, g.value, me);
+      case 'takeOver':
+        if (g.from.version !== undefined) holderChecks.set(g.from.id, retiredHolderCheck(org, g.from.id, g.from.version));
+        return takeOverGuardItem(org, g.attribute, g.value, me, g.from.id);
+    }
+  };
+  const guards = write.guards.map(guardItem);
+  return [
+    putEmployeeItem(write.after, write.before?.version),
+    ...guards,
+    ...holderChecks.values(),
+    ...emailLookupChanges(org, me, write.before?.emails ?? [], write.after.emails),
+    ...employeeSearchItems(write.before, write.after),
+    auditItem(write.audit),
+    ...write.extra,
+  ];
 }

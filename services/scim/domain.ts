@@ -1,5 +1,5 @@
 import type { AuditEntry } from '../audit/store';
-import { holderKey, uniqueValueOf, type Employee, type UniqueAttribute, type UniqueValue } from '../employees/store';
+import { holderKey, uniqueValueOf, type Employee, type EmployeeWrite, type GuardAction, type UniqueAttribute, type UniqueValue } from '../employees/store';
 import type { Principal } from '../shared/auth/principal';
 import type { TxItem } from '../shared/ddb/transaction';
 import { EtagMismatchError, NotFoundError, TransactionConflictError, UniquenessConflictError } from '../shared/errors';
@@ -16,23 +16,8 @@ import { ifMatchHolds } from './resource';
  * re-links it. No HTTP, no SDK: the store is a port.
  */
 
-/** A guard change in a user's write transaction. */
-export type GuardAction =
-  | { readonly kind: 'claim'; readonly attribute: UniqueAttribute; readonly value: string }
-  | { readonly kind: 'keep'; readonly attribute: UniqueAttribute; readonly value: string }
-  | { readonly kind: 'takeOver'; readonly attribute: UniqueAttribute; readonly value: string; readonly from: { readonly id: string; readonly version?: number } }
-  | { readonly kind: 'release'; readonly attribute: UniqueAttribute; readonly value: string };
-
-/** Everything one change commits, atomically. */
-export interface UserWrite {
-  /** The stored state the change was computed from; absent for a new employee. */
-  readonly before?: Employee;
-  readonly after: Employee;
-  readonly guards: readonly GuardAction[];
-  readonly audit: AuditEntry;
-  /** The caller's items for the same transaction (the idempotency record). */
-  readonly extra: readonly TxItem[];
-}
+/** A SCIM user change is an employee change: its items are built by employeeChangeItems. */
+export type UserWrite = EmployeeWrite;
 
 /** Thrown by `UserStore.commit` when something read for the write changed before it committed. */
 export class StaleReadError extends Error {
