@@ -30,6 +30,17 @@ describe('cursors', () => {
     }
   });
 
+  it('opens only the exact text returned, not another base64url spelling of the same bytes', () => {
+    // The fuzz drill found it: the spare low bits of the last character are ignored when decoding.
+    let cursor = sealCursor(key, binding, { after: 'x' });
+    while (Buffer.from(cursor, 'base64url').length % 3 === 0) cursor = sealCursor(key, binding, { after: `${cursor.length}` });
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(cursor.at(-1)!);
+    const respelled = cursor.slice(0, -1) + alphabet[last ^ 1];
+    expect(Buffer.from(respelled, 'base64url')).toEqual(Buffer.from(cursor, 'base64url'));
+    expect(() => openCursor(key, binding, respelled)).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }));
+  });
+
   it('does not open under another key', () => {
     expect(() => openCursor(randomBytes(32), binding, sealCursor(key, binding, 1))).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }));
   });

@@ -27,6 +27,9 @@ export function sealCursor(key: Buffer, binding: CursorBinding, position: unknow
 
 export function openCursor(key: Buffer, binding: CursorBinding, cursor: string): unknown {
   const raw = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0);
+  // base64url decoding ignores the spare bits of the last character: only the exact text we
+  // returned opens, not another spelling of the same bytes.
+  if (raw.toString('base64url') !== cursor) throw invalidCursor();
   if (raw.length < 1 + IV_BYTES + TAG_BYTES + 1 || raw[0] !== VERSION) throw invalidCursor();
   const iv = raw.subarray(1, 1 + IV_BYTES);
   const tag = raw.subarray(raw.length - TAG_BYTES);

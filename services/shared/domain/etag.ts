@@ -1,0 +1,13 @@
+import { EtagMismatchError } from '../errors';
+
+/**
+ * Strong ETags of versioned resources: `"<kind>:<id>:v<version>"` (time entries keep the
+ * contract's `"time-entry:<id>:r<revision>"`). An update must name the current one in
+ * If-Match (a list may name several); weak tags and `*` never match.
+ */
+export const entityEtag = (kind: string, id: string, version: number): string => `"${kind}:${id}:v${version}"`;
+
+export function assertEtag(ifMatch: string, current: string): void {
+  const candidates = ifMatch.split(',').map((t) => t.trim());
+  if (!candidates.includes(current)) throw new EtagMismatchError(current);
+}

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { queryWords } from '../ddb/search';
+
+/**
+ * Field schemas shared by the master-data bodies and queries (locations, contacts,
+ * materials). Text is trimmed; a nullable text field is cleared with `null` or an empty
+ * string, and an empty value is always returned as `null`.
+ */
+
+export const requiredName = (field: string, max = 200) =>
+  z
+    .string({ error: `${field} is required: a non-empty string.` })
+    .trim()
+    .min(1, { message: `${field} must not be empty.` })
+    .max(max, { message: `${field} is at most ${max} characters.` });
+
+const emptyToNull = (value: string | null): string | null => (value === '' ? null : value);
+
+/** Optional, nullable free text; `""` and `null` both clear it. */
+export const nullableText = (field: string, max: number) =>
+  z
+    .string({ error: `${field} must be a string or null.` })
+    .trim()
+    .max(max, { message: `${field} is at most ${max} characters.` })
+    .nullable()
+    .transform(emptyToNull)
+    .optional();
+
+/** Optional, nullable text that must match `valid` when not empty. */
+const checkedText = (field: string, max: number, valid: (value: string) => boolean, expected: string) =>
+  z
+    .string({ error: `${field} must be a string or null.` })
+    .trim()
+    .max(max, { message: `${field} is at most ${max} characters.` })
+    .refine((v) => v === '' || valid(v), { message: `${field} must be ${expected}.` })
+    .nullable()
+    .transform(emptyToNull)
+    .optional();
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const PHONE = /^\+?[0-9 ()./-]+$/;
+
+export const nullableEmail = (field: string) => checkedText(field, 254, (v) => EMAIL.test(v), 'an e-mail address such as name@example.com');
+
+export const nullablePhone = (field: string) =>
+  checkedText(field, 40, (v) => PHONE.test(v) && v.replace(/\D/g, '').length >= 3, 'a phone number: digits, spaces and + ( ) . / - only, at least 3 digits');
+
+export const nullableUrl = (field: string) =>
+  checkedText(
+    field,
+    2048,
+    (v) => {
+      try {
+        const url = new URL(v);
+        return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+      } catch {
+        return false;
+      }
+    },
+    'an absolute http or https URL such as https://shop.example.com/item/42',
+  );
+
+/** `q`: word-prefix search; at least one letter or digit. */
+export const searchParameter = () =>
+  z
+    .string()
+    .max(100, { message: 'q is at most 100 characters.' })
+    .refine((v) => queryWords(v).length > 0, { message: 'q needs at least one letter or digit.' })
+    .meta({ description: 'Word-prefix search, case- and accent-insensitive; every word must match.' })
+    .optional();
+
+/** A boolean query parameter: `true` or `false`. */
+export const booleanParameter = (name: string, description: string) =>
+  z
+    .enum(['true', 'false'], { error: `${name} must be true or false.` })
+    .transform((v) => v === 'true')
+    .meta({ description })
+    .optional();
+
+export const cursorParameter = () => z.string().max(2048).meta({ description: 'A nextCursor, exactly as returned, with the same filters.' }).optional();
+
+/** A response time: RFC 3339 UTC. */
+export const utc = () => z.string().meta({ format: 'date-time', description: 'RFC 3339, UTC' });
+
+/** `{ items, nextCursor }`: the response of a cursor-paged list. */
+export const pageSchema = (item: z.ZodType) =>
+  z.object({ items: z.array(item), nextCursor: z.string().nullable().meta({ description: 'Opaque; pass it back as `cursor` with the same filters. null on the last page.' }) });
