@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
-import { auditItem } from '../services/audit/store';
+import { auditItem } from '../services/audit/model';
 import { employeeExistsCheck, putEmployee } from '../services/employees/store';
 import { locationExistsCheck } from '../services/locations/store';
 import { timesheetCapabilityCheck } from '../services/organizations/store';

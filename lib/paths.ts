@@ -20,11 +20,7 @@ export function projectRoot(from: string = process.cwd()): string {
 /** A path inside the project. */
 export const fromRoot = (...segments: string[]): string => join(projectRoot(), ...segments);
 
-/**
- * The handler entry of a Lambda function, relative to the project root: the same
- * `services/<name>/handler.ts` that services/local/areas.ts serves locally.
- */
-export const handlerEntry = (name: string): string => `services/${name}/handler.ts`;
+export { handlerEntry } from '../services/shared/area';
 
 /** The `context` of cdk.json (feature flags): what the CLI passes to the app, for tests that build the app in memory. */
 export function cdkJsonContext(): Record<string, unknown> {

@@ -20,7 +20,8 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
 import { AUTHORIZER_CACHE_SECONDS } from '../../services/authorizer/cache';
-import { ROUTES, resourcePath, type ApiName, type Area, type HttpMethod } from '../../services/routes';
+import { ROUTES } from '../../services/routes';
+import { resourcePath, type ApiName, type HttpMethod } from '../../services/shared/area';
 import { API_ERROR_FORMAT, API_STAGES, GATEWAY_RESPONSES, type ErrorFormat } from '../../services/shared/http/gateway-responses';
 import { allowHeader, API_GATEWAY_VARS, errorHeaders, errorTemplates, gatewayResponseOptions, methodNotAllowedBody } from '../gateway-responses';
 
@@ -84,7 +85,7 @@ export interface RoutedApiProps {
   /** Which API of services/routes.ts this RestApi serves: its routes are the ROUTES rows with this `api`. */
   readonly api: ApiName;
   /** The Lambda function of each area that the API's routes name. */
-  readonly functions: Readonly<Partial<Record<Area, IFunction>>>;
+  readonly functions: Readonly<Record<string, IFunction>>;
   /** The key authorizer (services/authorizer/handler.ts); each RestApi gets its own RequestAuthorizer for it. */
   readonly authorizerFunction: IFunction;
   /**
@@ -205,8 +206,8 @@ export class RoutedApi extends Construct {
     // contract's error format (a gateway validator could only answer BAD_REQUEST_BODY).
     const validator = this.restApi.addRequestValidator('PathParameters', { validateRequestParameters: true, validateRequestBody: false });
 
-    const integrations = new Map<Area, LambdaIntegration>();
-    const integrationFor = (area: Area): LambdaIntegration => {
+    const integrations = new Map<string, LambdaIntegration>();
+    const integrationFor = (area: string): LambdaIntegration => {
       let integration = integrations.get(area);
       if (!integration) {
         // One invoke permission per function and API instead of two per method.

@@ -13,8 +13,13 @@ import { fromRoot, handlerEntry } from '../paths';
 import { AppTable } from './app-table';
 
 export interface AreaFunctionProps {
-  /** The folder under services/ whose `handler.ts` exports `handler`, e.g. `timesheets`. */
+  /** The function's registry name, e.g. `timesheets` (kebab-case). */
   readonly name: string;
+  /**
+   * The module exporting `handler`, from the project root.
+   * @default `services/<name>/handler.ts`
+   */
+  readonly entry?: string;
   /** TEST or LIVE: the environment of the host this function serves (API_ENVIRONMENT). */
   readonly apiEnvironment: ApiEnvironment;
   /**
@@ -70,7 +75,7 @@ export class AreaFunction extends NodejsFunction {
     const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
 
     super(scope, id, {
-      entry: fromRoot(handlerEntry(props.name)),
+      entry: fromRoot(handlerEntry(props)),
       handler: 'handler',
       projectRoot: fromRoot(),
       depsLockFilePath: fromRoot('package-lock.json'),

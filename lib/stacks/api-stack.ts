@@ -8,14 +8,15 @@ import { Bucket, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { AREAS, ORG_PREFIX, SCIM_PREFIX, type Area } from '../../services/routes';
+import { AREAS, FUNCTIONS } from '../../services/registry';
+import { functionConstructId, ORG_PREFIX, SCIM_PREFIX } from '../../services/shared/area';
 import type { ApiEnvironment } from '../../services/shared/config';
 import { ApiDomain } from '../constructs/api-domain';
 import { ApiFirewall } from '../constructs/api-firewall';
 import { ApiGatewayAccountLogging } from '../constructs/api-gateway-account';
 import { RoutedApi } from '../constructs/api';
 import { AreaFunction } from '../constructs/area-function';
-import { FUNCTION_NAMES, FUNCTION_PERMISSIONS, type FunctionName } from '../permissions';
+import type { FunctionName } from '../permissions';
 
 export interface ApiStackProps extends StackProps {
   /** TEST or LIVE: the authorizer accepts only keys of this environment (API_ENVIRONMENT). */
@@ -71,23 +72,10 @@ export interface ApiStackProps extends StackProps {
   readonly hostedZoneName?: string;
 }
 
-const FUNCTION_IDS: Readonly<Record<FunctionName, string>> = {
-  authorizer: 'AuthorizerFunction',
-  'work-events': 'WorkEventsFunction',
-  timesheets: 'TimesheetsFunction',
-  audit: 'AuditFunction',
-  scim: 'ScimFunction',
-  organization: 'OrganizationFunction',
-  employees: 'EmployeesFunction',
-  locations: 'LocationsFunction',
-  materials: 'MaterialsFunction',
-  reports: 'ReportsFunction',
-  'evidence-ingest': 'EvidenceIngestFunction',
-  'reports-worker': 'ReportsWorkerFunction',
-};
-
-/** Functions that are not request/response: they may run longer than an API call. */
-export const FUNCTION_TIMEOUT: Partial<Record<FunctionName, Duration>> = { 'reports-worker': Duration.minutes(5) };
+/** Functions that are not request/response run longer than an API call: their timeout, by name. */
+export const FUNCTION_TIMEOUT: Readonly<Record<FunctionName, Duration>> = Object.fromEntries(
+  FUNCTIONS.filter((f) => f.timeoutSeconds !== undefined).map((f) => [f.name, Duration.seconds(f.timeoutSeconds!)]),
+);
 
 /**
  * The stateless half of an environment: one function per area, the authorizer, the
@@ -146,16 +134,17 @@ export class ApiStack extends Stack {
     const logRemovalPolicy = props.retainLogs ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
 
     const functions = {} as Record<FunctionName, AreaFunction>;
-    for (const name of FUNCTION_NAMES) {
-      const fn = new AreaFunction(this, FUNCTION_IDS[name], {
+    for (const definition of FUNCTIONS) {
+      const { name, permissions } = definition;
+      const fn = new AreaFunction(this, functionConstructId(name), {
         name,
+        entry: definition.entry,
         apiEnvironment: props.apiEnvironment,
         logRetention,
         logRemovalPolicy,
         description: `WFM ${props.apiEnvironment} ${name}`,
         timeout: FUNCTION_TIMEOUT[name],
       });
-      const permissions = FUNCTION_PERMISSIONS[name];
       fn.bindTable(props.table, permissions.table);
       if (permissions.cursorSecret) fn.bindCursorSecret(props.cursorSecret);
       if (permissions.restrictedDataKey) fn.bindRestrictedDataKey(props.restrictedDataKey, { decrypt: permissions.restrictedDataDecrypt });
@@ -165,7 +154,7 @@ export class ApiStack extends Stack {
     this.reportsQueue = this.reportsPipeline(functions.reports, functions['reports-worker'], Bucket.fromBucketName(this, 'ReportsBucket', props.reportsBucketName));
 
     const accountLogging = props.manageApiGatewayAccount === false ? undefined : new ApiGatewayAccountLogging(this, 'ApiGatewayAccount');
-    const areaFunctions = Object.fromEntries(AREAS.map((area) => [area, functions[area]])) as Record<Area, AreaFunction>;
+    const areaFunctions = Object.fromEntries(AREAS.map((area) => [area.name, functions[area.name]]));
     const common = {
       functions: areaFunctions,
       authorizerFunction: functions.authorizer,
@@ -203,8 +192,8 @@ export class ApiStack extends Stack {
     if (this.domain) {
       new CfnOutput(this, 'RegionalDomainName', { value: this.domain.domain.domainNameAliasDomainName, description: `CNAME/alias target of ${props.domainName}` });
     }
-    for (const name of FUNCTION_NAMES) {
-      new CfnOutput(this, `${FUNCTION_IDS[name]}Name`, { value: functions[name].functionName, description: `Lambda function ${name}` });
+    for (const { name } of FUNCTIONS) {
+      new CfnOutput(this, `${functionConstructId(name)}Name`, { value: functions[name].functionName, description: `Lambda function ${name}` });
     }
   }
 }

@@ -1,7 +1,7 @@
 import { generateApiKey, type IssuedApiKey } from '../shared/auth/api-key';
 import type { ApiEnvironment } from '../shared/config';
 import type { Db } from '../shared/ddb/client';
-import { getOrganization, timesheetWritesEnabled } from '../organizations/store';
+import { getOrganization, timesheetWritesEnabled } from '../organization/public';
 import { isScope } from '../routes';
 import { putApiKey, type ApiKeyRecord } from './store';
 

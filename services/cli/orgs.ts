@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { getOrganization, listOrganizations, putOrganization, setTimesheetCorrections, type Organization } from '../organizations/store';
+import { getOrganization, listOrganizations, putOrganization, setTimesheetCorrections, type Organization } from '../organization/public';
 import { isUuid } from '../shared/time';
 import { fail, onOff, operatorDb } from './target';
 

@@ -1,9 +1,9 @@
-import type { AuditEntry } from '../audit/store';
+import type { AuditEntry } from '../audit/model';
 import type { Principal } from '../shared/auth/principal';
 import type { SealedValue } from '../shared/crypto/restricted';
 import type { TxItem } from '../shared/ddb/transaction';
 import { NotFoundError, TransactionConflictError, UniquenessConflictError, ValidationError } from '../shared/errors';
-import { assertEtag, entityEtag } from '../shared/http/etag';
+import { assertEtag, entityEtag } from '../shared/domain/etag';
 import type { BankAccountData, StoredBankAccount } from './bank-store';
 import { maskIban } from './iban';
 import { holderKey, uniqueValueOf, type Employee, type EmployeePage, type EmployeePageQuery, type UniqueAttribute, type UniqueValue, type EmployeeWrite, type GuardAction } from './store';

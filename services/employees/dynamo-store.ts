@@ -1,4 +1,4 @@
-import { auditItem } from '../audit/store';
+import { auditItem } from '../audit/model';
 import type { Db } from '../shared/ddb/client';
 import { IDEMPOTENCY_LABEL } from '../shared/ddb/idempotency';
 import { batchGet } from '../shared/ddb/read';

@@ -1,3 +1,4 @@
+import { legacyAreaNamed } from '../legacy-areas';
 import { randomUUID } from 'node:crypto';
 import { sealRestricted, unsealRestricted } from '../shared/crypto/restricted';
 import { defaultDb } from '../shared/ddb/client';
@@ -61,7 +62,7 @@ const bankReceipt = (account: StoredBankAccount): HttpResult =>
   ok({ employeeId: account.employeeId, maskedIban: account.maskedIban ?? null, updatedAt: account.updatedAt }, { ETag: bankAccountEtag(account.employeeId, account) });
 
 export const handler = createHandler({
-  area: 'employees',
+  area: legacyAreaNamed('employees'),
   operations: {
     async listEmployees(request) {
       const { query, binding, position: position } = await listRequest<typeof listQuerySchema, { after: string }>(request, listQuerySchema);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { auditItem, type AuditEntry } from '../audit/store';
+import { auditItem, type AuditEntry } from '../audit/model';
 import type { Db } from '../shared/ddb/client';
 import { batchGet, collect, collectAll } from '../shared/ddb/read';
 import { MAX_WORDS, searchIds, searchIndexItems, searchWords } from '../shared/ddb/search';

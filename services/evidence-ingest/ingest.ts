@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { auditItem } from '../audit/store';
-import { employeeExistsCheck, employeeKeys } from '../employees/store';
-import { locationExistsCheck, locationKeys } from '../locations/store';
+import { auditItem } from '../audit/model';
+import { employeeExistsCheck, employeeKeys } from '../employees/public';
+import { locationExistsCheck, locationKeys } from '../locations/public';
 import type { SealedValue } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';
 import { batchGet } from '../shared/ddb/read';
@@ -9,11 +9,11 @@ import { commit, jitteredBackoff, TransactionCancelledError, type TxItem } from 
 import { TransactionConflictError, ValidationError } from '../shared/errors';
 import { parseInput } from '../shared/http/validation';
 import { instant, uuid } from '../shared/time';
-import { revisionItems } from '../timesheets/commands';
-import { auditSnapshot, intervalErrors, type TimeEntry } from '../timesheets/domain';
-import { entryKeys, entryFromItem, GUARD_LABEL, guardFromItem, STATS_LABEL, ENTRY_LABEL } from '../timesheets/store';
-import { FENCE_LABEL, fenceFromItem, planStaleness, reportKeys } from '../reports/store';
-import { EVENT_LABEL, getWorkEvent, putRestrictedEventData, putWorkEvent, type WorkEvent } from '../work-events/store';
+import { revisionItems } from '../timesheets/public';
+import { auditSnapshot, intervalErrors, type TimeEntry } from '../timesheets/public';
+import { entryKeys, entryFromItem, GUARD_LABEL, guardFromItem, STATS_LABEL, ENTRY_LABEL } from '../timesheets/public';
+import { FENCE_LABEL, fenceFromItem, planStaleness, reportKeys } from '../reports/public';
+import { EVENT_LABEL, getWorkEvent, putRestrictedEventData, putWorkEvent, type WorkEvent } from '../work-events/public';
 
 /**
  * The internal evidence channel: the scan service (outside the public API) appends work

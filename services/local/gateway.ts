@@ -16,7 +16,7 @@ import {
   methodNotAllowedBody,
   type GatewayResponseType,
 } from '../shared/http/gateway-responses';
-import { AREA_HANDLERS, type ProxyHandler } from './areas';
+import { loadAreaHandler, type ProxyHandler } from './areas';
 
 /**
  * A local API Gateway: the same route table as the deployed REST APIs, the same REQUEST
@@ -96,7 +96,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   const handlerOf = async (route: RouteSpec): Promise<ProxyHandler> => {
     let h = handlers.get(route.area);
     if (!h) {
-      h = await AREA_HANDLERS[route.area]();
+      h = await loadAreaHandler(route.area);
       handlers.set(route.area, h);
     }
     return h;

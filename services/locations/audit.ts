@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditSnapshot } from '../audit/store';
+import type { AuditEntry, AuditSnapshot } from '../audit/model';
 import type { Actor } from './domain';
 
 /** What a master-data audit entry may say beyond action and entity: names, ids, a reason, stock figures. */

@@ -1,10 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { auditItem, type AuditEntry } from '../audit/store';
+import { auditItem, type AuditEntry } from '../audit/model';
 import type { Db } from '../shared/ddb/client';
 import { searchIndexItems, searchWords } from '../shared/ddb/search';
 import { commit, TransactionCancelledError, type TxItem } from '../shared/ddb/transaction';
 import { EtagMismatchError } from '../shared/errors';
-import { getByIds, listPage, type ListQuery, type Page } from './pages';
+import { getByIds, listPage, type ListQuery, type Page } from '../shared/ddb/paging';
 
 /**
  * DynamoDB adapter of reusable contacts (organization-owned personal data):

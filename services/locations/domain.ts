@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { hasScope, requireScopes, type Principal } from '../shared/auth/principal';
 import { jitteredBackoff, type TxItem } from '../shared/ddb/transaction';
 import { EtagMismatchError, NotFoundError, TransactionConflictError, ValidationError, type FieldError } from '../shared/errors';
-import { assertEtag, entityEtag } from '../shared/http/etag';
+import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { masterDataAudit } from './audit';
 import type { Contact, ContactChange } from './contact-store';
 import type { LocationChange, LocationRecord } from './store';

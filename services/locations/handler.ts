@@ -1,3 +1,4 @@
+import { legacyAreaNamed } from '../legacy-areas';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { defaultDb, type Db } from '../shared/ddb/client';
 import { NotFoundError } from '../shared/errors';
@@ -28,7 +29,7 @@ import {
   type QrRotation,
 } from './domain';
 import type { Contact } from './contact-store';
-import type { PagePosition } from './pages';
+import type { PagePosition } from '../shared/ddb/paging';
 import {
   contactListQuery,
   contactResponse,
@@ -81,7 +82,7 @@ const locationWrite = (request: ApiRequest, key: string | undefined, run: (p: Lo
   committedWrite<LocationView>(ports().db, request, key, (extra) => run(ports(), extra), (view) => locationResult(view, 200, request));
 
 export const handler = createHandler({
-  area: 'locations',
+  area: legacyAreaNamed('locations'),
   operations: {
     async listLocations(request) {
       const { query, binding, position: after } = await listRequest<typeof locationListQuery, PagePosition>(request, locationListQuery);

@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../shared/errors';
 import type { AreaDocs } from '../openapi/types';
-import { pageSchema } from './fields';
+import { pageSchema } from '../shared/schemas/fields';
 import {
   contactListQuery,
   contactResponseSchema,

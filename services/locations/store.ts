@@ -1,12 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { auditItem, type AuditEntry } from '../audit/store';
+import { auditItem, type AuditEntry } from '../audit/model';
 import type { Db } from '../shared/ddb/client';
 import { searchIndexItems, searchWords } from '../shared/ddb/search';
 import { commit, TransactionCancelledError, type TxItem } from '../shared/ddb/transaction';
 import { EtagMismatchError, fieldError } from '../shared/errors';
 import { contactKeys, getContact, getContacts, saveContact } from './contact-store';
 import type { LocationStore } from './domain';
-import { getByIds, listPage, type ListQuery, type Page } from './pages';
+import { getByIds, listPage, type ListQuery, type Page } from '../shared/ddb/paging';
 
 /**
  * DynamoDB adapter of locations (docs/areas/locations-materials.md lists the access patterns):

@@ -1,63 +1,10 @@
-import type { AuditEntry } from '../audit/store';
-import { masterDataAudit } from '../locations/audit';
-import type { Actor, ExtraItems } from '../locations/domain';
-import { jitteredBackoff, type TxItem } from '../shared/ddb/transaction';
-import { AppError, NotFoundError, TransactionConflictError, ValidationError, type FieldError } from '../shared/errors';
-import { assertEtag, entityEtag } from '../shared/http/etag';
+import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
+import type { Actor } from '../shared/domain/actor';
+import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
+import { assertEtag, entityEtag } from '../shared/domain/etag';
+import type { Material, StockAdjustment, StockLink } from './model';
 
-/**
- * A material of the organization's catalogue. Article data (article number, supplier,
- * website, order link) and preferred-ordering data (unit, preferred order quantity, reorder
- * level) live here and never on a location's stock link. Quantities are milli-units.
- */
-export interface Material {
-  readonly id: string;
-  readonly organizationId: string;
-  readonly name: string;
-  readonly article: string | null;
-  readonly supplier: string | null;
-  readonly website: string | null;
-  readonly orderLink: string | null;
-  readonly unit: string | null;
-  readonly preferredOrderQuantityMilli: number | null;
-  readonly reorderLevelMilli: number | null;
-  readonly archived: boolean;
-  readonly archivedAt: string | null;
-  readonly version: number;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
-
-/** A material kept at a location, with its current stock: the sum of the pair's adjustments. */
-export interface StockLink {
-  readonly organizationId: string;
-  readonly locationId: string;
-  readonly materialId: string;
-  readonly stockMilli: number;
-  /** Increases with every adjustment: concurrent adjustments commit one after the other. */
-  readonly version: number;
-  readonly linkedAt: string;
-  readonly lastAdjustedAt: string | null;
-  readonly updatedAt: string;
-}
-
-/** `ADJUSTMENT`: posted by a client; `UNLINK_WRITE_OFF`: brings the stock to zero when a link is removed. */
-export type AdjustmentType = 'ADJUSTMENT' | 'UNLINK_WRITE_OFF';
-
-/** One line of the append-only stock ledger. */
-export interface StockAdjustment {
-  readonly id: string;
-  readonly organizationId: string;
-  readonly locationId: string;
-  readonly materialId: string;
-  readonly type: AdjustmentType;
-  readonly quantityChangeMilli: number;
-  readonly stockBeforeMilli: number;
-  readonly stockAfterMilli: number;
-  readonly reason: string;
-  readonly negativeStockReason: string | null;
-  readonly recordedAt: string;
-}
+export type { AdjustmentType, Material, StockAdjustment, StockLink } from './model';
 
 /** The location, material and link of a pair, read together before a link or an adjustment. */
 export interface WriteContext {
@@ -77,32 +24,37 @@ export interface AdjustmentChange {
   readonly audit: AuditEntry;
 }
 
-/** The link moved (or appeared) between the read and the commit: read again. */
-export class StockMovedError extends Error {
-  constructor(options?: ErrorOptions) {
-    super('The stock link changed since it was read.', options);
-    this.name = 'StockMovedError';
-  }
+export interface MaterialChange {
+  /** The stored state the change was decided on; absent for a new material. */
+  readonly before?: Material;
+  readonly after: Material;
+  readonly audit: AuditEntry;
 }
 
-/** A materials store: the DynamoDB adapter (store.ts) or a test double. */
+/**
+ * The materials store port: reads, and `save*` that stage a change in the request's unit of
+ * work (committed once the use case returns, with the idempotency record). The DynamoDB
+ * adapter is store.ts. A change whose reads went stale meanwhile makes the whole use case
+ * run again from its reads (the shared handler layer does that).
+ */
 export interface MaterialsStore {
   getMaterial(organizationId: string, id: string): Promise<Material | undefined>;
   locationExists(organizationId: string, id: string): Promise<boolean>;
   readWriteContext(organizationId: string, locationId: string, materialId: string): Promise<WriteContext>;
-  saveMaterial(change: { readonly before?: Material; readonly after: Material; readonly audit: AuditEntry }, extra: readonly TxItem[]): Promise<void>;
-  saveLink(change: LinkChange, extra: readonly TxItem[]): Promise<void>;
-  saveAdjustment(change: AdjustmentChange, extra: readonly TxItem[]): Promise<void>;
-  commitItems(items: readonly TxItem[]): Promise<void>;
+  saveMaterial(change: MaterialChange): void;
+  saveLink(change: LinkChange): void;
+  saveAdjustment(change: AdjustmentChange): void;
 }
 
 export interface MaterialPorts {
   readonly store: MaterialsStore;
   readonly now: () => Date;
   readonly newId: () => string;
-  /** Waits between attempts of a contended stock write. */
-  readonly sleep?: (ms: number) => Promise<void>;
 }
+
+/** An audit entry of this request, with a fresh id. */
+const audit = (ports: MaterialPorts, actor: Actor, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
+  auditEntry({ id: ports.newId(), actor, occurredAt, ...input });
 
 export const materialEtag = (m: Material): string => entityEtag('material', m.id, m.version);
 export const linkEtag = (l: StockLink): string => entityEtag('location-material', `${l.locationId}:${l.materialId}`, l.version);
@@ -111,8 +63,6 @@ export const adjustmentEtag = (a: StockAdjustment): string => entityEtag('stock-
 /** Quantities travel as numbers with at most 3 decimals and are kept as integer milli-units. */
 export const toMilli = (quantity: number): number => Math.round(quantity * 1000);
 export const fromMilli = (milli: number): number => milli / 1000;
-
-const STOCK_ATTEMPTS = 20;
 
 export interface MaterialInput {
   readonly name: string;
@@ -134,10 +84,10 @@ const milliOrNull = (quantity: number | null | undefined): number | null => (qua
 
 /**
  * Creates a material. Output: the material, every nullable field present.
- * 1. Build version 1 (active).  2. Commit ONE transaction: material, search words (name,
- * article number, supplier), audit (attribute names only), idempotency.
+ * 1. Build version 1 (active).  2. Stage it with its search words (name, article number,
+ * supplier) and an audit entry naming the attributes given (never their values).
  */
-export async function createMaterial(ports: MaterialPorts, actor: Actor, input: MaterialInput, extra: ExtraItems<Material>): Promise<Material> {
+export async function createMaterial(ports: MaterialPorts, actor: Actor, input: MaterialInput): Promise<Material> {
   const now = ports.now().toISOString();
   const material: Material = {
     id: ports.newId(),
@@ -157,8 +107,7 @@ export async function createMaterial(ports: MaterialPorts, actor: Actor, input: 
     updatedAt: now,
   };
   const given = Object.entries(input).filter(([, v]) => v !== undefined && v !== null).map(([k]) => k).sort();
-  const audit = masterDataAudit(ports.newId(), actor, now, 'material.created', { type: 'material', id: material.id }, { changedAttributes: given });
-  await ports.store.saveMaterial({ after: material, audit }, await extra(material));
+  ports.store.saveMaterial({ after: material, audit: audit(ports, actor, now, { action: 'material.created', entity: { type: 'material', id: material.id }, changedAttributes: given }) });
   return material;
 }
 
@@ -178,9 +127,10 @@ const MATERIAL_ATTRIBUTES: readonly (readonly [keyof Material, string])[] = [
 /**
  * Changes a material (partial; `archived: false` restores it).
  * 1. Read (404); If-Match must be its ETag (412).  2. Nothing changed: answer it as it is.
- * 3. Commit the next version; of two changes from one ETag exactly one commits.
+ * 3. Stage the next version; of two changes from one ETag exactly one commits, the other
+ *    runs again and answers 412.
  */
-export async function updateMaterial(ports: MaterialPorts, actor: Actor, id: string, ifMatch: string | undefined, patch: MaterialPatch, extra: ExtraItems<Material>, action = 'material.updated'): Promise<Material> {
+export async function updateMaterial(ports: MaterialPorts, actor: Actor, id: string, ifMatch: string | undefined, patch: MaterialPatch, action = 'material.updated'): Promise<Material> {
   const current = await ports.store.getMaterial(actor.principal.organizationId, id);
   if (!current) throw new NotFoundError(`Material ${id}`);
   if (ifMatch !== undefined) assertEtag(ifMatch, materialEtag(current));
@@ -200,13 +150,9 @@ export async function updateMaterial(ports: MaterialPorts, actor: Actor, id: str
     archivedAt: archived === current.archived ? current.archivedAt : archived ? now : null,
   };
   const changed = MATERIAL_ATTRIBUTES.filter(([field]) => candidate[field] !== current[field]).map(([, name]) => name);
-  if (changed.length === 0) {
-    await ports.store.commitItems(await extra(current));
-    return current;
-  }
+  if (changed.length === 0) return current;
   const next: Material = { ...candidate, version: current.version + 1, updatedAt: now };
-  const audit = masterDataAudit(ports.newId(), actor, now, action, { type: 'material', id }, { changedAttributes: changed });
-  await ports.store.saveMaterial({ before: current, after: next, audit }, await extra(next));
+  ports.store.saveMaterial({ before: current, after: next, audit: audit(ports, actor, now, { action, entity: { type: 'material', id }, changedAttributes: changed }) });
   return next;
 }
 
@@ -214,32 +160,26 @@ export async function updateMaterial(ports: MaterialPorts, actor: Actor, id: str
  * Archives a material (DELETE): it leaves the default list and search, stays readable by id,
  * keeps its stock links and ledger, and can be restored with PATCH `archived: false`.
  */
-export const archiveMaterial = (ports: MaterialPorts, actor: Actor, id: string, ifMatch: string | undefined, extra: ExtraItems<Material>): Promise<Material> =>
-  updateMaterial(ports, actor, id, ifMatch, { archived: true }, extra, 'material.archived');
+export const archiveMaterial = (ports: MaterialPorts, actor: Actor, id: string, ifMatch: string | undefined): Promise<Material> =>
+  updateMaterial(ports, actor, id, ifMatch, { archived: true }, 'material.archived');
 
 /**
  * Links a material to a location (PUT): the location keeps its stock of that material.
  * 1. Location and material must exist in the organization (404 for either path id).
  * 2. Already linked: answer the link as it is.
- * 3. Commit the new link (stock 0) with existence checks of both and an audit entry; a link
+ * 3. Stage the new link (stock 0) with existence checks of both and an audit entry; a link
  *    that appeared meanwhile is answered as it is.
  */
-export async function linkMaterial(ports: MaterialPorts, actor: Actor, locationId: string, materialId: string, extra: ExtraItems<StockLink>): Promise<StockLink> {
+export async function linkMaterial(ports: MaterialPorts, actor: Actor, locationId: string, materialId: string): Promise<StockLink> {
   const org = actor.principal.organizationId;
-  return withStockRetries(ports, async () => {
-    const context = await ports.store.readWriteContext(org, locationId, materialId);
-    if (!context.locationExists) throw new NotFoundError(`Location ${locationId}`);
-    if (!context.material) throw new NotFoundError(`Material ${materialId}`);
-    if (context.link) {
-      await ports.store.commitItems(await extra(context.link));
-      return context.link;
-    }
-    const now = ports.now().toISOString();
-    const link: StockLink = { organizationId: org, locationId, materialId, stockMilli: 0, version: 1, linkedAt: now, lastAdjustedAt: null, updatedAt: now };
-    const audit = masterDataAudit(ports.newId(), actor, now, 'material.linked_to_location', { type: 'material', id: materialId }, { references: { locationId } });
-    await ports.store.saveLink({ kind: 'link', link, audit }, await extra(link));
-    return link;
-  });
+  const context = await ports.store.readWriteContext(org, locationId, materialId);
+  if (!context.locationExists) throw new NotFoundError(`Location ${locationId}`);
+  if (!context.material) throw new NotFoundError(`Material ${materialId}`);
+  if (context.link) return context.link;
+  const now = ports.now().toISOString();
+  const link: StockLink = { organizationId: org, locationId, materialId, stockMilli: 0, version: 1, linkedAt: now, lastAdjustedAt: null, updatedAt: now };
+  ports.store.saveLink({ kind: 'link', link, audit: audit(ports, actor, now, { action: 'material.linked_to_location', entity: { type: 'material', id: materialId }, references: { locationId } }) });
+  return link;
 }
 
 export interface Unlinked {
@@ -254,40 +194,40 @@ export interface Unlinked {
  * an `UNLINK_WRITE_OFF` adjustment in the same transaction, and the ledger keeps it.
  * 1. Read the link (404 when the location, the material or the link does not exist).
  * 2. If-Match, when sent, must be the link's ETag (412).
- * 3. Commit: delete the link at the version read, the closing adjustment, the audit entry;
- *    a concurrent adjustment moves the link and this starts again from 1.
+ * 3. Stage: delete the link at the version read, the closing adjustment, the audit entry;
+ *    a concurrent adjustment moves the link and the use case runs again from 1.
  */
-export async function unlinkMaterial(ports: MaterialPorts, actor: Actor, locationId: string, materialId: string, ifMatch: string | undefined, extra: ExtraItems<Unlinked>): Promise<Unlinked> {
+export async function unlinkMaterial(ports: MaterialPorts, actor: Actor, locationId: string, materialId: string, ifMatch: string | undefined): Promise<Unlinked> {
   const org = actor.principal.organizationId;
-  return withStockRetries(ports, async () => {
-    const { link } = await ports.store.readWriteContext(org, locationId, materialId);
-    if (!link) throw new NotFoundError(`Material ${materialId} at location ${locationId}`);
-    if (ifMatch !== undefined) assertEtag(ifMatch, linkEtag(link));
-    const now = nextRecordedAt(ports, link);
-    const closing: StockAdjustment | undefined =
-      link.stockMilli === 0
-        ? undefined
-        : {
-            id: ports.newId(),
-            organizationId: org,
-            locationId,
-            materialId,
-            type: 'UNLINK_WRITE_OFF',
-            quantityChangeMilli: -link.stockMilli,
-            stockBeforeMilli: link.stockMilli,
-            stockAfterMilli: 0,
-            reason: 'Material unlinked from the location: the remaining stock is written off.',
-            negativeStockReason: null,
-            recordedAt: now,
-          };
-    const audit = masterDataAudit(ports.newId(), actor, now, 'material.unlinked_from_location', { type: 'material', id: materialId }, {
-      references: { locationId, ...(closing ? { stockAdjustmentId: closing.id } : {}) },
-      after: { writtenOffStock: fromMilli(link.stockMilli) },
-    });
-    const outcome: Unlinked = { link, ...(closing ? { closing } : {}) };
-    await ports.store.saveLink({ kind: 'unlink', link, ...(closing ? { closing } : {}), audit }, await extra(outcome));
-    return outcome;
+  const { link } = await ports.store.readWriteContext(org, locationId, materialId);
+  if (!link) throw new NotFoundError(`Material ${materialId} at location ${locationId}`);
+  if (ifMatch !== undefined) assertEtag(ifMatch, linkEtag(link));
+  const now = nextRecordedAt(ports, link);
+  const closing: StockAdjustment | undefined =
+    link.stockMilli === 0
+      ? undefined
+      : {
+          id: ports.newId(),
+          organizationId: org,
+          locationId,
+          materialId,
+          type: 'UNLINK_WRITE_OFF',
+          quantityChangeMilli: -link.stockMilli,
+          stockBeforeMilli: link.stockMilli,
+          stockAfterMilli: 0,
+          reason: 'Material unlinked from the location: the remaining stock is written off.',
+          negativeStockReason: null,
+          recordedAt: now,
+        };
+  const unlinked = audit(ports, actor, now, {
+    action: 'material.unlinked_from_location',
+    entity: { type: 'material', id: materialId },
+    references: { locationId, ...(closing ? { stockAdjustmentId: closing.id } : {}) },
+    after: { writtenOffStock: fromMilli(link.stockMilli) },
   });
+  const outcome: Unlinked = { link, ...(closing ? { closing } : {}) };
+  ports.store.saveLink({ kind: 'unlink', link, ...(closing ? { closing } : {}), audit: unlinked });
+  return outcome;
 }
 
 export interface AdjustmentInput {
@@ -313,54 +253,54 @@ export interface Adjusted {
  *    /quantityChange (with currentStock and resultingStock); an increase is always accepted.
  * 3. recordedAt is after the pair's previous adjustment, so the ledger's order by time is
  *    the order in which the stock changed.
- * 4. Commit ONE transaction: the adjustment, the link with the new stock only at the version
- *    read, the audit entry, idempotency. If another adjustment committed first, start again
- *    from 1 with the new stock (which may now make the change 422): the stock stays exact.
+ * 4. Stage the adjustment, the link with the new stock only at the version read, and the
+ *    audit entry. If another adjustment committed first, the use case runs again from 1
+ *    with the new stock (which may now make the change 422): the stock stays exact.
  */
-export async function adjustStock(ports: MaterialPorts, actor: Actor, input: AdjustmentInput, extra: ExtraItems<Adjusted>): Promise<Adjusted> {
+export async function adjustStock(ports: MaterialPorts, actor: Actor, input: AdjustmentInput): Promise<Adjusted> {
   const org = actor.principal.organizationId;
-  return withStockRetries(ports, async () => {
-    const { locationExists, material, link } = await ports.store.readWriteContext(org, input.locationId, input.materialId);
-    const missing: FieldError[] = [
-      ...(locationExists ? [] : [{ pointer: '/locationId', detail: `Location ${input.locationId} does not exist in this organization.` }]),
-      ...(material ? [] : [{ pointer: '/materialId', detail: `Material ${input.materialId} does not exist in this organization.` }]),
-    ];
-    if (missing.length > 0) throw new ValidationError(missing);
-    if (!link) {
-      throw new ValidationError([{ pointer: '/materialId', detail: `Material ${input.materialId} is not linked to location ${input.locationId}; link it first (PUT /locations/${input.locationId}/materials/${input.materialId}).` }]);
-    }
-    const change = toMilli(input.quantityChange);
-    const stockAfter = link.stockMilli + change;
-    assertStockRule(link.stockMilli, change, input.negativeStockReason);
-    const recordedAt = nextRecordedAt(ports, link);
-    const adjustment: StockAdjustment = {
-      id: ports.newId(),
-      organizationId: org,
-      locationId: input.locationId,
-      materialId: input.materialId,
-      type: 'ADJUSTMENT',
-      quantityChangeMilli: change,
-      stockBeforeMilli: link.stockMilli,
-      stockAfterMilli: stockAfter,
-      reason: input.reason,
-      negativeStockReason: input.negativeStockReason ?? null,
-      recordedAt,
-    };
-    const next: StockLink = { ...link, stockMilli: stockAfter, version: link.version + 1, lastAdjustedAt: recordedAt, updatedAt: recordedAt };
-    const audit = masterDataAudit(ports.newId(), actor, recordedAt, 'stock_adjustment.created', { type: 'stock_adjustment', id: adjustment.id }, {
-      references: { locationId: input.locationId, materialId: input.materialId },
-      reason: input.reason,
-      after: {
-        quantityChange: fromMilli(change),
-        stockBefore: fromMilli(link.stockMilli),
-        stockAfter: fromMilli(stockAfter),
-        negativeStockReason: adjustment.negativeStockReason,
-      },
-    });
-    const outcome: Adjusted = { adjustment, link: next };
-    await ports.store.saveAdjustment({ before: link, after: next, adjustment, audit }, await extra(outcome));
-    return outcome;
+  const { locationExists, material, link } = await ports.store.readWriteContext(org, input.locationId, input.materialId);
+  const missing: FieldError[] = [
+    ...(locationExists ? [] : [{ pointer: '/locationId', detail: `Location ${input.locationId} does not exist in this organization.` }]),
+    ...(material ? [] : [{ pointer: '/materialId', detail: `Material ${input.materialId} does not exist in this organization.` }]),
+  ];
+  if (missing.length > 0) throw new ValidationError(missing);
+  if (!link) {
+    throw new ValidationError([{ pointer: '/materialId', detail: `Material ${input.materialId} is not linked to location ${input.locationId}; link it first (PUT /locations/${input.locationId}/materials/${input.materialId}).` }]);
+  }
+  const change = toMilli(input.quantityChange);
+  const stockAfter = link.stockMilli + change;
+  assertStockRule(link.stockMilli, change, input.negativeStockReason);
+  const recordedAt = nextRecordedAt(ports, link);
+  const adjustment: StockAdjustment = {
+    id: ports.newId(),
+    organizationId: org,
+    locationId: input.locationId,
+    materialId: input.materialId,
+    type: 'ADJUSTMENT',
+    quantityChangeMilli: change,
+    stockBeforeMilli: link.stockMilli,
+    stockAfterMilli: stockAfter,
+    reason: input.reason,
+    negativeStockReason: input.negativeStockReason ?? null,
+    recordedAt,
+  };
+  const next: StockLink = { ...link, stockMilli: stockAfter, version: link.version + 1, lastAdjustedAt: recordedAt, updatedAt: recordedAt };
+  const adjusted = audit(ports, actor, recordedAt, {
+    action: 'stock_adjustment.created',
+    entity: { type: 'stock_adjustment', id: adjustment.id },
+    references: { locationId: input.locationId, materialId: input.materialId },
+    reason: input.reason,
+    after: {
+      quantityChange: fromMilli(change),
+      stockBefore: fromMilli(link.stockMilli),
+      stockAfter: fromMilli(stockAfter),
+      negativeStockReason: adjustment.negativeStockReason,
+    },
   });
+  const outcome: Adjusted = { adjustment, link: next };
+  ports.store.saveAdjustment({ before: link, after: next, adjustment, audit: adjusted });
+  return outcome;
 }
 
 /**
@@ -382,19 +322,4 @@ function nextRecordedAt(ports: MaterialPorts, link: StockLink): string {
   const now = ports.now().getTime();
   const previous = link.lastAdjustedAt ? Date.parse(link.lastAdjustedAt) : -Infinity;
   return new Date(Math.max(now, previous + 1)).toISOString();
-}
-
-/** Runs a stock write again while a concurrent one moved the link; bounded, then 503. */
-async function withStockRetries<T>(ports: MaterialPorts, attempt: () => Promise<T>): Promise<T> {
-  const sleep = ports.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  for (let i = 1; ; i += 1) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!(error instanceof StockMovedError)) throw error;
-      if (i >= STOCK_ATTEMPTS) throw new TransactionConflictError({ cause: error });
-      // Capped: many writers of one pair spread out without waiting seconds.
-      await sleep(jitteredBackoff(Math.min(i, 3)));
-    }
-  }
 }

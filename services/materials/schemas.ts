@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { booleanParameter, cursorParameter, nullableText, nullableUrl, requiredName, searchParameter, utc } from '../locations/fields';
+import { booleanParameter, cursorParameter, nullableText, nullableUrl, requiredName, searchParameter, utc } from '../shared/schemas/fields';
 import { limitParameter } from '../shared/http/query';
 import { instant, uuid } from '../shared/time';
 import { fromMilli, type Material, type StockAdjustment, type StockLink } from './domain';

@@ -1,89 +1,17 @@
 import { z } from 'zod';
-import { auditListQuery, auditResponseSchema } from '../audit/handler';
-import { ORG_PREFIX, ROUTES, resourcePath, type RouteSpec } from '../routes';
+import { AREAS } from '../registry';
+import { ORG_PREFIX, pathParamNames, resourcePath, routeRows as routeRowsOf, type ResponseHeader, type RouteRow } from '../shared/area';
 import type { ErrorCode } from '../shared/errors';
 import { PROBLEMS, problemType } from '../shared/http/problems';
-import {
-  correctBodySchema,
-  createBodySchema,
-  listQuerySchema,
-  timeEntryResponseSchema,
-  timeEntryWriteResponseSchema,
-  voidBodySchema,
-} from '../timesheets/schemas';
-import { workEventListQuery, workEventResponseSchema } from '../work-events/handler';
-import { employeesDocs } from '../employees/openapi';
-import { locationsDocs } from '../locations/openapi';
-import { materialsDocs } from '../materials/openapi';
-import { organizationDocs } from '../organization/openapi';
-import { reportsDocs } from '../reports/openapi';
-import { SCIM_SCHEMAS } from './scim';
-import { listOf } from './list';
-import type { AreaDocs, OperationDoc, RequestHeader, ResponseHeader } from './types';
 
 /**
- * The OpenAPI 3.1 document: paths from the route table, schemas from the areas' zod schemas
- * (request bodies as accepted, responses as returned). Served locally at /v1/openapi.json and
- * written to docs/openapi.json by `npm run openapi` (a test keeps the two equal).
+ * The OpenAPI 3.1 document, generated from the area registry: paths and operations from each
+ * area's route contracts (input schemas as accepted, responses as returned, the problem codes
+ * a route's inputs imply plus its own), components from the areas' response schemas. Served
+ * locally at /v1/openapi.json and written to docs/openapi.json by `npm run openapi` (a test
+ * keeps the two equal).
  */
-type Header = RequestHeader;
-
-
-const CORE_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
-  TimeEntry: timeEntryResponseSchema,
-  TimeEntryWriteResult: timeEntryWriteResponseSchema,
-  TimeEntryList: listOf(timeEntryResponseSchema),
-  WorkEvent: workEventResponseSchema,
-  WorkEventList: listOf(workEventResponseSchema),
-  AuditEntry: auditResponseSchema,
-  AuditEntryList: listOf(auditResponseSchema),
-};
-
-const WRITE_PROBLEMS: ErrorCode[] = ['IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_REQUEST_IN_PROGRESS', 'VALIDATION_ERROR', 'MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'FEATURE_NOT_ENABLED', 'TRANSACTION_CONFLICT'];
-
-const CORE_DOCS: Readonly<Record<string, OperationDoc>> = {
-  listWorkEvents: {
-    description: 'Work events (scan evidence) by server timestamp, oldest first. Read-only: evidence enters through the authenticated scan channel, never this API.',
-    query: workEventListQuery,
-    success: { status: 200, description: 'A page of work events.', ref: 'WorkEventList' },
-    problems: ['VALIDATION_ERROR'],
-  },
-  getWorkEvent: { description: 'One work event.', success: { status: 200, description: 'The work event.', ref: 'WorkEvent' }, problems: ['RESOURCE_NOT_FOUND'] },
-  listTimeEntries: {
-    description: 'Time entries overlapping [from, to) (an entry that starts before `from` and ends inside is included), by startedAt then id.',
-    query: listQuerySchema,
-    success: { status: 200, description: 'A page of time entries.', ref: 'TimeEntryList' },
-    problems: ['VALIDATION_ERROR'],
-  },
-  createTimeEntry: {
-    description: 'Adds missed work as one complete, CLOSED, MANUAL entry, atomically with its audit entry.',
-    body: createBodySchema,
-    headers: { 'Idempotency-Key': 'required' },
-    success: { status: 201, description: 'The created entry.', ref: 'TimeEntryWriteResult', headers: ['ETag', 'Location', 'Idempotency-Replayed'] },
-    problems: [...WRITE_PROBLEMS, 'TIME_ENTRY_OVERLAP'],
-  },
-  getTimeEntry: { description: 'One time entry with its ETag.', success: { status: 200, description: 'The entry.', ref: 'TimeEntry', headers: ['ETag'] }, problems: ['RESOURCE_NOT_FOUND'] },
-  correctTimeEntry: {
-    description: 'Corrects an entry (partial body; SCANNED entries accept startedAt, endedAt and breakMinutes only). Makes a new revision.',
-    body: correctBodySchema,
-    headers: { 'Idempotency-Key': 'required', 'If-Match': 'required' },
-    success: { status: 200, description: 'The new revision.', ref: 'TimeEntryWriteResult', headers: ['ETag', 'Idempotency-Replayed'] },
-    problems: [...WRITE_PROBLEMS, 'RESOURCE_NOT_FOUND', 'ETAG_REQUIRED', 'ETAG_MISMATCH', 'TIME_ENTRY_OVERLAP', 'TIME_ENTRY_VOIDED'],
-  },
-  voidTimeEntry: {
-    description: 'Voids an entry: a final VOIDED revision. The entry, its work events and its audit history stay readable.',
-    body: voidBodySchema,
-    headers: { 'Idempotency-Key': 'required', 'If-Match': 'required' },
-    success: { status: 200, description: 'The VOIDED revision.', ref: 'TimeEntryWriteResult', headers: ['ETag', 'Idempotency-Replayed'] },
-    problems: [...WRITE_PROBLEMS, 'RESOURCE_NOT_FOUND', 'ETAG_REQUIRED', 'ETAG_MISMATCH', 'TIME_ENTRY_VOIDED'],
-  },
-  listAuditEntries: {
-    description: 'The organization audit trail, newest first; allowlisted content only.',
-    query: auditListQuery,
-    success: { status: 200, description: 'A page of audit entries.', ref: 'AuditEntryList' },
-    problems: ['VALIDATION_ERROR'],
-  },
-};
+type Header = 'Idempotency-Key' | 'If-Match';
 
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
@@ -147,31 +75,58 @@ const exampleProblem = (code: ErrorCode) => ({
   requestId: 'c0ffee00-0000-4000-8000-000000000000',
 });
 
-const AREA_DOCS: readonly AreaDocs[] = [{ operations: CORE_DOCS, schemas: CORE_SCHEMAS }, organizationDocs, employeesDocs, locationsDocs, materialsDocs, reportsDocs];
-const DOCS: Readonly<Record<string, OperationDoc>> = Object.assign({}, ...AREA_DOCS.map((a) => a.operations));
+const BODY_PROBLEMS: ErrorCode[] = ['VALIDATION_ERROR', 'MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'];
 
-function publicOperation(route: RouteSpec) {
-  const doc = DOCS[route.operation];
-  if (!doc) throw new Error(`No OpenAPI description for operation ${route.operation}.`);
-  const pathParams = [...resourcePath(route).matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }));
-  const headers = Object.entries(doc.headers ?? {}).map(([name, need]) => ({ name, in: 'header', required: need === 'required', ...HEADER_PARAMETERS[name as Header] }));
+/** The problems a route's declared inputs imply, before its own. */
+export function impliedProblems(route: RouteRow): ErrorCode[] {
+  const uuidParams = pathParamNames(route.path).filter((name) => !route.textParams?.includes(name));
+  return [
+    'VALIDATION_ERROR',
+    'SERVICE_UNAVAILABLE',
+    ...(uuidParams.length > 0 ? (['RESOURCE_NOT_FOUND'] as const) : []),
+    // Any write may carry a body: its media type, size and JSON are checked before the schema.
+    ...(route.body || route.method !== 'GET' ? BODY_PROBLEMS : []),
+    ...(route.idempotencyKey === 'required' ? (['IDEMPOTENCY_KEY_REQUIRED'] as const) : []),
+    ...(route.idempotencyKey ? (['IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_REQUEST_IN_PROGRESS'] as const) : []),
+    ...(route.ifMatch === 'required' ? (['ETAG_REQUIRED'] as const) : []),
+    ...(route.ifMatch ? (['ETAG_MISMATCH'] as const) : []),
+    ...(route.method !== 'GET' ? (['TRANSACTION_CONFLICT'] as const) : []),
+  ];
+}
+
+function publicOperation(route: RouteRow, componentOf: (schema: z.ZodType) => string | undefined) {
+  const pathParams = pathParamNames(route.path).map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: route.textParams?.includes(name) ? { type: 'string' } : { type: 'string', format: 'uuid' },
+  }));
+  const needs: [Header, 'required' | 'optional' | undefined][] = [
+    ['Idempotency-Key', route.idempotencyKey],
+    ['If-Match', route.ifMatch],
+  ];
+  const headers = needs.filter(([, need]) => need !== undefined).map(([name, need]) => ({ name, in: 'header', required: need === 'required', ...HEADER_PARAMETERS[name] }));
+  const success = route.success;
+  const responseHeaders: ResponseHeader[] = [...(success.headers ?? []), ...(route.idempotencyKey && !success.headers?.includes('Idempotency-Replayed') ? (['Idempotency-Replayed'] as const) : [])];
+  const ref = success.schema ? componentOf(success.schema) : undefined;
+  const jsonContent = success.schema ? { 'application/json': { schema: ref ? { $ref: `#/components/schemas/${ref}` } : jsonSchema(success.schema, 'output') } } : undefined;
   return {
     operationId: route.operation,
     summary: route.summary,
-    description: `${doc.description}\n\nScopes: ${route.scopes.join(', ')}.`,
+    description: `${route.description}\n\nScopes: ${route.scopes.join(', ')}.`,
     tags: [route.area],
     security: [{ apiKey: [] }],
     'x-required-scopes': route.scopes,
-    parameters: [...pathParams, ...queryParameters(doc.query), ...headers],
-    ...(doc.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(doc.body, 'input') } } } } : {}),
+    parameters: [...pathParams, ...queryParameters(route.query), ...headers],
+    ...(route.body ? { requestBody: { required: !route.bodyOptional, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
     responses: {
-      [String(doc.success.status)]: {
-        description: doc.success.description,
-        headers: headerObjects(['X-Request-Id', ...(doc.success.headers ?? [])]),
-        ...(doc.success.ref ? { content: { 'application/json': { schema: { $ref: `#/components/schemas/${doc.success.ref}` } } } } : {}),
-        ...(doc.success.content ? { content: Object.fromEntries(Object.entries(doc.success.content).map(([type, schema]) => [type, { schema }])) } : {}),
+      [String(success.status)]: {
+        description: success.description,
+        headers: headerObjects(['X-Request-Id', ...responseHeaders]),
+        ...(jsonContent ? { content: jsonContent } : {}),
+        ...(success.content ? { content: Object.fromEntries(Object.entries(success.content).map(([type, schema]) => [type, { schema }])) } : {}),
       },
-      ...problemResponses(doc.problems),
+      ...problemResponses([...impliedProblems(route), ...route.problems]),
     },
   };
 }
@@ -206,19 +161,28 @@ const problemSchema = {
 
 export function openApiDocument(): Record<string, unknown> {
   const registry = z.registry<{ id: string }>();
-  for (const area of AREA_DOCS) for (const [id, schema] of Object.entries(area.schemas)) registry.add(schema, { id });
+  const names = new Map<z.ZodType, string>();
+  for (const area of AREAS) {
+    for (const [id, schema] of Object.entries(area.schemas)) {
+      registry.add(schema, { id });
+      names.set(schema, id);
+    }
+  }
   const { schemas } = z.toJSONSchema(registry, { io: 'output', unrepresentable: 'any', target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}` }) as {
     schemas: Record<string, Record<string, unknown>>;
   };
   const components = Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _drop, $id: _id, ...rest }]) => [id, rest]));
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of ROUTES) {
-    const path = resourcePath(route);
-    paths[path] ??= { parameters: [{ name: 'organizationId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }] };
-    const operation = route.api === 'scim' ? SCIM_SCHEMAS.operation(route) : publicOperation(route);
-    const { parameters, ...rest } = operation as { parameters: { in: string; name: string }[] };
-    paths[path][route.method.toLowerCase()] = { ...rest, parameters: parameters.filter((p) => !(p.in === 'path' && p.name === 'organizationId')) };
+  for (const area of AREAS) {
+    for (const route of routeRowsOf(area)) {
+      const path = resourcePath(route);
+      paths[path] ??= { parameters: [{ name: 'organizationId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }] };
+      const operation = area.openapi ? area.openapi.operation(route) : publicOperation(route, (schema) => names.get(schema));
+      const { parameters, ...rest } = operation as { parameters: { in: string; name: string }[] };
+      paths[path][route.method.toLowerCase()] = { ...rest, parameters: parameters.filter((p) => !(p.in === 'path' && p.name === 'organizationId')) };
+    }
   }
+  const areaComponents = Object.assign({}, ...AREAS.map((a) => a.openapi?.components ?? {})) as Record<string, unknown>;
   return {
     openapi: '3.1.0',
     info: {
@@ -229,22 +193,12 @@ export function openApiDocument(): Record<string, unknown> {
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: 'https://api.test.wfm.example', description: 'TEST (TEST keys only)' }, { url: 'https://api.wfm.example', description: 'LIVE (LIVE keys only)' }, { url: 'http://127.0.0.1:3000', description: 'Local (npm start)' }],
-    tags: [
-      { name: 'work-events', description: 'Read-only scan evidence.' },
-      { name: 'timesheets', description: 'Effective time entries: create, correct, void.' },
-      { name: 'audit', description: 'The organization audit trail.' },
-      { name: 'scim', description: 'SCIM 2.0 user provisioning (RFC 7643/7644).' },
-      { name: 'organization', description: 'The organization, its settings and capability facts.' },
-      { name: 'employees', description: 'Employees (the records SCIM provisions) and their bank accounts.' },
-      { name: 'locations', description: 'Locations, reusable contacts and QR rotation.' },
-      { name: 'materials', description: 'Materials, location stock links and stock adjustments.' },
-      { name: 'reports', description: 'Exports (CSV, PDF, monthly report, payroll dispatch), their manifests and staleness.' },
-    ],
+    tags: AREAS.map((area) => ({ name: area.name, description: area.description })),
     security: [{ apiKey: [] }],
     paths,
     components: {
       securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: wfm_test_<key-id>.<secret> or wfm_live_<key-id>.<secret>.' } },
-      schemas: { ...components, Problem: problemSchema, ...SCIM_SCHEMAS.components },
+      schemas: { ...components, Problem: problemSchema, ...areaComponents },
     },
   };
 }

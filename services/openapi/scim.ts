@@ -1,4 +1,4 @@
-import type { RouteSpec } from '../routes';
+import type { RouteRow as RouteSpec } from '../shared/area';
 
 /**
  * OpenAPI description of the SCIM routes. Their payloads are RFC 7643/7644 resources

@@ -1,9 +1,9 @@
-import type { AuditEntry } from '../audit/store';
+import type { AuditEntry } from '../audit/model';
 import { settingsOf, versionOf, type Organization, type OrganizationSettings } from '../organizations/store';
 import type { Principal } from '../shared/auth/principal';
 import type { TxItem } from '../shared/ddb/transaction';
 import { NotFoundError } from '../shared/errors';
-import { assertEtag, entityEtag } from '../shared/http/etag';
+import { assertEtag, entityEtag } from '../shared/domain/etag';
 
 /**
  * The organization and its settings. Capability facts (timesheet_corrections entitlement and

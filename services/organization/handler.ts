@@ -1,3 +1,4 @@
+import { legacyAreaNamed } from '../legacy-areas';
 import { randomUUID } from 'node:crypto';
 import { defaultDb } from '../shared/ddb/client';
 import { createHandler } from '../shared/http/handler';
@@ -17,7 +18,7 @@ const organizationDeps = (): OrganizationDeps => (deps ??= { store: dynamoOrgani
 const settingsResult = (org: Organization) => ok(settingsResponse(org), { ETag: settingsEtag(org) });
 
 export const handler = createHandler({
-  area: 'organization',
+  area: legacyAreaNamed('organization'),
   operations: {
     async getOrganization(request) {
       const org = await readOrganization(organizationDeps(), request.principal.organizationId);

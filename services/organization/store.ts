@@ -1,4 +1,4 @@
-import { auditItem } from '../audit/store';
+import { auditItem } from '../audit/model';
 import { getOrganization, ORGANIZATION_LABEL, putSettingsItem, versionOf } from '../organizations/store';
 import type { Db } from '../shared/ddb/client';
 import { IDEMPOTENCY_LABEL } from '../shared/ddb/idempotency';

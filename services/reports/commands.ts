@@ -1,6 +1,6 @@
-import { auditItem } from '../audit/store';
-import { employeeKeys } from '../employees/store';
-import { locationKeys } from '../locations/store';
+import { auditItem } from '../audit/model';
+import { employeeKeys } from '../employees/public';
+import { locationKeys } from '../locations/public';
 import type { Principal } from '../shared/auth/principal';
 import type { Db } from '../shared/ddb/client';
 import { batchGet } from '../shared/ddb/read';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FieldError } from '../shared/errors';
-import { workedMinutes, type TimeEntry } from '../timesheets/domain';
+import { workedMinutes, type TimeEntry } from '../timesheets/public';
 
 /**
  * Exports and their manifests: what an export contains, when a change makes it stale, and

@@ -1,3 +1,4 @@
+import { legacyAreaNamed } from '../legacy-areas';
 import { randomUUID } from 'node:crypto';
 import { defaultDb } from '../shared/ddb/client';
 import { NotFoundError } from '../shared/errors';
@@ -34,7 +35,7 @@ async function publishedManifest(request: ApiRequest) {
 }
 
 export const handler = createHandler({
-  area: 'reports',
+  area: legacyAreaNamed('reports'),
   operations: {
     async createReportJob(request) {
       const key = requireIdempotencyKey(request);

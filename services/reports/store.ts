@@ -2,7 +2,7 @@ import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws
 import type { Db } from '../shared/ddb/client';
 import { collectAll, type Key } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
-import type { TimeEntry } from '../timesheets/domain';
+import type { TimeEntry } from '../timesheets/public';
 import { changesExport, monthOf, type Period, type ReportKind, type ReportScope } from './domain';
 
 /**

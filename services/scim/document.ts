@@ -1,4 +1,4 @@
-import type { Employee, EmployeeAddress, EmployeeEmail, EmployeePhoneNumber } from '../employees/store';
+import type { Employee, EmployeeAddress, EmployeeEmail, EmployeePhoneNumber } from '../employees/public';
 import { invalidSyntax, invalidValue, invalidFilter, mutability, noTarget } from './errors';
 import { parseAttributePath, type Comparison } from './filter';
 import { attributesOf, ENTERPRISE_USER_URN, findAttribute, MAX_MULTI_VALUES, MAX_STRING_LENGTH, type AttributeDef, type SchemaName } from './schema';

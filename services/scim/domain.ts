@@ -1,5 +1,5 @@
-import type { AuditEntry } from '../audit/store';
-import { holderKey, uniqueValueOf, type Employee, type EmployeeWrite, type GuardAction, type UniqueAttribute, type UniqueValue } from '../employees/store';
+import type { AuditEntry } from '../audit/model';
+import { holderKey, uniqueValueOf, type Employee, type EmployeeWrite, type GuardAction, type UniqueAttribute, type UniqueValue } from '../employees/public';
 import type { Principal } from '../shared/auth/principal';
 import type { TxItem } from '../shared/ddb/transaction';
 import { EtagMismatchError, NotFoundError, TransactionConflictError, UniquenessConflictError } from '../shared/errors';

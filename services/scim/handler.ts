@@ -1,5 +1,6 @@
+import { legacyAreaNamed } from '../legacy-areas';
 import { randomUUID } from 'node:crypto';
-import type { Employee } from '../employees/store';
+import type { Employee } from '../employees/public';
 import { defaultDb } from '../shared/ddb/client';
 import { NotFoundError } from '../shared/errors';
 import { createHandler } from '../shared/http/handler';
@@ -46,7 +47,7 @@ const userResult = (request: ApiRequest, user: Employee, status: 200 | 201): Htt
 };
 
 export const handler = createHandler({
-  area: 'scim',
+  area: legacyAreaNamed('scim'),
   mediaType: 'application/scim+json',
   bodyMediaTypes: ['application/scim+json', 'application/json'],
   renderError: renderScimError,

@@ -1,4 +1,4 @@
-import type { Employee } from '../employees/store';
+import type { Employee } from '../employees/public';
 import { ORG_PREFIX, SCIM_PREFIX } from '../routes';
 import type { ApiRequest } from '../shared/http/request';
 import { documentOf } from './document';

@@ -6,7 +6,7 @@ import {
   getEmployees,
   listVisibleEmployeeIds,
   readGuardHolders,
-} from '../employees/store';
+} from '../employees/public';
 import type { Db } from '../shared/ddb/client';
 import { IDEMPOTENCY_LABEL } from '../shared/ddb/idempotency';
 import { commit, TransactionCancelledError } from '../shared/ddb/transaction';

@@ -1,8 +1,8 @@
-import { auditItem, type AuditEntry } from '../audit/store';
-import { employeeExistsCheck, employeeKeys, EMPLOYEE_LABEL } from '../employees/store';
-import { locationExistsCheck, locationKeys, LOCATION_LABEL } from '../locations/store';
-import { CAPABILITY_LABEL, timesheetCapabilityCheck } from '../organizations/store';
-import { FENCE_LABEL, fenceFromItem, planStaleness, reportKeys, type ExportFence, type StalePlan } from '../reports/store';
+import { auditItem, type AuditEntry } from '../audit/model';
+import { employeeExistsCheck, employeeKeys, EMPLOYEE_LABEL } from '../employees/public';
+import { locationExistsCheck, locationKeys, LOCATION_LABEL } from '../locations/public';
+import { CAPABILITY_LABEL, timesheetCapabilityCheck } from '../organization/public';
+import { FENCE_LABEL, fenceFromItem, planStaleness, reportKeys, type ExportFence, type StalePlan } from '../reports/public';
 import type { Principal } from '../shared/auth/principal';
 import type { SealedValue } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';

@@ -1,3 +1,4 @@
+import { legacyAreaNamed } from '../legacy-areas';
 import { randomUUID } from 'node:crypto';
 import { sealRestricted } from '../shared/crypto/restricted';
 import { defaultDb } from '../shared/ddb/client';
@@ -41,7 +42,7 @@ function entryId(request: ApiRequest): string {
 }
 
 export const handler = createHandler({
-  area: 'timesheets',
+  area: legacyAreaNamed('timesheets'),
   operations: {
     async listTimeEntries(request) {
       const { query, binding, position: position } = await listRequest<typeof listQuerySchema, { after: string }>(request, listQuerySchema);

@@ -1,73 +1,13 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';
-import { collect, positionRange, type Key } from '../shared/ddb/read';
+import { collect, positionRange } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
+import { eventFromItem, eventKeys, eventToItem, type VerificationState, type WorkEvent } from './model';
 
-/**
- * Work events: immutable scan evidence. Keys (docs/data-model.md):
- *   event       PK ORG#<org>#WE#<id>  SK WE
- *   restricted  PK ORG#<org>#WE#<id>  SK RESTRICTED   (sealed QR id, device, position, validation; no index keys)
- *   GSI1 ORG#<org>#WE                / <serverTimestamp>#<id>
- *   GSI2 ORG#<org>#EMP#<employee>#WE / <serverTimestamp>#<id>
- */
-export type EventType = 'CHECK_IN' | 'CHECK_OUT';
-export type VerificationState = 'VERIFIED' | 'REVIEW_REQUIRED';
-
-export interface WorkEvent {
-  readonly id: string;
-  readonly organizationId: string;
-  readonly employeeId: string;
-  readonly locationId: string;
-  readonly taskId: string | null;
-  readonly type: EventType;
-  readonly clientTimestamp: string;
-  readonly serverTimestamp: string;
-  readonly offline: boolean;
-  readonly verificationState: VerificationState;
-  /** The time entry this event projected into, if it did. */
-  readonly timeEntryId: string | null;
-}
-
-export const eventKeys = {
-  event: (org: string, id: string): Key => ({ PK: `ORG#${org}#WE#${id}`, SK: 'WE' }),
-  restricted: (org: string, id: string): Key => ({ PK: `ORG#${org}#WE#${id}`, SK: 'RESTRICTED' }),
-  byOrganization: (org: string) => `ORG#${org}#WE`,
-  byEmployee: (org: string, employeeId: string) => `ORG#${org}#EMP#${employeeId}#WE`,
-  position: (e: Pick<WorkEvent, 'serverTimestamp' | 'id'>) => `${e.serverTimestamp}#${e.id}`,
-};
+/** The DynamoDB adapter of work events: reads for the API, append items for the evidence channel. */
 
 export const EVENT_LABEL = 'workEvent';
-
-export function eventToItem(e: WorkEvent): Record<string, unknown> {
-  const position = eventKeys.position(e);
-  return {
-    ...eventKeys.event(e.organizationId, e.id),
-    GSI1PK: eventKeys.byOrganization(e.organizationId),
-    GSI1SK: position,
-    GSI2PK: eventKeys.byEmployee(e.organizationId, e.employeeId),
-    GSI2SK: position,
-    itemType: 'WorkEvent',
-    ...e,
-  };
-}
-
-/** Only the fields of WorkEvent leave the store; restricted data has its own item. */
-export function eventFromItem(item: Record<string, unknown>): WorkEvent {
-  return {
-    id: item.id as string,
-    organizationId: item.organizationId as string,
-    employeeId: item.employeeId as string,
-    locationId: item.locationId as string,
-    taskId: (item.taskId as string | null | undefined) ?? null,
-    type: item.type as EventType,
-    clientTimestamp: item.clientTimestamp as string,
-    serverTimestamp: item.serverTimestamp as string,
-    offline: Boolean(item.offline),
-    verificationState: item.verificationState as VerificationState,
-    timeEntryId: (item.timeEntryId as string | null | undefined) ?? null,
-  };
-}
 
 export async function getWorkEvent(db: Db, org: string, id: string): Promise<WorkEvent | undefined> {
   const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: eventKeys.event(org, id), ConsistentRead: true }));

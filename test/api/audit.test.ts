@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { auditResponseSchema } from '../../services/audit/handler';
-import { auditItem } from '../../services/audit/store';
+import { auditResponseSchema } from '../../services/audit/schemas';
+import { auditItem } from '../../services/audit/model';
 import { call, expectParameters, expectProblem, itemsOfType, keyIdOf, startApi, walkPages, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
 import { addEmployee, correctEntry, createdEntry, manualBody, voidEntry } from './timesheets-fixture';
 

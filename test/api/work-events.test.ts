@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { putEmployee } from '../../services/employees/store';
-import { workEventResponseSchema } from '../../services/work-events/handler';
-import { eventToItem, type WorkEvent } from '../../services/work-events/store';
+import { workEventResponseSchema } from '../../services/work-events/schemas';
+import { eventToItem, type WorkEvent } from '../../services/work-events/model';
 import { call, expectParameters, expectProblem, itemsOfType, startApi, walkPages, withQuery, type ApiFixture } from '../support/api';
 
 /**

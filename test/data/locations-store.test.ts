@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AuditEntry } from '../../services/audit/store';
+import type { AuditEntry } from '../../services/audit/model';
 import { listLocations, locationRecord, putLocation, saveLocation, type LocationRecord } from '../../services/locations/store';
 import type { Db } from '../../services/shared/ddb/client';
 import { EtagMismatchError, ValidationError } from '../../services/shared/errors';

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { putLocation } from '../../services/locations/store';
-import { adjustStock, createMaterial, linkMaterial, StockMovedError, unlinkMaterial, type MaterialPorts } from '../../services/materials/domain';
-import { dynamoMaterialsStore, getLink, listAdjustments, saveAdjustment } from '../../services/materials/store';
+import { putLocation } from '../../services/locations/public';
+import { adjustStock, createMaterial, linkMaterial, unlinkMaterial, type MaterialPorts } from '../../services/materials/domain';
+import { getLink, listAdjustments, materialsStore, saveAdjustment } from '../../services/materials/store';
+import { ConcurrentChangeError } from '../../services/shared/domain/conflict';
+import { inUnitOfWork, TransactionUnit, type UnitOfWork } from '../../services/shared/ddb/unit-of-work';
 import type { Principal } from '../../services/shared/auth/principal';
 import type { Db } from '../../services/shared/ddb/client';
 import { scanTable } from '../support/api';
@@ -15,15 +17,16 @@ let db: Db;
 const ORG = '44444444-4444-4444-8444-444444444444';
 const principal: Principal = { organizationId: ORG, keyId: 'ledger', keyLabel: 'Ledger test', environment: 'TEST', scopes: new Set(['materials:write']) };
 const actor = { principal, requestId: 'req-ledger' };
-const none = async () => [];
-const ports = (): MaterialPorts => ({ store: dynamoMaterialsStore(db), now: () => new Date(), newId: randomUUID });
+const portsOf = (unit: UnitOfWork, now = () => new Date()): MaterialPorts => ({ store: materialsStore(db, unit), now, newId: randomUUID });
+/** Runs a use case as the area handler does: in a unit of work, again while a read went stale. */
+const run = <T>(work: (ports: MaterialPorts) => Promise<T>, now?: () => Date) => inUnitOfWork(db, (unit) => work(portsOf(unit, now)));
 
 async function pair(): Promise<{ locationId: string; materialId: string }> {
   const locationId = randomUUID();
   const at = new Date().toISOString();
   await putLocation(db, { id: locationId, organizationId: ORG, name: 'Store', createdAt: at, updatedAt: at });
-  const material = await createMaterial(ports(), actor, { name: 'Item' }, none);
-  await linkMaterial(ports(), actor, locationId, material.id, none);
+  const material = await run((ports) => createMaterial(ports, actor, { name: 'Item' }));
+  await run((ports) => linkMaterial(ports, actor, locationId, material.id));
   return { locationId, materialId: material.id };
 }
 
@@ -35,7 +38,7 @@ describe('adjustStock under concurrency', () => {
   it('keeps the stock equal to the sum of the committed adjustments', async () => {
     const p = await pair();
     const changes = Array.from({ length: 16 }, (_, i) => (i % 3 === 0 ? -2 : 3));
-    await Promise.all(changes.map((quantityChange) => adjustStock(ports(), actor, { ...p, quantityChange, reason: 'r', negativeStockReason: 'order unknown' }, none)));
+    await Promise.all(changes.map((quantityChange) => run((ports) => adjustStock(ports, actor, { ...p, quantityChange, reason: 'r', negativeStockReason: 'order unknown' }), undefined)));
     const link = await getLink(db, ORG, p.locationId, p.materialId);
     const lines = (await listAdjustments(db, ORG, { ...p, limit: 200 })).items;
     expect(lines).toHaveLength(16);
@@ -47,10 +50,12 @@ describe('adjustStock under concurrency', () => {
   it('never commits an adjustment computed from a stale link', async () => {
     const p = await pair();
     const stale = (await getLink(db, ORG, p.locationId, p.materialId))!;
-    await adjustStock(ports(), actor, { ...p, quantityChange: 1, reason: 'first' }, none);
+    await run((ports) => adjustStock(ports, actor, { ...p, quantityChange: 1, reason: 'first' }));
     const adjustment = { id: randomUUID(), organizationId: ORG, ...p, type: 'ADJUSTMENT' as const, quantityChangeMilli: 5000, stockBeforeMilli: 0, stockAfterMilli: 5000, reason: 'stale', negativeStockReason: null, recordedAt: new Date().toISOString() };
     const audit = { id: randomUUID(), organizationId: ORG, occurredAt: adjustment.recordedAt, actor: { type: 'API_KEY' as const, keyId: 'k', label: 'l' }, action: 'stock_adjustment.created', entity: { type: 'stock_adjustment', id: adjustment.id }, requestId: 'r' };
-    await expect(saveAdjustment(db, { before: stale, after: { ...stale, stockMilli: 5000, version: stale.version + 1 }, adjustment, audit }, [])).rejects.toBeInstanceOf(StockMovedError);
+    const unit = new TransactionUnit(db);
+    saveAdjustment(unit, { before: stale, after: { ...stale, stockMilli: 5000, version: stale.version + 1 }, adjustment, audit });
+    await expect(unit.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
     const items = await scanTable(db);
     expect(items.find((i) => i.id === adjustment.id)).toBeUndefined();
     expect(items.find((i) => i.id === audit.id)).toBeUndefined();
@@ -59,9 +64,9 @@ describe('adjustStock under concurrency', () => {
 
   it('orders the ledger by the order of the stock changes, even when the clock goes back', async () => {
     const p = await pair();
-    const fixed = { ...ports(), now: () => new Date('2026-01-01T00:00:00.000Z') };
-    await adjustStock(fixed, actor, { ...p, quantityChange: 1, reason: 'a' }, none);
-    await adjustStock(fixed, actor, { ...p, quantityChange: 2, reason: 'b' }, none);
+    const fixed = () => new Date('2026-01-01T00:00:00.000Z');
+    await run((ports) => adjustStock(ports, actor, { ...p, quantityChange: 1, reason: 'a' }), fixed);
+    await run((ports) => adjustStock(ports, actor, { ...p, quantityChange: 2, reason: 'b' }), fixed);
     const lines = (await listAdjustments(db, ORG, { ...p, limit: 10 })).items;
     expect(lines.map((l) => [l.quantityChangeMilli, l.stockAfterMilli])).toEqual([[1000, 1000], [2000, 3000]]);
     expect(lines[1].recordedAt > lines[0].recordedAt).toBe(true);
@@ -69,11 +74,11 @@ describe('adjustStock under concurrency', () => {
 
   it('lets an unlink and adjustments race without losing stock from the ledger', async () => {
     const p = await pair();
-    await adjustStock(ports(), actor, { ...p, quantityChange: 10, reason: 'start' }, none);
+    await run((ports) => adjustStock(ports, actor, { ...p, quantityChange: 10, reason: 'start' }));
     const results = await Promise.allSettled([
-      adjustStock(ports(), actor, { ...p, quantityChange: 1, reason: 'race' }, none),
-      unlinkMaterial(ports(), actor, p.locationId, p.materialId, undefined, none),
-      adjustStock(ports(), actor, { ...p, quantityChange: 2, reason: 'race' }, none),
+      run((ports) => adjustStock(ports, actor, { ...p, quantityChange: 1, reason: 'race' })),
+      run((ports) => unlinkMaterial(ports, actor, p.locationId, p.materialId, undefined)),
+      run((ports) => adjustStock(ports, actor, { ...p, quantityChange: 2, reason: 'race' })),
     ]);
     expect(results[1].status).toBe('fulfilled');
     const lines = (await listAdjustments(db, ORG, { ...p, limit: 10 })).items;
@@ -88,7 +93,7 @@ describe('listAdjustments', () => {
   it('bounds recordedAt with from inclusive and to exclusive, on every access pattern, and pages', async () => {
     const p = await pair();
     const at = ['2026-05-01T10:00:00.000Z', '2026-05-01T11:00:00.000Z', '2026-05-01T12:00:00.000Z'];
-    for (const [i, t] of at.entries()) await adjustStock({ ...ports(), now: () => new Date(t) }, actor, { ...p, quantityChange: i + 1, reason: 'r' }, none);
+    for (const [i, t] of at.entries()) await run((ports) => adjustStock(ports, actor, { ...p, quantityChange: i + 1, reason: 'r' }), () => new Date(t));
     const from = at[1];
     const to = at[2];
     for (const filter of [p, { locationId: p.locationId }, { materialId: p.materialId }]) {

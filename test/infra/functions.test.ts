@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import type { Stack } from 'aws-cdk-lib';
 import { FUNCTION_NAMES, FUNCTION_PERMISSIONS, dynamoDbAction, type FunctionName } from '../../lib/permissions';
 import { fromRoot, handlerEntry } from '../../lib/paths';
-import { AREAS } from '../../services/routes';
-import { handlerEntry as localHandlerEntry } from '../../services/local/areas';
+import { AREAS, FUNCTIONS } from '../../services/registry';
 import { TABLE_SPEC } from '../../services/shared/ddb/table-spec';
 import { logicalId, logicalIdOf, resourcesOf, synthesize, type SynthesizedApp } from './fixture';
 
@@ -69,9 +68,9 @@ describe('functions', () => {
     }
   });
 
-  it('takes each entry from services/<name>/handler.ts, the same files the local gateway serves', () => {
-    for (const area of AREAS) expect(handlerEntry(area)).toBe(localHandlerEntry(area));
-    for (const name of FUNCTION_NAMES) expect(existsSync(fromRoot(handlerEntry(name)))).toBe(true);
+  it('takes each entry from the registry, and an area\'s from services/<area>/handler.ts, the module the local gateway loads', () => {
+    for (const fn of FUNCTIONS) expect(existsSync(fromRoot(handlerEntry(fn)))).toBe(true);
+    for (const area of AREAS) expect(handlerEntry(area)).toBe(`services/${area.name}/handler.ts`);
   });
 });
 
@@ -121,7 +120,7 @@ describe('least privilege', () => {
     const permissions = Object.values(resourcesOf(testEnv.apiTemplate, 'AWS::Lambda::Permission'));
     const invoked = new Set(permissions.map((p) => logicalIdOf(p.Properties?.FunctionName)));
     expect(invoked.has(functionId(testEnv, 'evidence-ingest'))).toBe(false);
-    for (const area of AREAS) expect(invoked.has(functionId(testEnv, area))).toBe(true);
+    for (const area of AREAS) expect(invoked.has(functionId(testEnv, area.name))).toBe(true);
   });
 });
 

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { z } from 'zod';
-import { createHandler } from '../../services/shared/http/handler';
-import { ok } from '../../services/shared/http/request';
-import { parseBody, parseQuery } from '../../services/shared/http/validation';
+import { defineArea } from '../../services/shared/area';
+import { areaHandler } from '../../services/shared/http/area-handler';
+import { noContent, ok } from '../../services/shared/http/request';
 import { AppError } from '../../services/shared/errors';
 
 const ORG = '6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f';
@@ -30,18 +30,49 @@ function event(over: Partial<APIGatewayProxyEvent> & { scopes?: string; org?: st
   };
 }
 
-const querySchema = z.object({ limit: z.string().regex(/^\d+$/).optional() }).strict();
+const querySchema = z.object({ limit: z.string().regex(/^\d+$/).optional(), boom: z.string().optional() }).strict();
 const bodySchema = z.object({ name: z.string(), nested: z.object({ n: z.number() }).strict().optional() }).strict();
 
-const handler = createHandler({
-  area: 'audit',
+process.env.TABLE_NAME ??= 'unit-test-table-never-called';
+
+/** A small area of the kit's own: one read with a query, one write with a body, If-Match and a path id. */
+const testArea = defineArea({
+  name: 'kit-test',
+  api: 'public',
+  description: 'Test area.',
+  permissions: { table: ['GetItem'], cursorSecret: false, restrictedDataKey: false },
+  auditEntityTypes: [],
+  schemas: {},
+  routes: {
+    listThings: { method: 'GET', path: '/audit', scopes: ['audit:read'], summary: 's', description: 'd', query: querySchema, success: { status: 200, description: 'ok' }, problems: [] },
+    renameThing: {
+      method: 'POST',
+      path: '/things/{thingId}',
+      scopes: ['audit:read'],
+      summary: 's',
+      description: 'd',
+      body: bodySchema,
+      ifMatch: 'required',
+      idempotencyKey: 'optional',
+      success: { status: 200, description: 'ok' },
+      problems: [],
+    },
+    pokeThing: { method: 'DELETE', path: '/things/{thingId}', scopes: ['audit:read'], summary: 's', description: 'd', idempotencyKey: 'optional', success: { status: 204, description: 'ok' }, problems: [] },
+    resetThing: { method: 'PUT', path: '/things/{thingId}', scopes: ['audit:read'], summary: 's', description: 'd', idempotencyKey: 'required', success: { status: 204, description: 'ok' }, problems: [] },
+  },
+});
+
+const handler = areaHandler(testArea, {
+  ports: () => ({}),
   operations: {
-    async listAuditEntries(request) {
+    async listThings(request) {
       if (request.query.boom === 'app') throw new AppError('TIME_ENTRY_OVERLAP', 'overlaps', { extensions: { overlappingEntryIds: ['a'] } });
       if (request.query.boom === 'raw') throw new Error('DynamoDB table wfm-prod-Table-1 ValidationException');
-      if (request.body !== undefined) return ok({ body: parseBody(bodySchema, request.body) });
-      return ok({ query: parseQuery(querySchema, request.query), principal: request.principal.keyId });
+      return ok({ query: request.query, principal: request.principal.keyId });
     },
+    renameThing: async (request) => ok({ body: request.body, thingId: request.params.thingId, ifMatch: request.ifMatch }),
+    pokeThing: async () => noContent(),
+    resetThing: async () => noContent(),
   },
 });
 
@@ -50,9 +81,13 @@ const call = async (e: APIGatewayProxyEvent) => {
   return { ...result, json: result.body ? JSON.parse(result.body) : undefined };
 };
 
-describe('createHandler', () => {
+const THING = '0f0e0d0c-0b0a-4908-8706-050403020100';
+const thingEvent = (over: Partial<APIGatewayProxyEvent> = {}) =>
+  event({ resource: '/v1/organizations/{organizationId}/things/{thingId}', path: `/v1/organizations/${ORG}/things/${THING}`, httpMethod: 'POST', pathParameters: { organizationId: ORG, thingId: THING }, ...over });
+
+describe('areaHandler', () => {
   it('refuses to build a handler that lacks an operation of its area', () => {
-    expect(() => createHandler({ area: 'timesheets', operations: {} })).toThrow(/createTimeEntry/);
+    expect(() => areaHandler(testArea, { ports: () => ({}), operations: {} as never })).toThrow(/listThings/);
   });
 
   it('answers with X-Request-Id from API Gateway on success', async () => {
@@ -83,7 +118,7 @@ describe('createHandler', () => {
     expect(res.headers).toMatchObject({ 'WWW-Authenticate': 'Bearer' });
   });
 
-  it('answers 404 for a route of another area', async () => {
+  it('answers 404 for a route the area does not declare', async () => {
     const res = await call(event({ resource: '/v1/organizations/{organizationId}/timesheets' }));
     expect(res.statusCode).toBe(404);
   });
@@ -96,8 +131,44 @@ describe('createHandler', () => {
     expect(res.json).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ parameter: 'limit', detail: expect.stringMatching(/once/) }] });
   });
 
+  describe('route contracts', () => {
+    const json = { 'Content-Type': 'application/json', 'If-Match': '"thing:1"' };
+
+    it('hands the operation the parsed body, the lower-cased path id and If-Match', async () => {
+      const res = await call(thingEvent({ body: JSON.stringify({ name: 'x' }), headers: json, pathParameters: { organizationId: ORG, thingId: THING.toUpperCase() } }));
+      expect(res).toMatchObject({ statusCode: 200, json: { body: { name: 'x' }, thingId: THING, ifMatch: '"thing:1"' } });
+    });
+
+    it('answers 404 for a path id that is not a UUID, before If-Match and the body schema', async () => {
+      const res = await call(thingEvent({ body: '{}', headers: { 'Content-Type': 'application/json' }, pathParameters: { organizationId: ORG, thingId: 'not-a-uuid' } }));
+      expect(res).toMatchObject({ statusCode: 404, json: { code: 'RESOURCE_NOT_FOUND', detail: expect.stringMatching(/^Thing not-a-uuid/) } });
+    });
+
+    it('answers 428 ETAG_REQUIRED when a required If-Match is missing', async () => {
+      const res = await call(thingEvent({ body: JSON.stringify({ name: 'x' }), headers: { 'Content-Type': 'application/json' } }));
+      expect(res).toMatchObject({ statusCode: 428, json: { code: 'ETAG_REQUIRED' } });
+    });
+
+    it('answers 400 IDEMPOTENCY_KEY_REQUIRED when a required key is missing, and 400 for a key over 255 characters', async () => {
+      const poke = (headers: Record<string, string>) => call(thingEvent({ httpMethod: 'PUT', headers }));
+      expect((await poke({})).json.code).toBe('IDEMPOTENCY_KEY_REQUIRED');
+      expect(await poke({ 'Idempotency-Key': 'k'.repeat(256) })).toMatchObject({ statusCode: 400, json: { code: 'VALIDATION_ERROR', errors: [{ header: 'Idempotency-Key' }] } });
+    });
+
+    it('answers 422 for unknown query parameters on a route that declares none', async () => {
+      const res = await call(thingEvent({ body: JSON.stringify({ name: 'x' }), headers: json, queryStringParameters: { extra: '1' }, multiValueQueryStringParameters: { extra: ['1'] } }));
+      expect(res).toMatchObject({ statusCode: 422, json: { errors: [{ parameter: 'extra' }] } });
+    });
+
+    it('answers 422 for a body on a route that takes none, and accepts {}', async () => {
+      const poke = (body: string) => call(thingEvent({ httpMethod: 'DELETE', body, headers: { 'Content-Type': 'application/json' } }));
+      expect(await poke('{"a":1}')).toMatchObject({ statusCode: 422, json: { errors: [{ pointer: '', detail: expect.stringMatching(/no request body/) }] } });
+      expect((await poke('{}')).statusCode).toBe(204);
+    });
+  });
+
   describe('bodies', () => {
-    const post = (body: string, headers: Record<string, string> = { 'Content-Type': 'application/json' }) => call(event({ body, headers }));
+    const post = (body: string, headers: Record<string, string> = { 'Content-Type': 'application/json', 'If-Match': '"thing:1"' }) => call(thingEvent({ body, headers }));
 
     it('parses JSON and points at invalid and unknown fields', async () => {
       const res = await post(JSON.stringify({ name: 1, extra: true, nested: { n: 'x', more: 1 } }));
@@ -106,7 +177,7 @@ describe('createHandler', () => {
     });
 
     it('accepts a charset parameter and mixed-case header names', async () => {
-      const res = await post(JSON.stringify({ name: 'x' }), { 'content-TYPE': 'application/json; charset=utf-8' });
+      const res = await post(JSON.stringify({ name: 'x' }), { 'content-TYPE': 'application/json; charset=utf-8', 'if-match': '"thing:1"' });
       expect(res.statusCode).toBe(200);
     });
 

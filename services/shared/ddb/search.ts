@@ -46,15 +46,18 @@ export function queryWords(q: string): string[] {
 
 const indexKey = (org: string, scope: string) => `ORG#${org}#SEARCH#${scope}`;
 
+/** The label of every index item: labels end up in logs, so they never carry the word itself. */
+export const SEARCH_LABEL = 'search';
+
 /** Transaction items that move an entity's index from `before` words to `after` words. */
 export function searchIndexItems(org: string, scope: string, entityId: string, before: readonly string[], after: readonly string[]): TxItem[] {
   const keep = new Set(after);
   const items: TxItem[] = after.map((word) => ({
-    label: `search:${word}`,
+    label: SEARCH_LABEL,
     op: { Put: { Item: { PK: indexKey(org, scope), SK: `${word}#${entityId}`, itemType: 'SearchIndex', entityId, words: [...after] } } },
   }));
   for (const word of before) {
-    if (!keep.has(word)) items.push({ label: `search:${word}`, op: { Delete: { Key: { PK: indexKey(org, scope), SK: `${word}#${entityId}` } } } });
+    if (!keep.has(word)) items.push({ label: SEARCH_LABEL, op: { Delete: { Key: { PK: indexKey(org, scope), SK: `${word}#${entityId}` } } } });
   }
   return items;
 }

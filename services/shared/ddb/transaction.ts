@@ -1,6 +1,7 @@
 import { TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { jitteredBackoff } from '../domain/conflict';
 import { TransactionConflictError } from '../errors';
 import type { Db } from './client';
 
@@ -42,10 +43,17 @@ export class TransactionCancelledError extends Error {
     return this.reasons.some((r) => r.label === label && r.code === 'ConditionalCheckFailed');
   }
 
+  /** The labels of the items whose condition failed (labels name roles, never values). */
+  failedLabels(): string[] {
+    return this.reasons.filter((r) => r.code === 'ConditionalCheckFailed').map((r) => r.label);
+  }
+
   itemOf(label: string): Record<string, unknown> | undefined {
     return this.reasons.find((r) => r.label === label)?.item;
   }
 }
+
+export { jitteredBackoff };
 
 export const MAX_TRANSACTION_ITEMS = 100;
 const CONFLICT_ATTEMPTS = 4;
@@ -92,10 +100,5 @@ function withTable(db: Db, op: TxOp): TransactItem {
   const [kind, body] = Object.entries(op)[0] as [keyof TransactItem, Record<string, unknown>];
   return { [kind]: { ...body, TableName: db.tableName } } as TransactItem;
 }
-
-export const jitteredBackoff = (attempt: number): number => {
-  const base = 25 * 2 ** (attempt - 1);
-  return base + Math.floor(Math.random() * base);
-};
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,4 +1,4 @@
-import type { ApiName } from '../../routes';
+import type { ApiName } from '../area';
 import { PROBLEMS, problemType } from './problems';
 import type { ErrorCode } from '../errors';
 

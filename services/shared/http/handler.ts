@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyResult, Context } from 'aws-lambda';
-import { routesOf, type Area } from '../../routes';
+import { routeRows, type AreaDefinition } from '../area';
 import { AppError, ValidationError } from '../errors';
 import { logger } from '../logger';
 import {
@@ -19,7 +19,7 @@ import { toProblem, statusOf } from './problems';
 import type { ApiRequest, HttpResult, Operation } from './request';
 
 export interface HandlerOptions {
-  readonly area: Area;
+  readonly area: AreaDefinition;
   /** One function per operation named in the route table for this area. */
   readonly operations: Readonly<Record<string, Operation>>;
   /** Media type of success bodies. @default application/json */
@@ -51,9 +51,9 @@ export const renderProblem: ErrorRenderer = (error, requestId, instance) => {
  */
 export function createHandler(options: HandlerOptions) {
   const { area, operations } = options;
-  const missing = routesOf(area).filter((r) => !(r.operation in operations));
+  const missing = routeRows(area).filter((r) => !(r.operation in operations));
   if (missing.length > 0) {
-    throw new Error(`Area ${area} has no operation for: ${missing.map((r) => r.operation).join(', ')}.`);
+    throw new Error(`Area ${area.name} has no operation for: ${missing.map((r) => r.operation).join(', ')}.`);
   }
   const mediaType = options.mediaType ?? 'application/json';
 

@@ -34,3 +34,17 @@ export async function listRequest<S extends z.ZodType<{ cursor?: string }>, P>(
   const binding = cursorBinding(request, query as Record<string, unknown>);
   return { query, binding, position: await readCursor<P>(binding, (query as { cursor?: string }).cursor) };
 }
+
+/**
+ * The cursor of a list operation whose query the shared handler already parsed: the binding
+ * of its cursors (organization, operation, every filter, and `extra` such as a path id) and
+ * the position the given cursor continues from (422 for a foreign or altered cursor).
+ */
+export async function listPosition<P>(
+  request: { readonly principal: { readonly organizationId: string }; readonly route: { readonly operation: string }; readonly query: object },
+  extra: Record<string, unknown> = {},
+): Promise<{ binding: CursorBinding; position: P | undefined }> {
+  const { cursor, ...filters } = request.query as Record<string, unknown>;
+  const binding: CursorBinding = { organizationId: request.principal.organizationId, query: { route: request.route.operation, ...filters, ...extra } };
+  return { binding, position: await readCursor<P>(binding, cursor as string | undefined) };
+}

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { findRoute, type Area, type RouteSpec } from '../../routes';
+import { resourcePath, routeKey, routeRows, type AreaDefinition, type RouteRow } from '../area';
 import { principalFrom, requireScopes, type Principal } from '../auth/principal';
 import { AccessDeniedError, AppError, UnauthenticatedError, ValidationError } from '../errors';
 import { logger } from '../logger';
@@ -8,7 +8,7 @@ import type { HttpResult } from './request';
 
 /** The proxy event, as the middlewares below complete it. */
 export type ApiEvent = APIGatewayProxyEvent & {
-  route?: RouteSpec;
+  route?: RouteRow;
   principal?: Principal;
   jsonBody?: unknown;
 };
@@ -66,12 +66,13 @@ export function errorResponses(render: ErrorRenderer): Middleware {
  * here so that no handler ever runs for another organization) and that the key holds every
  * scope of the route.
  */
-export function authorizeRoute(area: Area): Middleware {
+export function authorizeRoute(area: AreaDefinition): Middleware {
+  const byKey = new Map(routeRows(area).map((r) => [routeKey(r.method, resourcePath(r)), r]));
   return {
     name: 'authorizeRoute',
     before: ({ event }) => {
-      const route = findRoute(event.httpMethod, event.resource);
-      if (!route || route.area !== area) throw new AppError('RESOURCE_NOT_FOUND', 'No such route: check the method and the path.');
+      const route = byKey.get(routeKey(event.httpMethod, event.resource));
+      if (!route) throw new AppError('RESOURCE_NOT_FOUND', 'No such route: check the method and the path.');
       const principal = principalFrom(event.requestContext?.authorizer as Record<string, unknown> | undefined);
       if (!principal) throw new UnauthenticatedError();
       if (principal.organizationId !== event.pathParameters?.organizationId) throw new AccessDeniedError();

@@ -1,11 +1,11 @@
-import type { RouteSpec } from '../../routes';
+import type { RouteRow } from '../area';
 import type { Principal } from '../auth/principal';
 import type { JsonValue } from '../json';
 
 /** A parsed, authorized request, as operations see it. */
 export interface ApiRequest {
   readonly requestId: string;
-  readonly route: RouteSpec;
+  readonly route: RouteRow;
   readonly principal: Principal;
   readonly pathParameters: Readonly<Record<string, string>>;
   /** Query parameters, one value each (a repeated parameter is a validation error). */

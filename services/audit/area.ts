@@ -1,0 +1,32 @@
+import { defineArea } from '../shared/area';
+import { auditListQuery, auditListSchema, auditResponseSchema } from './schemas';
+
+/**
+ * The audit trail, read-only: entries are written by every other area's changes, in their
+ * transactions (model.ts). Built by the registry with the entity types the areas declare, so
+ * that GET /audit filters on exactly the types that exist.
+ */
+export const auditArea = (entityTypes: readonly string[]) => {
+  const types = [...new Set(entityTypes)];
+  if (types.length === 0) throw new Error('auditArea: no area declares auditEntityTypes.');
+  return defineArea({
+    name: 'audit',
+    api: 'public',
+    description: 'The organization audit trail.',
+    permissions: { table: ['Query'], cursorSecret: true, restrictedDataKey: false },
+    auditEntityTypes: [],
+    schemas: { AuditEntry: auditResponseSchema, AuditEntryList: auditListSchema },
+    routes: {
+      listAuditEntries: {
+        method: 'GET',
+        path: '/audit',
+        scopes: ['audit:read'],
+        summary: 'List audit entries, newest first',
+        description: 'The organization audit trail, newest first; allowlisted content only. With `entityType` and `entityId`: the trail of one entity.',
+        query: auditListQuery(types as [string, ...string[]]),
+        success: { status: 200, description: 'A page of audit entries.', schema: auditListSchema },
+        problems: [],
+      },
+    },
+  });
+};

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { limitParameter } from '../shared/http/query';
+import { cursorParameter, pageSchema, utc } from '../shared/schemas/fields';
+import { uuid } from '../shared/time';
+import type { AuditEntry } from './model';
+
+/** Query of GET /audit: newest first; optionally the trail of one entity of the given types. */
+export const auditListQuery = (entityTypes: readonly [string, ...string[]]) =>
+  z
+    .object({
+      entityType: z.enum(entityTypes, { error: `entityType must be one of ${entityTypes.join(', ')}.` }).optional(),
+      entityId: uuid().optional(),
+      limit: limitParameter(),
+      cursor: cursorParameter(),
+    })
+    .strict()
+    .superRefine((q, ctx) => {
+      if ((q.entityType === undefined) !== (q.entityId === undefined)) {
+        ctx.addIssue({ code: 'custom', path: [q.entityType === undefined ? 'entityType' : 'entityId'], message: 'entityType and entityId go together.' });
+      }
+    });
+
+const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const snapshot = z.record(z.string(), scalar).nullable();
+
+export const auditResponseSchema = z
+  .object({
+    id: z.uuid(),
+    occurredAt: utc(),
+    actor: z.object({ type: z.enum(['API_KEY', 'SYSTEM']), label: z.string() }),
+    action: z.string(),
+    entity: z.object({ type: z.string(), id: z.string() }),
+    references: z.record(z.string(), z.string()),
+    reason: z.string().nullable(),
+    before: snapshot,
+    after: snapshot,
+    changedAttributes: z.array(z.string()),
+    overlap: z.object({ override: z.literal(true), reason: z.string(), overlappedEntryIds: z.array(z.string()) }).nullable(),
+    staleExportManifestIds: z.array(z.string()),
+    requestId: z.string().meta({ description: 'The X-Request-Id of the response that made the change.' }),
+  })
+  .meta({ id: 'AuditEntry' });
+
+export const auditListSchema = pageSchema(auditResponseSchema);
+
+/**
+ * An audit entry as returned: allowlisted members only. The actor is shown by its label;
+ * key ids, snapshots beyond the safe fields, addresses, positions and bank data never are.
+ */
+export const auditResponse = (e: AuditEntry): z.infer<typeof auditResponseSchema> => ({
+  id: e.id,
+  occurredAt: e.occurredAt,
+  actor: { type: e.actor.type, label: e.actor.label },
+  action: e.action,
+  entity: e.entity,
+  references: e.references ?? {},
+  reason: e.reason ?? null,
+  before: e.before ?? null,
+  after: e.after ?? null,
+  changedAttributes: [...(e.changedAttributes ?? [])],
+  overlap: e.overlap ? { ...e.overlap, overlappedEntryIds: [...e.overlap.overlappedEntryIds] } : null,
+  staleExportManifestIds: [...(e.staleExportManifestIds ?? [])],
+  requestId: e.requestId,
+});

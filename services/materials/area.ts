@@ -1,0 +1,151 @@
+import { defineArea } from '../shared/area';
+import { READ_WRITE } from '../shared/permissions';
+import { pageSchema } from '../shared/schemas/fields';
+import {
+  adjustmentListQuery,
+  createAdjustmentBody,
+  createMaterialBody,
+  emptyBody,
+  linkListQuery,
+  locationMaterialResponseSchema,
+  materialListQuery,
+  materialResponseSchema,
+  stockAdjustmentResponseSchema,
+  updateMaterialBody,
+} from './schemas';
+
+const NULLABLE = '`article`, `supplier`, `website` and `orderLink` are always present, `null` when empty.';
+
+const materialList = pageSchema(materialResponseSchema);
+const locationMaterialList = pageSchema(locationMaterialResponseSchema);
+const stockAdjustmentList = pageSchema(stockAdjustmentResponseSchema);
+
+/** Materials, the stock links of locations, and the append-only stock ledger. */
+export const materialsArea = defineArea({
+  name: 'materials',
+  api: 'public',
+  description: 'Materials, location stock links and stock adjustments.',
+  // Materials, location stock links and the append-only adjustment ledger.
+  permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
+  auditEntityTypes: ['material', 'stock_adjustment'],
+  schemas: {
+    Material: materialResponseSchema,
+    MaterialList: materialList,
+    LocationMaterial: locationMaterialResponseSchema,
+    LocationMaterialList: locationMaterialList,
+    StockAdjustment: stockAdjustmentResponseSchema,
+    StockAdjustmentList: stockAdjustmentList,
+  },
+  routes: {
+    listMaterials: {
+      method: 'GET',
+      path: '/materials',
+      scopes: ['materials:read'],
+      summary: 'List or search materials',
+      description: `Active materials by name (case-insensitive), or archived ones with \`archived=true\`. With \`q\`: materials whose name, article number or supplier has a word starting with every query word, in match order. ${NULLABLE}`,
+      query: materialListQuery,
+      success: { status: 200, description: 'A page of materials.', schema: materialList },
+      problems: [],
+    },
+    createMaterial: {
+      method: 'POST',
+      path: '/materials',
+      scopes: ['materials:write'],
+      summary: 'Create a material',
+      description: `Creates a material with its article and preferred-ordering data, atomically with its audit entry. \`""\` and \`null\` both leave a field empty. ${NULLABLE}`,
+      body: createMaterialBody,
+      idempotencyKey: 'required',
+      success: { status: 201, description: 'The created material.', schema: materialResponseSchema, headers: ['ETag', 'Location'] },
+      problems: [],
+    },
+    listStockAdjustments: {
+      method: 'GET',
+      path: '/materials/stock-adjustments',
+      scopes: ['materials:read'],
+      summary: 'List stock adjustments',
+      description: 'The stock ledger, oldest first (recordedAt, then id), optionally of one location, one material or one pair, within [from, to).',
+      query: adjustmentListQuery,
+      success: { status: 200, description: 'A page of stock adjustments.', schema: stockAdjustmentList },
+      problems: [],
+    },
+    createStockAdjustment: {
+      method: 'POST',
+      path: '/materials/stock-adjustments',
+      scopes: ['materials:write'],
+      summary: 'Append a stock adjustment',
+      description:
+        "Appends an adjustment to a linked pair and moves its stock in the same transaction. A decrease that leaves the stock below zero needs `negativeStockReason` (else 422 at /quantityChange, with `currentStock` and `resultingStock`); an increase is always accepted. Location and material must belong to this organization and be linked (422 at the field). `Location` is the pair's ledger, where the new line is the newest.",
+      body: createAdjustmentBody,
+      idempotencyKey: 'required',
+      success: { status: 201, description: 'The appended adjustment.', schema: stockAdjustmentResponseSchema, headers: ['ETag', 'Location'] },
+      problems: [],
+    },
+    getMaterial: {
+      method: 'GET',
+      path: '/materials/{materialId}',
+      scopes: ['materials:read'],
+      summary: 'Get one material',
+      description: `One material, archived or not. ${NULLABLE}`,
+      success: { status: 200, description: 'The material.', schema: materialResponseSchema, headers: ['ETag'] },
+      problems: [],
+    },
+    updateMaterial: {
+      method: 'PATCH',
+      path: '/materials/{materialId}',
+      scopes: ['materials:write'],
+      summary: 'Update a material',
+      description: `Changes the fields sent (partial; \`null\` or \`""\` clears a nullable field; \`archived: false\` restores). A change to the current values changes nothing (same ETag). ${NULLABLE}`,
+      body: updateMaterialBody,
+      ifMatch: 'required',
+      idempotencyKey: 'optional',
+      success: { status: 200, description: 'The material after the change.', schema: materialResponseSchema, headers: ['ETag'] },
+      problems: [],
+    },
+    archiveMaterial: {
+      method: 'DELETE',
+      path: '/materials/{materialId}',
+      scopes: ['materials:write'],
+      summary: 'Archive a material',
+      description:
+        'Archives the material: it leaves the default list and search, stays readable by id, keeps its stock links and ledger, and can be restored with PATCH `archived: false`. If-Match is optional and honoured when sent.',
+      ifMatch: 'optional',
+      idempotencyKey: 'optional',
+      success: { status: 200, description: 'The archived material.', schema: materialResponseSchema, headers: ['ETag'] },
+      problems: [],
+    },
+    listLocationMaterials: {
+      method: 'GET',
+      path: '/locations/{locationId}/materials',
+      scopes: ['materials:read'],
+      summary: 'Stock of the materials linked to a location',
+      description: 'The materials linked to a location with their current stock, by material id. Stock data only: article and preferred-ordering data are on the material.',
+      query: linkListQuery,
+      success: { status: 200, description: 'A page of stock links.', schema: locationMaterialList },
+      problems: [],
+    },
+    linkLocationMaterial: {
+      method: 'PUT',
+      path: '/locations/{locationId}/materials/{materialId}',
+      scopes: ['materials:write'],
+      summary: 'Link a material to a location',
+      description: 'Links a material to a location with stock 0; linking a linked material changes nothing. Both must belong to this organization (404). The body may be absent or `{}`.',
+      body: emptyBody,
+      bodyOptional: true,
+      idempotencyKey: 'optional',
+      success: { status: 200, description: 'The stock link.', schema: locationMaterialResponseSchema, headers: ['ETag'] },
+      problems: [],
+    },
+    unlinkLocationMaterial: {
+      method: 'DELETE',
+      path: '/locations/{locationId}/materials/{materialId}',
+      scopes: ['materials:write'],
+      summary: 'Unlink a material from a location',
+      description:
+        "Unlinks a material from a location. Stock is derived from the ledger and never dropped silently: remaining stock is written off to zero by an `UNLINK_WRITE_OFF` adjustment in the same transaction. If-Match (the link's ETag) is optional and honoured when sent.",
+      ifMatch: 'optional',
+      idempotencyKey: 'optional',
+      success: { status: 204, description: 'Unlinked.' },
+      problems: [],
+    },
+  },
+});

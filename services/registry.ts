@@ -1,0 +1,47 @@
+import { auditArea } from './audit/area';
+import { LEGACY_AREAS } from './legacy-areas';
+import { materialsArea } from './materials/area';
+import { type AreaDefinition, type FunctionDefinition } from './shared/area';
+import { workEventsArea } from './work-events/area';
+
+/**
+ * THE registry: every resource area and every other Lambda function, declared once. The CDK
+ * stack (functions, IAM, routes), the local gateway, the OpenAPI document and GET /audit's
+ * entity filter are all derived from these lists; adding an area is one line here plus its
+ * own folder (docs/architecture.md, "Add an area").
+ */
+
+/** The areas that write audit entries, and the audit area over the entity types they declare. */
+const WRITING_AREAS: readonly AreaDefinition[] = [workEventsArea, ...LEGACY_AREAS, materialsArea];
+
+export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTypes));
+
+/** Every area behind the REST APIs, in the order the reference shows them. */
+export const AREAS: readonly AreaDefinition[] = [...WRITING_AREAS, AUDIT_AREA];
+
+/** Functions that serve no route: the key authorizer and the internal evidence channel. */
+export const PLATFORM_FUNCTIONS: readonly FunctionDefinition[] = [
+  // Loads one key record by key-id.
+  { name: 'authorizer', description: 'API key authorizer', permissions: { table: ['GetItem'], cursorSecret: false, restrictedDataKey: false } },
+  // Appends evidence and projects scanned entries; never deletes.
+  {
+    name: 'evidence-ingest',
+    description: 'Scan evidence channel',
+    permissions: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], cursorSecret: false, restrictedDataKey: true },
+  },
+];
+
+/** Every Lambda function of the api stack: the platform's, one per area, and the areas' own workers. */
+export const FUNCTIONS: readonly FunctionDefinition[] = [
+  ...PLATFORM_FUNCTIONS.slice(0, 1),
+  ...AREAS,
+  ...PLATFORM_FUNCTIONS.slice(1),
+  ...AREAS.flatMap((area) => area.functions ?? []),
+];
+
+/** The `entity.type` values GET /audit accepts. */
+export const AUDIT_ENTITY_TYPES: readonly string[] = [...new Set(WRITING_AREAS.flatMap((a) => a.auditEntityTypes))];
+
+const names = FUNCTIONS.map((f) => f.name);
+const duplicate = names.find((name, i) => names.indexOf(name) !== i);
+if (duplicate) throw new Error(`services/registry.ts: two functions are named "${duplicate}".`);

@@ -1,0 +1,156 @@
+import type { z } from 'zod';
+import type { Scope } from './auth/scopes';
+import type { ErrorCode } from './errors';
+import type { FunctionPermissions } from './permissions';
+
+/**
+ * How a resource area declares itself: once, in `services/<area>/area.ts`, listed in
+ * services/registry.ts. The CDK stack (functions, permissions, routes), the local gateway,
+ * the handler's dispatch and input parsing, the OpenAPI document and the audit filter all
+ * read these declarations; nothing else names an area. docs/architecture.md walks through
+ * adding one.
+ */
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Which REST API serves the route: `public` (problem+json errors) or `scim` (its own REST
+ * API and stage, with gateway responses in the SCIM error schema).
+ */
+export type ApiName = 'public' | 'scim';
+
+export const ORG_PREFIX = '/v1/organizations/{organizationId}';
+export const SCIM_PREFIX = '/scim/v2';
+
+/** `required`: missing is an error; `optional`: honoured when sent. */
+export type HeaderNeed = 'required' | 'optional';
+
+export type ResponseHeader = 'ETag' | 'Location' | 'Idempotency-Replayed' | 'Content-Disposition';
+
+/**
+ * One operation: its HTTP route, who may call it, what it accepts and what it answers.
+ * The shared handler layer enforces every input rule written here before the operation
+ * runs (services/shared/http/area-handler.ts), and the OpenAPI document is generated from
+ * it (services/openapi/document.ts), so the two cannot drift.
+ */
+export interface RouteContract {
+  readonly method: HttpMethod;
+  /** Resource path relative to ORG_PREFIX, API Gateway style (`/materials/{materialId}`). */
+  readonly path: string;
+  /** Every scope listed is required. */
+  readonly scopes: readonly Scope[];
+  readonly summary: string;
+  /** What the operation does, for the reference; scopes, headers and problems are added. */
+  readonly description: string;
+  /**
+   * Path parameters that are not UUIDs (e.g. SCIM's schema ids). Every other `{param}` must be
+   * a UUID: anything else names nothing and is answered 404, as an unknown id is.
+   * @default - every path parameter is a UUID
+   */
+  readonly textParams?: readonly string[];
+  /**
+   * The strict query schema; every key is a query parameter.
+   * @default - no query parameters: any parameter is 422
+   */
+  readonly query?: z.ZodObject;
+  /**
+   * The strict body schema (input side).
+   * @default - no body: a body other than `{}` is 422
+   */
+  readonly body?: z.ZodType;
+  /** The body may be left out (e.g. a command without input that also accepts `{}`). @default false */
+  readonly bodyOptional?: boolean;
+  /**
+   * Idempotency-Key: writes are run once per key (replays, 409 on reuse with another input).
+   * @default - not read
+   */
+  readonly idempotencyKey?: HeaderNeed;
+  /**
+   * If-Match: `required` answers 428 ETAG_REQUIRED without it; the operation compares it.
+   * @default - not read
+   */
+  readonly ifMatch?: HeaderNeed;
+  readonly success: {
+    readonly status: number;
+    readonly description: string;
+    /** The response body schema (output side); registered schemas become components. */
+    readonly schema?: z.ZodType;
+    readonly headers?: readonly ResponseHeader[];
+    /** Non-JSON content (files), by media type: a JSON Schema each. */
+    readonly content?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  };
+  /** The problem codes particular to this operation; the ones its inputs imply are added. */
+  readonly problems: readonly ErrorCode[];
+}
+
+/** A Lambda function and what it may do. */
+export interface FunctionDefinition {
+  /** kebab-case; also the construct id (`reports-worker` -> `ReportsWorkerFunction`). */
+  readonly name: string;
+  /** The module exporting `handler`, from the project root. @default `services/<name>/handler.ts` */
+  readonly entry?: string;
+  readonly permissions: FunctionPermissions;
+  /** @default 10 - seconds */
+  readonly timeoutSeconds?: number;
+  /** What the function is for, in the stack's description of it. */
+  readonly description: string;
+}
+
+/** A resource area: one Lambda function behind the routes it declares. */
+export interface AreaDefinition<N extends string = string, R extends Readonly<Record<string, RouteContract>> = Readonly<Record<string, RouteContract>>> {
+  /** The folder under services/ (kebab-case); its `handler.ts` serves every route below. */
+  readonly name: N;
+  readonly api: ApiName;
+  /** The OpenAPI tag's description. */
+  readonly description: string;
+  readonly permissions: FunctionPermissions;
+  /** The `entity.type` values of the audit entries the area writes (GET /audit filters on them). */
+  readonly auditEntityTypes: readonly string[];
+  /** Response schemas shown as OpenAPI components, by name. */
+  readonly schemas: Readonly<Record<string, z.ZodType>>;
+  /** The operations, by name: each becomes one route, and the handler must implement each. */
+  readonly routes: R;
+  /** Further functions the area owns (queue workers, schedules), each with its own permissions. */
+  readonly functions?: readonly FunctionDefinition[];
+  /**
+   * Replaces the generated OpenAPI operation (SCIM: RFC 7644 payloads and error schema).
+   * @default - generated from the route contract
+   */
+  readonly openapi?: {
+    readonly operation: (route: RouteRow) => Record<string, unknown>;
+    readonly components?: Readonly<Record<string, unknown>>;
+  };
+}
+
+/** Declares an area; `const` keeps operation names and header needs literal for the handler's types. */
+export const defineArea = <const N extends string, const R extends Readonly<Record<string, RouteContract>>>(area: AreaDefinition<N, R>): AreaDefinition<N, R> => area;
+
+/** One route of the flat route table: the contract, with the area and operation it belongs to. */
+export interface RouteRow extends RouteContract {
+  readonly area: string;
+  readonly operation: string;
+  readonly api: ApiName;
+}
+
+/** The rows of one area, in declaration order. */
+export const routeRows = (area: AreaDefinition): RouteRow[] =>
+  Object.entries(area.routes).map(([operation, contract]) => ({ ...contract, area: area.name, operation, api: area.api }));
+
+/** The full API Gateway resource path of a route. */
+export const resourcePath = (r: Pick<RouteContract, 'path'>): string => `${ORG_PREFIX}${r.path}`;
+
+/** `GET /v1/organizations/{organizationId}/timesheets` */
+export const routeKey = (method: string, resource: string): string => `${method.toUpperCase()} ${resource}`;
+
+/** The `{name}` parameters of a path, in order. */
+export const pathParamNames = (path: string): string[] => [...path.matchAll(/\{([^}+]+)\+?\}/g)].map((m) => m[1]);
+
+/** The module of a function: `services/<name>/handler.ts` unless it names another. */
+export const handlerEntry = (fn: Pick<FunctionDefinition, 'name' | 'entry'>): string => fn.entry ?? `services/${fn.name}/handler.ts`;
+
+/** `reports-worker` -> `ReportsWorkerFunction`: stable construct ids derived from the name. */
+export const functionConstructId = (name: string): string =>
+  `${name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('')}Function`;

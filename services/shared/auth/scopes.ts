@@ -1,0 +1,58 @@
+/**
+ * The scopes of API keys: every scope of the resource catalogue (organization-api.md,
+ * "Resource catalogue"). A route names the scopes it needs; a key holds a subset.
+ */
+
+export const SCOPES = [
+  'organization:read',
+  'organization:write',
+  'audit:read',
+  'dashboard:read',
+  'activity:read',
+  'employees:read',
+  'employees:write',
+  'employees:read_sensitive',
+  'employees:read_financial',
+  'employees:write_financial',
+  'locations:read',
+  'locations:write',
+  'locations:qr',
+  'contacts:read',
+  'contacts:write',
+  'tasks:read',
+  'tasks:write',
+  'documents:read',
+  'documents:write',
+  'documents:download',
+  'work_events:read',
+  'timesheets:read',
+  'timesheets:write',
+  'planning:read',
+  'planning:write',
+  'materials:read',
+  'materials:write',
+  'customers:read',
+  'customers:write',
+  'customer_access:read',
+  'customer_access:write',
+  'feedback:read',
+  'feedback:write',
+  'messages:read',
+  'messages:write',
+  'quality:read',
+  'quality:write',
+  'recruitment:read',
+  'recruitment:write',
+  'commerce:read',
+  'commerce:write',
+  'integrations:read',
+  'integrations:write',
+  'reports:read',
+  'reports:write',
+  'scim:read',
+  'scim:write',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+export const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);

@@ -1,0 +1,202 @@
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import { z } from 'zod';
+import { pathParamNames, resourcePath, routeKey, routeRows, type AreaDefinition, type RouteContract, type RouteRow } from '../area';
+import { principalFrom, requireScopes, type Principal } from '../auth/principal';
+import { defaultDb } from '../ddb/client';
+import type { TxItem } from '../ddb/transaction';
+import { READ_ONLY_UNIT, TransactionUnit, type UnitOfWork } from '../ddb/unit-of-work';
+import type { Actor } from '../domain/actor';
+import { retryOnConflict } from '../domain/conflict';
+import { AccessDeniedError, AppError, NotFoundError, UnauthenticatedError, ValidationError } from '../errors';
+import { logger } from '../logger';
+import { isUuid } from '../time';
+import { renderProblem } from './handler';
+import { idempotentWrite, requestInput, toStored } from './idempotent';
+import { errorResponses, jsonBody, requestIdHeader, requestIdOf, requestLogKeys, toProxyResult, type ApiEvent, type ErrorRenderer } from './middleware';
+import { optionalIdempotencyKey, optionalIfMatch, requireIdempotencyKey, requireIfMatch } from './preconditions';
+import type { ApiRequest, HttpResult } from './request';
+import { parseBody, parseQuery } from './validation';
+
+/**
+ * The Lambda handler of one area, built from its declaration (area.ts): every input rule a
+ * route declares is enforced here, before the operation runs, and every write runs in the
+ * same frame. Operations are therefore three lines: call the domain, render the result.
+ *
+ *   request  -> X-Request-Id, logger keys, route + principal + scopes (authorizeRoute)
+ *            -> JSON body (media type, size, depth)
+ *            -> Idempotency-Key, path ids (non-UUID: 404), If-Match, query, body (zod, 422)
+ *   GET      -> operation(request with read-only ports)
+ *   write    -> [idempotency lock] -> retryOnConflict( unit of work -> operation -> commit
+ *               staged changes + audit entries + idempotency record in ONE transaction )
+ */
+
+type BodyOf<R> = R extends { readonly body: infer S extends z.ZodType } ? (R extends { readonly bodyOptional: true } ? z.output<S> | undefined : z.output<S>) : undefined;
+type QueryOf<R> = R extends { readonly query: infer S extends z.ZodType } ? z.output<S> : Readonly<Record<string, never>>;
+type IfMatchOf<R> = R extends { readonly ifMatch: 'required' } ? string : R extends { readonly ifMatch: 'optional' } ? string | undefined : undefined;
+
+/** What an operation gets: validated input, who asks, and the area's ports for this attempt. */
+export interface OperationRequest<R extends RouteContract, P> {
+  readonly route: RouteRow;
+  readonly principal: Principal;
+  /** The principal and the request ID: what use cases take and audit entries name. */
+  readonly actor: Actor;
+  readonly requestId: string;
+  /** Path parameters; UUIDs are lower-cased. */
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: QueryOf<R>;
+  readonly body: BodyOf<R>;
+  readonly ifMatch: IfMatchOf<R>;
+  /** Header names in lower case. */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** `/v1/organizations/<organizationId>`: the base of Location headers. */
+  readonly orgPath: string;
+  /** The request path, for the problem's `instance`. */
+  readonly instance: string;
+  readonly ports: P;
+}
+
+export type Operations<R extends Readonly<Record<string, RouteContract>>, P> = {
+  readonly [K in keyof R]: (request: OperationRequest<R[K], P>) => Promise<HttpResult>;
+};
+
+export interface AreaHandlerOptions<R extends Readonly<Record<string, RouteContract>>, P> {
+  /** The area's ports for one attempt of one request; writes stage their changes in `unit`. */
+  readonly ports: (unit: UnitOfWork) => P;
+  /** One function per route of the area: a missing one fails the type check. */
+  readonly operations: Operations<R, P>;
+  /** Media type of success bodies. @default application/json */
+  readonly mediaType?: string;
+  /** Media types accepted for request bodies. @default ['application/json'] */
+  readonly bodyMediaTypes?: readonly string[];
+  /** Error format. @default problem+json (RFC 9457) */
+  readonly renderError?: ErrorRenderer;
+}
+
+export function areaHandler<N extends string, R extends Readonly<Record<string, RouteContract>>, P>(area: AreaDefinition<N, R>, options: AreaHandlerOptions<R, P>) {
+  const rows = routeRows(area);
+  const missing = rows.filter((r) => typeof (options.operations as Record<string, unknown>)[r.operation] !== 'function');
+  if (missing.length > 0) throw new Error(`Area ${area.name} has no operation for: ${missing.map((r) => r.operation).join(', ')}.`);
+  const byKey = new Map(rows.map((r) => [routeKey(r.method, resourcePath(r)), r]));
+  const mediaType = options.mediaType ?? 'application/json';
+  const operations = options.operations as unknown as Record<string, (request: OperationRequest<RouteContract, P>) => Promise<HttpResult>>;
+
+  return middy<ApiEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: 0 })
+    .use(requestIdHeader())
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(requestLogKeys())
+    .use(errorResponses(options.renderError ?? renderProblem))
+    .use({
+      name: 'authorizeRoute',
+      before: ({ event }) => {
+        const route = byKey.get(routeKey(event.httpMethod, event.resource));
+        if (!route) throw new AppError('RESOURCE_NOT_FOUND', 'No such route: check the method and the path.');
+        const principal = principalFrom(event.requestContext?.authorizer as Record<string, unknown> | undefined);
+        if (!principal) throw new UnauthenticatedError();
+        // The authorizer's policy already confines the key to its organization; checked again
+        // so that no operation ever runs for another organization.
+        if (principal.organizationId !== event.pathParameters?.organizationId) throw new AccessDeniedError();
+        logger.appendKeys({ keyId: principal.keyId, organizationId: principal.organizationId });
+        requireScopes(principal, route.scopes);
+        event.route = route as never;
+        event.principal = principal;
+      },
+    })
+    .use(jsonBody({ mediaTypes: options.bodyMediaTypes ?? ['application/json'] }))
+    .handler(async (event, context) => {
+      const route = event.route as unknown as RouteRow;
+      const raw = rawRequest(event, context, route);
+      const idempotencyKey = route.idempotencyKey === 'required' ? requireIdempotencyKey(raw) : route.idempotencyKey === 'optional' ? optionalIdempotencyKey(raw) : undefined;
+      const input = parseInputs(raw, route);
+      const operation = operations[route.operation];
+      if (route.method === 'GET') return toProxyResult(await operation({ ...input, ports: options.ports(READ_ONLY_UNIT) }), mediaType);
+
+      const db = defaultDb();
+      const attempt = (complete?: (result: HttpResult) => Promise<TxItem>) =>
+        retryOnConflict(
+          async () => {
+            const unit = new TransactionUnit(db);
+            const result = await operation({ ...input, ports: options.ports(unit) });
+            await unit.commit(complete ? [await complete(result)] : []);
+            return result;
+          },
+          { remainingMs: raw.remainingTimeMs },
+        );
+      const result = idempotencyKey === undefined ? await attempt() : await idempotentWrite(db, raw, idempotencyKey, requestInput(raw), (complete) => attempt((r) => complete(toStored(r))));
+      return toProxyResult(result, mediaType);
+    });
+}
+
+function rawRequest(event: ApiEvent, context: Context, route: RouteRow): ApiRequest {
+  if (!event.principal) throw new Error('authorizeRoute did not run.');
+  return {
+    requestId: requestIdOf(event),
+    route: route as never,
+    principal: event.principal,
+    pathParameters: Object.fromEntries(Object.entries(event.pathParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined)),
+    query: singleValuedQuery(event),
+    headers: Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+    body: event.jsonBody,
+    instance: event.path,
+    remainingTimeMs: () => (typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : 30_000),
+  };
+}
+
+/** Path ids (404 unless a UUID), If-Match (428 when required), query and body (422). */
+function parseInputs(raw: ApiRequest, route: RouteRow): Omit<OperationRequest<RouteContract, unknown>, 'ports'> {
+  const params: Record<string, string> = {};
+  for (const name of pathParamNames(route.path)) {
+    const value = raw.pathParameters[name] ?? '';
+    if (route.textParams?.includes(name)) {
+      params[name] = value;
+      continue;
+    }
+    if (!isUuid(value)) throw new NotFoundError(`${describeParam(name)} ${value}`);
+    params[name] = value.toLowerCase();
+  }
+  const ifMatch = route.ifMatch === 'required' ? requireIfMatch(raw) : route.ifMatch === 'optional' ? optionalIfMatch(raw) : undefined;
+  const query = route.query ? parseQuery(route.query, raw.query) : parseQuery(NO_QUERY, raw.query);
+  const body = parseRouteBody(route, raw.body);
+  const actor: Actor = { principal: raw.principal, requestId: raw.requestId };
+  return {
+    route,
+    principal: raw.principal,
+    actor,
+    requestId: raw.requestId,
+    params,
+    query: query as never,
+    body: body as never,
+    ifMatch: ifMatch as never,
+    headers: raw.headers,
+    orgPath: `/v1/organizations/${raw.principal.organizationId}`,
+    instance: raw.instance,
+  };
+}
+
+/** A route that declares no query takes none: any parameter is 422, as on lists. */
+const NO_QUERY = z.object({}).strict();
+
+function parseRouteBody(route: RouteRow, body: unknown): unknown {
+  if (route.body) {
+    if (body === undefined && route.bodyOptional) return undefined;
+    return parseBody(route.body, body);
+  }
+  if (body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) return undefined;
+  throw new ValidationError([{ pointer: '', detail: 'This operation takes no request body: send none, or {}.' }]);
+}
+
+/** `materialId` -> `Material`, `timeEntryId` -> `Time entry`: the "does not exist" message of a bad path id. */
+function describeParam(name: string): string {
+  const words = name.replace(/Id$/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function singleValuedQuery(event: ApiEvent): Record<string, string> {
+  const multi = event.multiValueQueryStringParameters ?? {};
+  const repeated = Object.entries(multi).filter(([, values]) => (values?.length ?? 0) > 1);
+  if (repeated.length > 0) {
+    throw new ValidationError(repeated.map(([parameter]) => ({ parameter, detail: 'Given more than once; pass it once.' })));
+  }
+  return Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).filter((e): e is [string, string] => e[1] !== undefined));
+}

@@ -1,0 +1,33 @@
+/**
+ * What a Lambda function may do, as data. Each function declares its row where it is
+ * declared (an area's `area.ts`, or a function row of services/registry.ts); the api stack
+ * turns each row into IAM statements (AreaFunction.bind*), and test/infra checks that the
+ * synthesized policies hold exactly these actions.
+ *
+ * DynamoDB actions are granted on the table and on each of its indexes (TABLE_SPEC), never
+ * `dynamodb:*`, never Scan. TransactWriteItems has no IAM action of its own: a transaction
+ * needs the action of each item in it (PutItem, UpdateItem, DeleteItem, ConditionCheckItem).
+ */
+export type TableAction =
+  | 'BatchWriteItem'
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'ConditionCheckItem';
+
+export interface FunctionPermissions {
+  /** DynamoDB actions on the table and its indexes. */
+  readonly table: readonly TableAction[];
+  /** `secretsmanager:GetSecretValue` on the cursor-sealing secret (CURSOR_SECRET_ARN). */
+  readonly cursorSecret: boolean;
+  /** `kms:GenerateDataKey` on the restricted-data key (RESTRICTED_DATA_KEY_ID). */
+  readonly restrictedDataKey: boolean;
+  /** Also `kms:Decrypt` on that key: only the bank-account resource ever reads sealed data back. */
+  readonly restrictedDataDecrypt?: boolean;
+}
+
+/** Everything a request/response area usually needs on the table: reads, and conditional transactions. */
+export const READ_WRITE: readonly TableAction[] = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'];

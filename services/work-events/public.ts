@@ -1,0 +1,3 @@
+/** What other areas may use of work events (their declared port): the evidence channel appends them. */
+export { type WorkEvent } from './model';
+export { EVENT_LABEL, getWorkEvent, putRestrictedEventData, putWorkEvent } from './store';
