@@ -1,5 +1,6 @@
 import { Tags, Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import type { AreaDefinition } from '../services/shared/area';
 import { environmentFromContext, type EnvironmentConfig } from './environments';
 import { ApiStack } from './stacks/api-stack';
 import { DataStack, reportsBucketName } from './stacks/data-stack';
@@ -16,7 +17,15 @@ export interface WfmStacks {
  * synth (report in cdk.out/validation-report.json). Stacks are environment-agnostic, so
  * `cdk synth` needs no AWS account.
  */
-export function buildApp(app: App): WfmStacks {
+export interface BuildOptions {
+  /**
+   * The areas to deploy.
+   * @default AREAS - the registry's
+   */
+  readonly areas?: readonly AreaDefinition[];
+}
+
+export function buildApp(app: App, options: BuildOptions = {}): WfmStacks {
   const environment = environmentFromContext(app.node);
   const common = {
     apiEnvironment: environment.apiEnvironment,
@@ -40,6 +49,7 @@ export function buildApp(app: App): WfmStacks {
     certificateArn: environment.certificateArn,
     hostedZoneId: environment.hostedZoneId,
     hostedZoneName: environment.hostedZoneName,
+    areas: options.areas,
   });
   Tags.of(app).add('project', 'wfm-organization-api');
   Tags.of(app).add('environment', environment.name);

@@ -1,7 +1,9 @@
-import { Aws, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
+  CfnAuthorizer,
+  Deployment,
   EndpointType,
   HttpIntegration,
   LambdaIntegration,
@@ -9,19 +11,21 @@ import {
   MethodLoggingLevel,
   MockIntegration,
   PassthroughBehavior,
-  RequestAuthorizer,
-  IdentitySource,
+  RequestValidator,
+  Resource,
   RestApi,
+  Stage,
+  type IAuthorizer,
   type IResource,
   type Method,
-  type Stage,
 } from 'aws-cdk-lib/aws-apigateway';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
 import { AUTHORIZER_CACHE_SECONDS } from '../../services/authorizer/cache';
 import { ROUTES } from '../../services/routes';
-import { resourcePath, type ApiName, type HttpMethod } from '../../services/shared/area';
+import { ORG_PREFIX, resourcePath, type ApiName, type HttpMethod, type RouteRow } from '../../services/shared/area';
 import { API_ERROR_FORMAT, API_STAGES, GATEWAY_RESPONSES, type ErrorFormat } from '../../services/shared/http/gateway-responses';
 import { allowHeader, API_GATEWAY_VARS, errorHeaders, errorTemplates, gatewayResponseOptions, methodNotAllowedBody } from '../gateway-responses';
 
@@ -82,11 +86,15 @@ const MOCK_CONTENT_TYPES = [
 ];
 
 export interface RoutedApiProps {
-  /** Which API of services/routes.ts this RestApi serves: its routes are the ROUTES rows with this `api`. */
+  /** Which API of the registry this RestApi serves: its routes are the ROUTES rows with this `api`. */
   readonly api: ApiName;
-  /** The Lambda function of each area that the API's routes name. */
-  readonly functions: Readonly<Record<string, IFunction>>;
-  /** The key authorizer (services/authorizer/handler.ts); each RestApi gets its own RequestAuthorizer for it. */
+  /**
+   * The routes to serve (each area adds its own with `addAreaRoutes`); they decide which
+   * resource paths the RestApi itself keeps (see `ownsPath`).
+   * @default - the ROUTES rows of `api`
+   */
+  readonly routes?: readonly RouteRow[];
+  /** The key authorizer (services/authorizer/handler.ts); each RestApi gets its own authorizer resource for it. */
   readonly authorizerFunction: IFunction;
   /**
    * @default STAGE_NAMES[api] - `v1` for public, `scim` for SCIM, as the local gateway names them
@@ -122,12 +130,25 @@ export interface RoutedApiProps {
   readonly description?: string;
 }
 
+/** Resource paths up to this many segments below ORG_PREFIX (a collection and its items) stay in the RestApi's own stack. */
+export const SHARED_PATH_DEPTH = 2;
+
 /**
- * A REST API built from the route table: one resource per route path
- * (`resourceForPath(resourcePath(route))`), each method a Lambda proxy integration to its
- * area's function behind the key authorizer, an `ANY` mock answering 405 on every resource
- * that has methods (API Gateway has no 405 of its own), the gateway responses in the API's
- * error format, and a logged, traced, throttled stage.
+ * A REST API built from the route table, split so that it never meets CloudFormation's
+ * 500-resource ceiling as the catalogue grows:
+ *
+ * - this construct (in the api stack) keeps the RestApi, its key authorizer, request
+ *   validator, gateway responses (in the API's error format), the resource paths of the
+ *   organization prefix and of every collection and item (up to SHARED_PATH_DEPTH segments
+ *   below it) or that more than one area uses, the `ANY` mocks that answer 405 on those, and
+ *   the deployment and stage;
+ * - each area adds its own routes in its own nested stack (`addAreaRoutes`): the deeper
+ *   resources only it uses, its methods (Lambda proxy integrations to its function, behind
+ *   the key authorizer) and the 405 mocks of its own resources.
+ *
+ * A path's owner depends only on the route table, so it never moves between stacks when an
+ * unrelated area is added (a moving resource would be created before the old one is deleted,
+ * which API Gateway refuses). Call `deploy` once every area has added its routes.
  *
  * Why two RestApis (public and SCIM) and not one: gateway responses belong to a RestApi, and
  * their templates are not VTL (only `$context` substitution, no conditions), so one RestApi
@@ -139,29 +160,29 @@ export class RoutedApi extends Construct {
   readonly api: ApiName;
   readonly format: ErrorFormat;
   readonly restApi: RestApi;
-  readonly stage: Stage;
-  readonly authorizer: RequestAuthorizer;
+  readonly authorizer: CfnAuthorizer;
+  readonly validator: RequestValidator;
   readonly accessLogs: LogGroup;
-  /** The methods built from ROUTES (not the 405 mocks, not forwards). */
+  /** The methods built from ROUTES, in every stack (not the 405 mocks, not forwards). */
   readonly routeMethods: Method[] = [];
-  /** The `ANY` mocks answering 405. */
+  /** The `ANY` mocks answering 405, in every stack. */
   readonly methodNotAllowedMethods: Method[] = [];
+  /** The `ANY` forwards to another RestApi (`forwardTo`). */
+  readonly forwardMethods: Method[] = [];
+  private readonly routes: readonly RouteRow[];
+  private readonly props: RoutedApiProps;
+  private readonly ownResources = new Map<string, IResource>();
+  private readonly deployDependencies: IDependable[] = [];
+  private deployedStage?: Stage;
 
   constructor(scope: Construct, id: string, props: RoutedApiProps) {
     super(scope, id);
+    this.props = props;
     this.api = props.api;
     this.format = ERROR_FORMATS[props.api];
-    const routes = ROUTES.filter((route) => route.api === props.api);
-    if (routes.length === 0) throw new Error(`RoutedApi ${id}: api "${props.api}" has no routes in services/routes.ts.`);
-    for (const route of routes) {
-      if (!props.functions[route.area]) {
-        throw new Error(`RoutedApi ${id}: functions has no function for area "${route.area}" (route ${route.method} ${route.path}).`);
-      }
-    }
-    const throttling = {
-      rateLimit: props.throttlingRateLimit ?? DEFAULT_THROTTLING[props.api].rateLimit,
-      burstLimit: props.throttlingBurstLimit ?? DEFAULT_THROTTLING[props.api].burstLimit,
-    };
+    this.routes = (props.routes ?? ROUTES).filter((route) => route.api === props.api);
+    if (this.routes.length === 0) throw new Error(`RoutedApi ${id}: api "${props.api}" has no routes in the registry.`);
+    const throttling = this.throttling();
     if (!(throttling.rateLimit > 0) || !(throttling.burstLimit >= throttling.rateLimit)) {
       throw new Error(`RoutedApi ${id}: throttlingRateLimit must be above 0 and throttlingBurstLimit at least as large, got ${throttling.rateLimit} and ${throttling.burstLimit}.`);
     }
@@ -172,84 +193,195 @@ export class RoutedApi extends Construct {
     });
 
     this.restApi = new RestApi(this, 'RestApi', {
+      restApiName: `${Stack.of(this).stackName}-${props.api}`,
       description: props.description ?? `WFM organization API: ${props.api} routes`,
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       // The account-wide CloudWatch role is its own construct (ApiGatewayAccountLogging): two
       // RestApis must not both manage that singleton.
       cloudWatchRole: false,
       failOnWarnings: true,
+      // Routes live in nested stacks: the deployment and the stage are made by `deploy`.
+      deploy: false,
       // Export downloads (PDF) leave the Lambda base64-encoded and the gateway as bytes.
       binaryMediaTypes: ['application/pdf'],
-      deployOptions: {
-        stageName: props.stageName ?? STAGE_NAMES[props.api],
-        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
-        accessLogFormat: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
-        tracingEnabled: true,
-        loggingLevel: MethodLoggingLevel.ERROR,
-        dataTraceEnabled: false,
-        metricsEnabled: true,
-        throttlingRateLimit: throttling.rateLimit,
-        throttlingBurstLimit: throttling.burstLimit,
-      },
     });
-    this.stage = this.restApi.deploymentStage;
-    if (props.stageDependsOn) this.stage.node.addDependency(props.stageDependsOn);
 
-    this.authorizer = new RequestAuthorizer(this, 'KeyAuthorizer', {
-      handler: props.authorizerFunction,
-      identitySources: [IdentitySource.header('Authorization')],
-      resultsCacheTtl: Duration.seconds(AUTHORIZER_CACHE_SECONDS),
+    // One authorizer resource per RestApi; its function's invoke permission names this API.
+    this.authorizer = new CfnAuthorizer(this, 'KeyAuthorizer', {
+      name: `${Stack.of(this).stackName}-${props.api}-key-authorizer`.slice(0, 128),
+      restApiId: this.restApi.restApiId,
+      type: 'REQUEST',
+      identitySource: 'method.request.header.Authorization',
+      authorizerUri: Stack.of(this).formatArn({
+        service: 'apigateway',
+        account: 'lambda',
+        resource: 'path/2015-03-31/functions',
+        resourceName: `${props.authorizerFunction.functionArn}/invocations`,
+      }),
+      authorizerResultTtlInSeconds: AUTHORIZER_CACHE_SECONDS,
+    });
+    props.authorizerFunction.addPermission(`${id}InvokeAuthorizer`, {
+      principal: new ServicePrincipal('apigateway.amazonaws.com'),
+      sourceArn: Stack.of(this).formatArn({ service: 'execute-api', resource: this.restApi.restApiId, resourceName: `authorizers/${this.authorizer.ref}` }),
     });
 
     // Path parameters are declared required and checked by API Gateway; bodies, query and
     // headers are validated by the strict zod schemas in the handlers, which answer in the
     // contract's error format (a gateway validator could only answer BAD_REQUEST_BODY).
-    const validator = this.restApi.addRequestValidator('PathParameters', { validateRequestParameters: true, validateRequestBody: false });
-
-    const integrations = new Map<string, LambdaIntegration>();
-    const integrationFor = (area: string): LambdaIntegration => {
-      let integration = integrations.get(area);
-      if (!integration) {
-        // One invoke permission per function and API instead of two per method.
-        integration = new LambdaIntegration(props.functions[area] as IFunction, { scopePermissionToMethod: false });
-        integrations.set(area, integration);
-      }
-      return integration;
-    };
-
-    const methodsByResource = new Map<IResource, HttpMethod[]>();
-    for (const route of routes) {
-      const path = resourcePath(route);
-      const resource = this.restApi.root.resourceForPath(path);
-      const method = resource.addMethod(route.method, integrationFor(route.area), {
-        authorizer: this.authorizer,
-        authorizationType: AuthorizationType.CUSTOM,
-        operationName: route.operation,
-        requestValidator: validator,
-        requestParameters: Object.fromEntries(pathParameters(path).map((name) => [`method.request.path.${name}`, true])),
-      });
-      this.routeMethods.push(method);
-      methodsByResource.set(resource, [...(methodsByResource.get(resource) ?? []), route.method]);
-    }
-    for (const [resource, methods] of methodsByResource) this.addMethodNotAllowed(resource, methods);
+    this.validator = this.restApi.addRequestValidator('PathParameters', { validateRequestParameters: true, validateRequestBody: false });
 
     for (const row of GATEWAY_RESPONSES) {
       this.restApi.addGatewayResponse(`Gateway${pascalCase(row.type)}`, gatewayResponseOptions(row, this.format));
+    }
+
+    // The shared paths, and 405 on those that have methods.
+    for (const path of this.pathsOwnedHere()) this.ownResources.set(path, this.restApi.root.resourceForPath(path));
+    for (const [path, methods] of this.methodsByPath()) {
+      const resource = this.ownResources.get(path);
+      if (resource) this.addMethodNotAllowed(resource, methods);
     }
 
     Validations.of(this.restApi).acknowledge({
       id: 'AwsSolutions-APIG2',
       reason: 'The RestApi validator checks request parameters only. Bodies are validated by the strict zod schemas in the handlers, which answer 422 VALIDATION_ERROR with JSON pointers in the contract format; an API Gateway body model would answer a bare 400 in another shape.',
     });
-    Validations.of(this).acknowledge({
+  }
+
+  /** The stage, once `deploy` ran. */
+  get stage(): Stage {
+    if (!this.deployedStage) throw new Error(`RoutedApi ${this.node.id}: call deploy() after every area added its routes.`);
+    return this.deployedStage;
+  }
+
+  /**
+   * Whether the RestApi's own stack keeps a resource path: the organization prefix and its
+   * ancestors, every path up to SHARED_PATH_DEPTH segments below it, and any deeper path
+   * more than one area uses. The rest belongs to the one area that uses it.
+   */
+  ownsPath(path: string): boolean {
+    const depth = path.split('/').length - ORG_PREFIX.split('/').length;
+    if (depth <= SHARED_PATH_DEPTH) return true;
+    const areas = new Set(this.routes.filter((r) => isAtOrBelow(resourcePath(r), path)).map((r) => r.area));
+    return areas.size > 1;
+  }
+
+  /**
+   * Adds the routes of `area` in `scope` (the area's nested stack): its own resources, its
+   * methods behind the key authorizer with a Lambda proxy integration to `fn`, and 405 on
+   * the resources it owns. Returns the methods.
+   */
+  addAreaRoutes(scope: Construct, area: string, fn: IFunction): Method[] {
+    const routes = this.routes.filter((route) => route.area === area);
+    if (routes.length === 0) return [];
+    const base = new Construct(scope, `${pascalCase(this.api)}Routes`);
+    Validations.of(base).acknowledge({
       id: 'AwsSolutions-COG4',
       reason: 'Clients are machines holding API keys (integrations, identity providers), not Cognito users: every routed method uses the Lambda REQUEST key authorizer instead.',
     });
+    const restApi = RestApi.fromRestApiAttributes(base, 'RestApi', { restApiId: this.restApi.restApiId, rootResourceId: this.restApi.restApiRootResourceId });
+    const validator = RequestValidator.fromRequestValidatorId(base, 'Validator', this.validator.requestValidatorId);
+    const authorizer: IAuthorizer = { authorizerId: this.authorizer.ref, authorizationType: AuthorizationType.CUSTOM };
+    // One invoke permission per function and API instead of two per method.
+    const integration = new LambdaIntegration(fn, { scopePermissionToMethod: false });
+    const resources = new Map<string, IResource>();
+    const resourceFor = (path: string): IResource => {
+      const known = resources.get(path);
+      if (known) return known;
+      const own = this.ownResources.get(path);
+      const resource = own
+        ? Resource.fromResourceAttributes(base, `Shared${pascalCase(path.replace(/[{}+]/g, ''))}`, { resourceId: own.resourceId, restApi, path })
+        : resourceFor(path.slice(0, path.lastIndexOf('/')) || '/').addResource(path.slice(path.lastIndexOf('/') + 1));
+      resources.set(path, resource);
+      return resource;
+    };
+    const methods = routes.map((route) => {
+      const path = resourcePath(route);
+      const method = resourceFor(path).addMethod(route.method, integration, {
+        authorizer,
+        authorizationType: AuthorizationType.CUSTOM,
+        operationName: route.operation,
+        requestValidator: validator,
+        requestParameters: Object.fromEntries(pathParameters(path).map((name) => [`method.request.path.${name}`, true])),
+      });
+      this.routeMethods.push(method);
+      // RestApi checks at synth that it has methods; those of nested stacks are added through
+      // an imported RestApi, so count them on the real one too.
+      (this.restApi.methods as Method[]).push(method);
+      return method;
+    });
+    for (const [path, allowed] of this.methodsByPath()) {
+      if (!this.ownResources.has(path) && resources.has(path)) this.addMethodNotAllowed(resources.get(path)!, allowed);
+    }
+    this.deployDependencies.push(Stack.of(scope));
+    return methods;
+  }
+
+  /**
+   * The deployment and the stage (logged, traced, throttled), after every area's routes.
+   * The deployment's logical id follows the route table and the gateway responses, so any
+   * change of either is deployed; a Deployment only snapshots methods of its own stack.
+   */
+  deploy(): Stage {
+    const props = this.props;
+    const throttling = this.throttling();
+    const deployment = new Deployment(this, 'Deployment', { api: this.restApi, description: `WFM ${this.api} routes` });
+    for (const dependency of this.deployDependencies) deployment.node.addDependency(dependency);
+    const ownMethods = [...this.methodNotAllowedMethods, ...this.forwardMethods].filter((m) => Stack.of(m) === Stack.of(this));
+    if (ownMethods.length > 0) deployment.node.addDependency(...ownMethods);
+    deployment.addToLogicalId({
+      routes: this.routes.map(routeFingerprint),
+      forwards: this.forwardMethods.map((m) => m.resource.path),
+      gatewayResponses: GATEWAY_RESPONSES,
+      format: this.format,
+    });
+    const stage = new Stage(this, 'Stage', {
+      deployment,
+      stageName: props.stageName ?? STAGE_NAMES[props.api],
+      accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+      accessLogFormat: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      tracingEnabled: true,
+      loggingLevel: MethodLoggingLevel.ERROR,
+      dataTraceEnabled: false,
+      metricsEnabled: true,
+      throttlingRateLimit: throttling.rateLimit,
+      throttlingBurstLimit: throttling.burstLimit,
+    });
+    if (props.stageDependsOn) stage.node.addDependency(props.stageDependsOn);
+    this.restApi.deploymentStage = stage;
+    this.deployedStage = stage;
+    return stage;
   }
 
   /** The stage URL of a path, e.g. `urlForPath('/v1/organizations/{organizationId}')`. */
   urlForPath(path: string): string {
     return this.stage.urlForPath(path);
+  }
+
+  private throttling() {
+    return {
+      rateLimit: this.props.throttlingRateLimit ?? DEFAULT_THROTTLING[this.props.api].rateLimit,
+      burstLimit: this.props.throttlingBurstLimit ?? DEFAULT_THROTTLING[this.props.api].burstLimit,
+    };
+  }
+
+  /** Every resource path of the routes and their ancestors that this stack keeps, shortest first. */
+  private pathsOwnedHere(): string[] {
+    const paths = new Set<string>();
+    for (const route of this.routes) {
+      const segments = resourcePath(route).split('/').slice(1);
+      for (let i = 1; i <= segments.length; i += 1) paths.add(`/${segments.slice(0, i).join('/')}`);
+    }
+    return [...paths].filter((path) => this.ownsPath(path)).sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
+  }
+
+  /** The methods of each resource path that has routes. */
+  private methodsByPath(): Map<string, HttpMethod[]> {
+    const byPath = new Map<string, HttpMethod[]>();
+    for (const route of this.routes) {
+      const path = resourcePath(route);
+      byPath.set(path, [...(byPath.get(path) ?? []), route.method]);
+    }
+    return byPath;
   }
 
   /**
@@ -282,6 +414,8 @@ export class RoutedApi extends Construct {
       id: 'AwsSolutions-APIG4',
       reason: `Forward to the ${target.api} RestApi, which runs the same key authorizer on every routed method; authorizing here too would call the authorizer twice for nothing.`,
     });
+    Validations.of(method).acknowledge({ id: 'AwsSolutions-COG4', reason: `Forward to the ${target.api} RestApi, whose routed methods use the Lambda REQUEST key authorizer (machine clients, not Cognito users).` });
+    this.forwardMethods.push(method);
     return method;
   }
 
@@ -315,9 +449,16 @@ export class RoutedApi extends Construct {
       id: 'AwsSolutions-APIG4',
       reason: 'Mock integration that reaches no backend and only answers 405 METHOD_NOT_ALLOWED with the Allow header; the real methods of this resource use the key authorizer.',
     });
+    Validations.of(method).acknowledge({ id: 'AwsSolutions-COG4', reason: 'Mock integration that reaches no backend and only answers 405 METHOD_NOT_ALLOWED: there is no caller to authenticate.' });
     this.methodNotAllowedMethods.push(method);
   }
 }
+
+/** Whether `path` is `ancestor` or below it. */
+const isAtOrBelow = (path: string, ancestor: string): boolean => path === ancestor || path.startsWith(`${ancestor}/`);
+
+/** What of a route makes its deployed method: a change of any of it needs a new deployment. */
+const routeFingerprint = (route: RouteRow) => ({ method: route.method, path: route.path, area: route.area, operation: route.operation });
 
 /** `{organizationId}` and `{proxy+}` names of an API Gateway resource path. */
 export function pathParameters(path: string): string[] {

@@ -8,14 +8,15 @@ import { Bucket, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { AREAS, FUNCTIONS } from '../../services/registry';
-import { functionConstructId, ORG_PREFIX, SCIM_PREFIX } from '../../services/shared/area';
+import { AREAS, FUNCTIONS, PLATFORM_FUNCTIONS } from '../../services/registry';
+import { functionConstructId, ORG_PREFIX, routeRows, SCIM_PREFIX, type AreaDefinition } from '../../services/shared/area';
 import type { ApiEnvironment } from '../../services/shared/config';
 import { ApiDomain } from '../constructs/api-domain';
 import { ApiFirewall } from '../constructs/api-firewall';
 import { ApiGatewayAccountLogging } from '../constructs/api-gateway-account';
 import { RoutedApi } from '../constructs/api';
-import { AreaFunction } from '../constructs/area-function';
+import type { AreaFunction } from '../constructs/area-function';
+import { AreaStack, bindFunction } from './area-stack';
 import type { FunctionName } from '../permissions';
 
 export interface ApiStackProps extends StackProps {
@@ -70,7 +71,18 @@ export interface ApiStackProps extends StackProps {
    * @default - no DNS record
    */
   readonly hostedZoneName?: string;
+  /**
+   * The areas to deploy.
+   * @default AREAS - the registry's
+   */
+  readonly areas?: readonly AreaDefinition[];
 }
+
+/** The report worker's ceiling of concurrent runs (the SQS event source's MaximumConcurrency; 2 is its minimum). */
+export const REPORT_WORKER_CONCURRENCY = 5;
+
+/** `materials` -> `AreaMaterials`: the construct id of an area's nested stack. */
+export const areaStackId = (name: string): string => `Area${functionConstructId(name).replace(/Function$/, '')}`;
 
 /** Functions that are not request/response run longer than an API call: their timeout, by name. */
 export const FUNCTION_TIMEOUT: Readonly<Record<FunctionName, Duration>> = Object.fromEntries(
@@ -83,10 +95,13 @@ export const FUNCTION_TIMEOUT: Readonly<Record<FunctionName, Duration>> = Object
  * optional custom host.
  */
 export class ApiStack extends Stack {
+  /** Every function of the environment by registry name: the platform's here, the areas' in their nested stacks. */
   readonly functions: Readonly<Record<FunctionName, AreaFunction>>;
+  /** The nested stack of each area, by area name. */
+  readonly areaStacks: Readonly<Record<string, AreaStack>>;
   readonly publicApi: RoutedApi;
   readonly scimApi: RoutedApi;
-  readonly reportsQueue: Queue;
+  readonly reportsQueue?: Queue;
   readonly domain?: ApiDomain;
   private readonly apiEnvironment: ApiEnvironment;
 
@@ -96,12 +111,15 @@ export class ApiStack extends Stack {
    * files. Messages that keep failing go to a dead-letter queue after 3 deliveries.
    */
   private reportsPipeline(reports: AreaFunction, worker: AreaFunction, bucket: IBucket): Queue {
-    const deadLetters = new Queue(this, 'ReportsDeadLetterQueue', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
-    const queue = new Queue(this, 'ReportsQueue', {
+    // In the reports area's nested stack, beside its functions.
+    const scope = Stack.of(reports);
+    const deadLetters = new Queue(scope, 'ReportsDeadLetterQueue', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    const queue = new Queue(scope, 'ReportsQueue', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      // At least the worker's timeout, so a message is not delivered twice while being worked on.
-      visibilityTimeout: Duration.minutes(6),
+      // Six times the worker's timeout, as AWS recommends for Lambda event sources: a message is
+      // never delivered again while a slow (or throttled and retried) run still works on it.
+      visibilityTimeout: worker.timeout ? Duration.seconds(worker.timeout.toSeconds() * 6) : Duration.minutes(6),
       deadLetterQueue: { queue: deadLetters, maxReceiveCount: 3 },
     });
     reports.addEnvironment('REPORTS_QUEUE_URL', queue.queueUrl);
@@ -110,7 +128,9 @@ export class ApiStack extends Stack {
     Grant.addToPrincipal({ grantee: reports, actions: ['s3:GetObject'], resourceArns: [bucket.arnForObjects('reports/*')] });
     worker.addEnvironment('REPORTS_BUCKET', bucket.bucketName);
     Grant.addToPrincipal({ grantee: worker, actions: ['s3:PutObject'], resourceArns: [bucket.arnForObjects('reports/*')] });
-    worker.addEventSource(new SqsEventSource(queue, { batchSize: 1, reportBatchItemFailures: true }));
+    // At most REPORT_WORKER_CONCURRENCY exports at a time: a burst of export requests waits in
+    // the queue instead of taking the account's concurrency from the API and its authorizer.
+    worker.addEventSource(new SqsEventSource(queue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: REPORT_WORKER_CONCURRENCY }));
     for (const fn of [reports, worker]) {
       // On the role: the finding is on its policy, which sits beside the function.
       Validations.of(fn.role!).acknowledge({
@@ -132,41 +152,49 @@ export class ApiStack extends Stack {
     }
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
     const logRemovalPolicy = props.retainLogs ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const shared = {
+      apiEnvironment: props.apiEnvironment,
+      table: props.table,
+      cursorSecret: props.cursorSecret,
+      restrictedDataKey: props.restrictedDataKey,
+      logRetention,
+      logRemovalPolicy,
+    };
 
-    const functions = {} as Record<FunctionName, AreaFunction>;
-    for (const definition of FUNCTIONS) {
-      const { name, permissions } = definition;
-      const fn = new AreaFunction(this, functionConstructId(name), {
-        name,
-        entry: definition.entry,
-        apiEnvironment: props.apiEnvironment,
-        logRetention,
-        logRemovalPolicy,
-        description: `WFM ${props.apiEnvironment} ${name}`,
-        timeout: FUNCTION_TIMEOUT[name],
-      });
-      fn.bindTable(props.table, permissions.table);
-      if (permissions.cursorSecret) fn.bindCursorSecret(props.cursorSecret);
-      if (permissions.restrictedDataKey) fn.bindRestrictedDataKey(props.restrictedDataKey, { decrypt: permissions.restrictedDataDecrypt });
-      functions[name] = fn;
-    }
-    this.functions = functions;
-    this.reportsQueue = this.reportsPipeline(functions.reports, functions['reports-worker'], Bucket.fromBucketName(this, 'ReportsBucket', props.reportsBucketName));
+    // The platform's functions stay here; each area brings its own in its nested stack.
+    const functions: Record<FunctionName, AreaFunction> = {};
+    for (const definition of PLATFORM_FUNCTIONS) functions[definition.name] = bindFunction(this, definition, shared);
 
     const accountLogging = props.manageApiGatewayAccount === false ? undefined : new ApiGatewayAccountLogging(this, 'ApiGatewayAccount');
-    const areaFunctions = Object.fromEntries(AREAS.map((area) => [area.name, functions[area.name]]));
     const common = {
-      functions: areaFunctions,
       authorizerFunction: functions.authorizer,
       accessLogRetention: logRetention,
       accessLogRemovalPolicy: logRemovalPolicy,
       stageDependsOn: accountLogging?.account,
     };
-    this.scimApi = new RoutedApi(this, 'ScimApi', { ...common, api: 'scim', description: `WFM ${props.apiEnvironment} SCIM 2.0 provisioning` });
-    this.publicApi = new RoutedApi(this, 'PublicApi', { ...common, api: 'public', description: `WFM ${props.apiEnvironment} organization API` });
+    const areas = props.areas ?? AREAS;
+    const routes = areas.flatMap(routeRows);
+    this.scimApi = new RoutedApi(this, 'ScimApi', { ...common, api: 'scim', routes, description: `WFM ${props.apiEnvironment} SCIM 2.0 provisioning` });
+    this.publicApi = new RoutedApi(this, 'PublicApi', { ...common, api: 'public', routes, description: `WFM ${props.apiEnvironment} organization API` });
+    const apis = { public: this.publicApi, scim: this.scimApi };
+
+    const areaStacks: Record<string, AreaStack> = {};
+    for (const area of areas) {
+      const stack = new AreaStack(this, areaStackId(area.name), { ...shared, area, apis });
+      areaStacks[area.name] = stack;
+      Object.assign(functions, stack.functions);
+    }
+    this.areaStacks = areaStacks;
+    this.functions = functions;
+    if (functions.reports && functions['reports-worker']) {
+      this.reportsQueue = this.reportsPipeline(functions.reports, functions['reports-worker'], Bucket.fromBucketName(this, 'ReportsBucket', props.reportsBucketName));
+    }
+
     // One host for both: the public API forwards the SCIM paths to the SCIM RestApi.
     const scimPrefix = `${ORG_PREFIX}${SCIM_PREFIX}`;
+    this.scimApi.deploy();
     this.publicApi.forwardTo(this.scimApi, scimPrefix);
+    this.publicApi.deploy();
 
     new ApiFirewall(this, 'PublicFirewall', { requestsPerIpPerMinute: props.requestsPerIpPerMinute ?? 3000 }).protect(this.publicApi.stage);
     // No per-IP rule: behind the forward, SCIM requests come from API Gateway's addresses.
@@ -192,7 +220,7 @@ export class ApiStack extends Stack {
     if (this.domain) {
       new CfnOutput(this, 'RegionalDomainName', { value: this.domain.domain.domainNameAliasDomainName, description: `CNAME/alias target of ${props.domainName}` });
     }
-    for (const { name } of FUNCTIONS) {
+    for (const name of Object.keys(functions)) {
       new CfnOutput(this, `${functionConstructId(name)}Name`, { value: functions[name].functionName, description: `Lambda function ${name}` });
     }
   }

@@ -13,8 +13,8 @@ const restApiIds: Record<ApiName, string> = {
   scim: logicalId(built.api, built.api.scimApi.restApi.node.defaultChild),
 };
 const authorizerIds: Record<ApiName, string> = {
-  public: logicalId(built.api, built.api.publicApi.authorizer.node.defaultChild),
-  scim: logicalId(built.api, built.api.scimApi.authorizer.node.defaultChild),
+  public: logicalId(built.api, built.api.publicApi.authorizer),
+  scim: logicalId(built.api, built.api.scimApi.authorizer),
 };
 const methods = methodsOf(template);
 const apiOf = (method: MethodInfo): ApiName => (method.restApi === restApiIds.public ? 'public' : 'scim');

@@ -6,7 +6,8 @@ import { ApiFirewall } from '../../lib/constructs/api-firewall';
 import { AppTable } from '../../lib/constructs/app-table';
 import { AreaFunction } from '../../lib/constructs/area-function';
 import { staticHeaderValue } from '../../lib/gateway-responses';
-import { ROUTES } from '../../services/routes';
+import { NestedStack } from 'aws-cdk-lib';
+import { ORG_PREFIX, ROUTES } from '../../services/routes';
 import { freshStack } from './fixture';
 
 /** Constructs on their own, in a fresh Stack each, with bundling skipped. */
@@ -15,24 +16,37 @@ const imported = (scope: ReturnType<typeof stack>, name: string) =>
   LambdaFunction.fromFunctionAttributes(scope, name, { functionArn: `arn:aws:lambda:eu-central-1:111111111111:function:${name}`, sameEnvironment: true });
 
 describe('RoutedApi', () => {
-  it('throws early, naming the area, when a routed area has no function', () => {
+  it('refuses an api without routes, naming it', () => {
     const scope = stack();
-    expect(() => new RoutedApi(scope, 'Api', { api: 'public', functions: { audit: imported(scope, 'audit') }, authorizerFunction: imported(scope, 'auth') }))
-      .toThrow(/functions has no function for area "work-events"/);
+    expect(() => new RoutedApi(scope, 'Api', { api: 'scim', routes: [], authorizerFunction: imported(scope, 'auth') })).toThrow(/api "scim" has no routes/);
   });
 
   it('rejects a burst limit below the rate limit', () => {
     const scope = stack();
-    const functions = { scim: imported(scope, 'scim') };
-    expect(() => new RoutedApi(scope, 'Api', { api: 'scim', functions, authorizerFunction: imported(scope, 'auth'), throttlingRateLimit: 50, throttlingBurstLimit: 10 }))
+    expect(() => new RoutedApi(scope, 'Api', { api: 'scim', authorizerFunction: imported(scope, 'auth'), throttlingRateLimit: 50, throttlingBurstLimit: 10 }))
       .toThrow(/throttlingBurstLimit at least as large/);
   });
 
-  it('serves only the routes of its own api', () => {
+  it('keeps the organization prefix, collections, items and shared paths itself, and leaves deeper paths to their one area', () => {
     const scope = stack();
-    new RoutedApi(scope, 'Api', { api: 'scim', functions: { scim: imported(scope, 'scim') }, authorizerFunction: imported(scope, 'auth') });
-    const methods = Object.values(Template.fromStack(scope).findResources('AWS::ApiGateway::Method'));
+    const api = new RoutedApi(scope, 'Api', { api: 'public', authorizerFunction: imported(scope, 'auth') });
+    expect(api.ownsPath(ORG_PREFIX)).toBe(true);
+    expect(api.ownsPath(`${ORG_PREFIX}/locations/{locationId}`)).toBe(true);
+    // Only materials has routes at or below it, so it is materials' own resource.
+    expect(api.ownsPath(`${ORG_PREFIX}/locations/{locationId}/materials`)).toBe(false);
+    expect(api.ownsPath(`${ORG_PREFIX}/locations/{locationId}/contacts`)).toBe(false);
+  });
+
+  it('serves only the routes of its own api, each area in its own stack', () => {
+    const scope = stack();
+    const api = new RoutedApi(scope, 'Api', { api: 'scim', authorizerFunction: imported(scope, 'auth') });
+    const areaStack = new NestedStack(scope, 'AreaScim');
+    api.addAreaRoutes(areaStack, 'scim', imported(areaStack, 'scim'));
+    expect(api.addAreaRoutes(new NestedStack(scope, 'AreaAudit'), 'audit', imported(scope, 'audit'))).toEqual([]);
+    api.deploy();
+    const methods = Object.values(Template.fromStack(areaStack).findResources('AWS::ApiGateway::Method'));
     expect(methods.filter((m) => m.Properties.AuthorizationType === 'CUSTOM')).toHaveLength(ROUTES.filter((route) => route.api === 'scim').length);
+    expect(Template.fromStack(scope).findResources('AWS::ApiGateway::Method')).toEqual({});
   });
 });
 
@@ -57,7 +71,9 @@ describe('ApiFirewall', () => {
 describe('ApiDomain', () => {
   it('refuses a hosted zone id without its name', () => {
     const scope = stack();
-    const api = new RoutedApi(scope, 'Api', { api: 'scim', functions: { scim: imported(scope, 'scim') }, authorizerFunction: imported(scope, 'auth') });
+    const api = new RoutedApi(scope, 'Api', { api: 'scim', authorizerFunction: imported(scope, 'auth') });
+    api.addAreaRoutes(new NestedStack(scope, 'AreaScim'), 'scim', imported(scope, 'scim'));
+    api.deploy();
     expect(() => new ApiDomain(scope, 'Domain', { domainName: 'a.example.com', certificateArn: 'arn:c', hostedZoneId: 'Z1', restApi: api.restApi, stage: api.stage }))
       .toThrow(/set both hostedZoneId and hostedZoneName/);
   });

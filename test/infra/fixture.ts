@@ -1,4 +1,4 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { App, NestedStack, Stack, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { buildApp, type WfmStacks } from '../../lib/app';
@@ -30,7 +30,7 @@ export function synthesize(context: Record<string, unknown> = {}): SynthesizedAp
     app,
     assembly,
     dataTemplate: Template.fromStack(stacks.data),
-    apiTemplate: Template.fromStack(stacks.api),
+    apiTemplate: Template.fromJSON(flattenNested(stacks.api)),
   };
   cache.set(key, result);
   return result;
@@ -104,7 +104,66 @@ export function methodsOf(template: Template): MethodInfo[] {
 /** Methods built from ROUTES: not the 405 mocks, not the HTTP forward. */
 export const isRouteMethod = (method: MethodInfo): boolean => !['MOCK', 'HTTP_PROXY'].includes(method.properties.Integration?.Type);
 
-/** The logical id of a construct's CFN resource in its stack. */
+/**
+ * The logical id of a construct's CFN resource as `apiTemplate` names it: its id in its stack,
+ * prefixed by `<nested stack's id in its parent>.` for each nested stack between it and `stack`.
+ */
 export function logicalId(stack: Stack, cfnElement: unknown): string {
-  return stack.getLogicalId(cfnElement as Parameters<Stack['getLogicalId']>[0]);
+  const element = cfnElement as CfnElement;
+  let owner = Stack.of(element);
+  let id = owner.getLogicalId(element);
+  while (owner !== stack) {
+    if (!(owner instanceof NestedStack) || !owner.nestedStackParent) throw new Error(`${element.node.path} is not in ${stack.node.path}.`);
+    id = `${owner.nestedStackParent.getLogicalId(owner.nestedStackResource!)}.${id}`;
+    owner = owner.nestedStackParent;
+  }
+  return id;
+}
+
+type Json = unknown;
+
+/**
+ * One template for a stack and its nested stacks, as if they were one: each nested stack's
+ * resources are merged in under `<nested stack id>.<logical id>`, its parameters replaced by
+ * what the parent passes, and the parent's references to its outputs by the output values.
+ * Tests then check the whole API (routes, authorizers, IAM) wherever a resource lives.
+ */
+export function flattenNested(stack: Stack): Record<string, any> {
+  const template = JSON.parse(JSON.stringify(Template.fromStack(stack).toJSON())) as { Resources: Record<string, any>; Outputs?: Record<string, any> };
+  const nestedStacks = stack.node.findAll().filter((c): c is NestedStack => c instanceof NestedStack && c.nestedStackParent === stack);
+  const outputs = new Map<string, Json>();
+  for (const nested of nestedStacks) {
+    const nestedId = stack.getLogicalId(nested.nestedStackResource!);
+    const child = flattenNested(nested) as { Resources: Record<string, any>; Outputs?: Record<string, { Value: Json }>; Parameters?: Record<string, unknown> };
+    const passed = (template.Resources[nestedId].Properties?.Parameters ?? {}) as Record<string, Json>;
+    const rewrite = (value: Json): Json => {
+      if (Array.isArray(value)) return value.map(rewrite);
+      if (value === null || typeof value !== 'object') return value;
+      const v = value as Record<string, Json>;
+      if (typeof v.Ref === 'string' && Object.keys(v).length === 1) {
+        if (v.Ref in passed) return passed[v.Ref];
+        if (v.Ref in child.Resources) return { Ref: `${nestedId}.${v.Ref}` };
+        return v;
+      }
+      if (Array.isArray(v['Fn::GetAtt']) && Object.keys(v).length === 1) {
+        const [target, attribute] = v['Fn::GetAtt'] as [string, string];
+        if (target in child.Resources) return { 'Fn::GetAtt': [`${nestedId}.${target}`, attribute] };
+      }
+      return Object.fromEntries(Object.entries(v).map(([k, inner]) => [k, rewrite(inner)]));
+    };
+    for (const [id, resource] of Object.entries(child.Resources)) template.Resources[`${nestedId}.${id}`] = rewrite(resource);
+    for (const [name, output] of Object.entries(child.Outputs ?? {})) outputs.set(`${nestedId}.Outputs.${name}`, rewrite(output.Value));
+  }
+  const resolveOutputs = (value: Json): Json => {
+    if (Array.isArray(value)) return value.map(resolveOutputs);
+    if (value === null || typeof value !== 'object') return value;
+    const v = value as Record<string, Json>;
+    if (Array.isArray(v['Fn::GetAtt']) && Object.keys(v).length === 1) {
+      const [target, attribute] = v['Fn::GetAtt'] as [string, string];
+      const output = outputs.get(`${target}.${attribute}`);
+      if (output !== undefined) return resolveOutputs(output);
+    }
+    return Object.fromEntries(Object.entries(v).map(([k, inner]) => [k, resolveOutputs(inner)]));
+  };
+  return resolveOutputs(template) as Record<string, any>;
 }

@@ -1,3 +1,4 @@
+import { REPORT_WORKER_CONCURRENCY } from '../../lib/stacks/api-stack';
 import { Match } from 'aws-cdk-lib/assertions';
 import { logicalIdOf, resourcesOf, synthesize } from './fixture';
 
@@ -24,14 +25,20 @@ describe('reports pipeline', () => {
   it('queues jobs on an encrypted, TLS-only queue with a dead-letter queue after 3 deliveries', () => {
     const queues = resourcesOf(built.apiTemplate, 'AWS::SQS::Queue');
     const main = Object.values(queues).find((q) => q.Properties?.RedrivePolicy);
-    expect(main?.Properties).toMatchObject({ SqsManagedSseEnabled: true, VisibilityTimeout: 360, RedrivePolicy: { maxReceiveCount: 3 } });
+    // Six times the worker's 300 s timeout, as AWS recommends for Lambda event sources.
+    expect(main?.Properties).toMatchObject({ SqsManagedSseEnabled: true, VisibilityTimeout: 1800, RedrivePolicy: { maxReceiveCount: 3 } });
     const dlqId = logicalIdOf(main?.Properties?.RedrivePolicy.deadLetterTargetArn);
     expect(queues[dlqId!].Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600 });
     expect(Object.keys(resourcesOf(built.apiTemplate, 'AWS::SQS::QueuePolicy'))).toHaveLength(2);
   });
 
   it('runs the worker from the queue one message at a time, reporting partial failures', () => {
-    built.apiTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    built.apiTemplate.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      // A burst of exports waits in the queue instead of taking the account's concurrency.
+      ScalingConfig: { MaximumConcurrency: REPORT_WORKER_CONCURRENCY },
+    });
   });
 
   it('lets the reports function send to the queue and the worker consume it, and no one else', () => {
