@@ -50,6 +50,7 @@ export function buildApp(app: App, options: BuildOptions = {}): WfmStacks {
     hostedZoneId: environment.hostedZoneId,
     hostedZoneName: environment.hostedZoneName,
     areas: options.areas,
+    alarmTopicArn: environment.alarmTopicArn,
   });
   Tags.of(app).add('project', 'wfm-organization-api');
   Tags.of(app).add('environment', environment.name);

@@ -15,6 +15,8 @@ export interface DomainContext {
 }
 
 export interface EnvironmentConfig extends DomainContext {
+  /** The SNS topic alarms notify (context `alarmTopicArn`); absent: the stack makes its own. */
+  readonly alarmTopicArn?: string;
   readonly name: EnvironmentName;
   /** What the authorizer accepts: TEST keys on the TEST stacks, LIVE keys on the LIVE stacks. */
   readonly apiEnvironment: ApiEnvironment;
@@ -80,7 +82,11 @@ export function environmentFromContext(node: Node): EnvironmentConfig {
   if (Boolean(domain.hostedZoneId) !== Boolean(domain.hostedZoneName)) {
     throw new Error(`Context hostedZoneId and hostedZoneName (env ${name}) go together: set both or neither.`);
   }
-  return { ...BASE[name], ...domain };
+  const alarmTopicArn: unknown = node.tryGetContext('alarmTopicArn') ?? perEnvironment.alarmTopicArn;
+  if (alarmTopicArn !== undefined && (typeof alarmTopicArn !== 'string' || !alarmTopicArn.startsWith('arn:'))) {
+    throw new Error(`Context alarmTopicArn (env ${name}) must be an SNS topic ARN, got ${JSON.stringify(alarmTopicArn)}.`);
+  }
+  return { ...BASE[name], ...domain, ...(alarmTopicArn ? { alarmTopicArn } : {}) };
 }
 
 function contextObject(node: Node, key: string): Record<string, unknown> {

@@ -1,6 +1,7 @@
-import { Names } from 'aws-cdk-lib';
+import { ArnFormat, Names, Stack, type RemovalPolicy } from 'aws-cdk-lib';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
-import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { problemBody } from '../../services/shared/http/problems';
 
@@ -23,6 +24,8 @@ export interface ApiFirewallProps {
  */
 export class ApiFirewall extends Construct {
   readonly webAcl: CfnWebACL;
+  /** The WebACL's name (the `WebACL` dimension of its CloudWatch metrics). */
+  readonly webAclName: string;
 
   constructor(scope: Construct, id: string, props: ApiFirewallProps = {}) {
     super(scope, id);
@@ -45,7 +48,12 @@ export class ApiFirewall extends Construct {
     });
 
     const rules: CfnWebACL.RuleProperty[] = [
-      managed(10, 'AWSManagedRulesCommonRuleSet', [{ name: 'SizeRestrictions_BODY', actionToUse: { count: {} } }]),
+      managed(10, 'AWSManagedRulesCommonRuleSet', [
+        { name: 'SizeRestrictions_BODY', actionToUse: { count: {} } },
+        // HTTP clients that send no User-Agent (.NET's HttpClient, many scripts) are legitimate
+        // integrations here; the key authorizer decides who may call (docs/decisions.md).
+        { name: 'NoUserAgent_HEADER', actionToUse: { count: {} } },
+      ]),
       managed(20, 'AWSManagedRulesKnownBadInputsRuleSet'),
     ];
     if (limit !== undefined) {
@@ -58,7 +66,9 @@ export class ApiFirewall extends Construct {
       });
     }
 
+    this.webAclName = `${Stack.of(this).stackName}-${id}`.slice(0, 128);
     this.webAcl = new CfnWebACL(this, 'WebAcl', {
+      name: this.webAclName,
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       visibilityConfig: visibility('WebAcl'),
@@ -79,6 +89,22 @@ export class ApiFirewall extends Construct {
               },
             },
     });
+  }
+
+  /**
+   * Logs the WebACL's decisions to a log group of its own (WAF requires the `aws-waf-logs-`
+   * prefix), with the Authorization header redacted: bearer tokens never reach a log.
+   */
+  enableLogging(retention: RetentionDays, removalPolicy: RemovalPolicy): LogGroup {
+    const logGroup = new LogGroup(this, 'Logs', { logGroupName: `aws-waf-logs-${this.webAclName}`, retention, removalPolicy });
+    const logging = new CfnLoggingConfiguration(this, 'Logging', {
+      resourceArn: this.webAcl.attrArn,
+      logDestinationConfigs: [Stack.of(this).formatArn({ service: 'logs', resource: 'log-group', resourceName: logGroup.logGroupName, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+      redactedFields: [{ singleHeader: { Name: 'authorization' } }],
+    });
+    // The destination is named, not referenced: wait for the log group explicitly.
+    logging.node.addDependency(logGroup);
+    return logGroup;
   }
 
   /** Puts a REST API stage behind this WebACL. */

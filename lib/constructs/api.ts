@@ -334,9 +334,10 @@ export class RoutedApi extends Construct {
       gatewayResponses: GATEWAY_RESPONSES,
       format: this.format,
     });
+    const stageName = props.stageName ?? STAGE_NAMES[props.api];
     const stage = new Stage(this, 'Stage', {
       deployment,
-      stageName: props.stageName ?? STAGE_NAMES[props.api],
+      stageName,
       accessLogDestination: new LogGroupLogDestination(this.accessLogs),
       accessLogFormat: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
       tracingEnabled: true,
@@ -347,6 +348,14 @@ export class RoutedApi extends Construct {
       throttlingBurstLimit: throttling.burstLimit,
     });
     if (props.stageDependsOn) stage.node.addDependency(props.stageDependsOn);
+    // API Gateway creates its execution-log group on first use, without retention: create it
+    // first, with the retention of the access logs.
+    const executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.restApi.restApiId}/${stageName}`,
+      retention: props.accessLogRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: props.accessLogRemovalPolicy ?? RemovalPolicy.DESTROY,
+    });
+    stage.node.addDependency(executionLogs);
     this.restApi.deploymentStage = stage;
     this.deployedStage = stage;
     return stage;

@@ -13,6 +13,7 @@ import { functionConstructId, ORG_PREFIX, routeRows, SCIM_PREFIX, type AreaDefin
 import type { ApiEnvironment } from '../../services/shared/config';
 import { ApiDomain } from '../constructs/api-domain';
 import { ApiFirewall } from '../constructs/api-firewall';
+import { Observability } from '../constructs/observability';
 import { ApiGatewayAccountLogging } from '../constructs/api-gateway-account';
 import { RoutedApi } from '../constructs/api';
 import type { AreaFunction } from '../constructs/area-function';
@@ -76,6 +77,11 @@ export interface ApiStackProps extends StackProps {
    * @default AREAS - the registry's
    */
   readonly areas?: readonly AreaDefinition[];
+  /**
+   * The SNS topic every alarm notifies (e.g. the platform team's, from context `alarmTopicArn`).
+   * @default - a topic of this stack, encrypted with its own key
+   */
+  readonly alarmTopicArn?: string;
 }
 
 /** The report worker's ceiling of concurrent runs (the SQS event source's MaximumConcurrency; 2 is its minimum). */
@@ -102,6 +108,7 @@ export class ApiStack extends Stack {
   readonly publicApi: RoutedApi;
   readonly scimApi: RoutedApi;
   readonly reportsQueue?: Queue;
+  readonly observability: Observability;
   readonly domain?: ApiDomain;
   private readonly apiEnvironment: ApiEnvironment;
 
@@ -110,7 +117,7 @@ export class ApiStack extends Stack {
    * from the bucket); the worker consumes the queue, one message at a time, and writes the
    * files. Messages that keep failing go to a dead-letter queue after 3 deliveries.
    */
-  private reportsPipeline(reports: AreaFunction, worker: AreaFunction, bucket: IBucket): Queue {
+  private reportsPipeline(reports: AreaFunction, worker: AreaFunction, bucket: IBucket): { queue: Queue; deadLetters: Queue } {
     // In the reports area's nested stack, beside its functions.
     const scope = Stack.of(reports);
     const deadLetters = new Queue(scope, 'ReportsDeadLetterQueue', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
@@ -138,7 +145,7 @@ export class ApiStack extends Stack {
         reason: 'Export files are objects under reports/<organizationId>/<manifestId>: the prefix is the narrowest resource that covers files not yet created.',
       });
     }
-    return queue;
+    return { queue, deadLetters };
   }
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
@@ -186,9 +193,11 @@ export class ApiStack extends Stack {
     }
     this.areaStacks = areaStacks;
     this.functions = functions;
-    if (functions.reports && functions['reports-worker']) {
-      this.reportsQueue = this.reportsPipeline(functions.reports, functions['reports-worker'], Bucket.fromBucketName(this, 'ReportsBucket', props.reportsBucketName));
-    }
+    const pipeline =
+      functions.reports && functions['reports-worker']
+        ? this.reportsPipeline(functions.reports, functions['reports-worker'], Bucket.fromBucketName(this, 'ReportsBucket', props.reportsBucketName))
+        : undefined;
+    this.reportsQueue = pipeline?.queue;
 
     // One host for both: the public API forwards the SCIM paths to the SCIM RestApi.
     const scimPrefix = `${ORG_PREFIX}${SCIM_PREFIX}`;
@@ -196,9 +205,25 @@ export class ApiStack extends Stack {
     this.publicApi.forwardTo(this.scimApi, scimPrefix);
     this.publicApi.deploy();
 
-    new ApiFirewall(this, 'PublicFirewall', { requestsPerIpPerMinute: props.requestsPerIpPerMinute ?? 3000 }).protect(this.publicApi.stage);
+    const publicFirewall = new ApiFirewall(this, 'PublicFirewall', { requestsPerIpPerMinute: props.requestsPerIpPerMinute ?? 3000 });
+    publicFirewall.protect(this.publicApi.stage);
     // No per-IP rule: behind the forward, SCIM requests come from API Gateway's addresses.
-    new ApiFirewall(this, 'ScimFirewall').protect(this.scimApi.stage);
+    const scimFirewall = new ApiFirewall(this, 'ScimFirewall');
+    scimFirewall.protect(this.scimApi.stage);
+
+    this.observability = new Observability(this, 'Observability', {
+      environmentName: props.apiEnvironment,
+      alarmTopicArn: props.alarmTopicArn,
+      apis: [this.publicApi, this.scimApi],
+      authorizer: functions.authorizer,
+      functions,
+      table: props.table,
+      queues: pipeline ? [pipeline.queue] : [],
+      deadLetterQueues: pipeline ? [pipeline.deadLetters] : [],
+      firewalls: [publicFirewall, scimFirewall],
+      logRetention,
+      logRemovalPolicy,
+    });
 
     if (props.domainName && props.certificateArn) {
       this.domain = new ApiDomain(this, 'Domain', {
