@@ -315,15 +315,19 @@ function flatHeaders(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
-/** Query parsing as API Gateway does it: percent-decoding, `+` kept as it is. */
-function parseQuery(search: string): { single: Record<string, string>; multi: Record<string, string[]> } {
+/**
+ * Query parsing as API Gateway's REST proxy does it: form decoding, so `+` is a space and a
+ * literal plus arrives as `%2B` (what URLSearchParams, curl --data-urlencode and most HTTP
+ * clients send). Path segments are percent-decoded only: a `+` in a path stays a plus.
+ */
+export function parseQuery(search: string): { single: Record<string, string>; multi: Record<string, string[]> } {
   const single: Record<string, string> = {};
   const multi: Record<string, string[]> = {};
   for (const pair of search.replace(/^\?/, '').split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
-    const name = safeDecode(eq === -1 ? pair : pair.slice(0, eq));
-    const value = eq === -1 ? '' : safeDecode(pair.slice(eq + 1));
+    const name = safeDecode((eq === -1 ? pair : pair.slice(0, eq)).replace(/\+/g, ' '));
+    const value = eq === -1 ? '' : safeDecode(pair.slice(eq + 1).replace(/\+/g, ' '));
     single[name] = value;
     (multi[name] ??= []).push(value);
   }
