@@ -66,6 +66,8 @@ async function start(options: LocalRuntimeOptions): Promise<LocalRuntime> {
       DYNAMODB_LOCAL_PORT: String(dynamoDbPort),
       WFM_LOCAL_DIR: localDir,
       POWERTOOLS_LOG_LEVEL: 'ERROR',
+      // Load generators and drills send bursts on purpose: no per-key usage-plan throttle.
+      WFM_LOCAL_THROTTLE: 'off',
       // The parent's table settings (e.g. a jest run's) must not leak into the runtime.
       TABLE_NAME: '',
       DYNAMODB_ENDPOINT: '',

@@ -1,6 +1,7 @@
 import { Aws, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
+  ApiKeySourceType,
   AuthorizationType,
   CfnAuthorizer,
   Deployment,
@@ -204,6 +205,8 @@ export class RoutedApi extends Construct {
       deploy: false,
       // Export downloads (PDF) leave the Lambda base64-encoded and the gateway as bytes.
       binaryMediaTypes: ['application/pdf'],
+      // The authorizer names each key's usage identifier: its usage plan throttles it.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
     });
 
     // One authorizer resource per RestApi; its function's invoke permission names this API.
@@ -300,6 +303,8 @@ export class RoutedApi extends Construct {
         authorizer,
         authorizationType: AuthorizationType.CUSTOM,
         operationName: route.operation,
+        // Required so that API Gateway applies the key's usage plan (per-key throttling).
+        apiKeyRequired: true,
         requestValidator: validator,
         requestParameters: Object.fromEntries(pathParameters(path).map((name) => [`method.request.path.${name}`, true])),
       });

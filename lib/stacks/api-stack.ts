@@ -2,6 +2,7 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Grant } from 'aws-cdk-lib/aws-iam';
+import { UsagePlan } from 'aws-cdk-lib/aws-apigateway';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Bucket, type IBucket } from 'aws-cdk-lib/aws-s3';
@@ -10,6 +11,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { AREAS, FUNCTIONS, PLATFORM_FUNCTIONS } from '../../services/registry';
 import { functionConstructId, ORG_PREFIX, routeRows, SCIM_PREFIX, type AreaDefinition } from '../../services/shared/area';
+import { PER_KEY_THROTTLE } from '../../services/shared/auth/usage';
 import type { ApiEnvironment } from '../../services/shared/config';
 import { ApiDomain } from '../constructs/api-domain';
 import { ApiFirewall } from '../constructs/api-firewall';
@@ -109,6 +111,8 @@ export class ApiStack extends Stack {
   readonly scimApi: RoutedApi;
   readonly reportsQueue?: Queue;
   readonly observability: Observability;
+  /** The usage plan of every API key: its throttle applies per key. */
+  readonly usagePlan: UsagePlan;
   readonly domain?: ApiDomain;
   private readonly apiEnvironment: ApiEnvironment;
 
@@ -205,6 +209,14 @@ export class ApiStack extends Stack {
     this.publicApi.forwardTo(this.scimApi, scimPrefix);
     this.publicApi.deploy();
 
+    // Tenant-fair throttling: every key is an API key of this plan (the CLI registers it).
+    this.usagePlan = new UsagePlan(this, 'PerKeyUsagePlan', {
+      name: `${this.stackName}-per-key`,
+      description: 'Per API key throttle: one organization cannot use up the stage for all',
+      throttle: { ...PER_KEY_THROTTLE },
+      apiStages: [this.publicApi, this.scimApi].map((api) => ({ api: api.restApi, stage: api.stage })),
+    });
+
     const publicFirewall = new ApiFirewall(this, 'PublicFirewall', { requestsPerIpPerMinute: props.requestsPerIpPerMinute ?? 3000 });
     publicFirewall.protect(this.publicApi.stage);
     // No per-IP rule: behind the forward, SCIM requests come from API Gateway's addresses.
@@ -241,6 +253,7 @@ export class ApiStack extends Stack {
       : this.publicApi.urlForPath(ORG_PREFIX);
     new CfnOutput(this, 'PublicBaseUrl', { value: base, description: 'Base URL of the organization API: replace {organizationId}' });
     new CfnOutput(this, 'ScimBaseUrl', { value: `${base}${SCIM_PREFIX}`, description: 'SCIM 2.0 base URL for identity providers: replace {organizationId}' });
+    new CfnOutput(this, 'UsagePlanId', { value: this.usagePlan.usagePlanId, description: 'Usage plan of every API key: USAGE_PLAN_ID for npm run keys' });
     new CfnOutput(this, 'ScimStageUrl', { value: this.scimApi.urlForPath(scimPrefix), description: 'The SCIM RestApi stage the public API forwards to' });
     if (this.domain) {
       new CfnOutput(this, 'RegionalDomainName', { value: this.domain.domain.domainNameAliasDomainName, description: `CNAME/alias target of ${props.domainName}` });

@@ -28,12 +28,15 @@ export interface IssueKeyInput {
  *    scope of the catalogue.
  * 2. `timesheets:write` is refused while the organization's timesheet_corrections
  *    entitlement or rollout gate is off (organization-api.md, Authentication 4).
- * 3. Store the record with the secret's hash; the secret itself is never stored.
+ * 3. Run `beforeStore` (in AWS: register the key in the per-key usage plan), then store the
+ *    record with the secret's hash; the secret itself is never stored.
  */
 export async function issueApiKey(
   db: Db,
   input: IssueKeyInput,
   generate: (environment: ApiEnvironment) => IssuedApiKey = generateApiKey,
+  /** Runs before the record is stored (the usage-plan registration in AWS): a failure stores nothing. */
+  beforeStore: (record: ApiKeyRecord) => Promise<void> = async () => undefined,
 ): Promise<{ token: string; record: ApiKeyRecord }> {
   const org = await getOrganization(db, input.organizationId);
   if (!org) throw new KeyIssuanceError(`Organization ${input.organizationId} does not exist; create it with \`npm run orgs -- create\`.`);
@@ -60,6 +63,7 @@ export async function issueApiKey(
     createdAt: input.now,
     ...(input.validUntil ? { validUntil: new Date(input.validUntil).toISOString() } : {}),
   };
+  await beforeStore(record);
   await putApiKey(db, record);
   return { token: issued.token, record };
 }

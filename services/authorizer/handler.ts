@@ -2,6 +2,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { getApiKey } from '../api-keys/store';
 import { apiEnvironment } from '../shared/config';
 import { defaultDb } from '../shared/ddb/client';
+import { usageIdentifierKey } from '../shared/auth/usage';
 import { logger } from '../shared/logger';
 import { authorize } from './authorize';
 
@@ -22,5 +23,11 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
     logger.info('API key rejected', { reason: decision.reason, keyId: decision.keyId, requestId: event.requestContext?.requestId });
     throw new Error('Unauthorized');
   }
-  return { principalId: decision.principalId, policyDocument: decision.policy as APIGatewayAuthorizerResult['policyDocument'], context: { ...decision.context } };
+  return {
+    principalId: decision.principalId,
+    policyDocument: decision.policy as APIGatewayAuthorizerResult['policyDocument'],
+    context: { ...decision.context },
+    // The key's usage plan throttles it (apiKeySource AUTHORIZER): fair use per tenant.
+    usageIdentifierKey: usageIdentifierKey(decision.context.keyId),
+  };
 };

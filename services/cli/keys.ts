@@ -3,16 +3,20 @@ import { issueApiKey, KeyIssuanceError } from '../api-keys/issue';
 import { listApiKeys, revokeApiKey } from '../api-keys/store';
 import { SCOPES } from '../routes';
 import { fail, operatorDb } from './target';
+import { usagePlanRegistry } from './usage-plan';
 
 const USAGE = `Manage API keys (the clear secret is shown once, at creation; only its hash is stored).
 
   npm run keys -- create --org <organizationId> --label <text> --scopes <scope,scope,...> [--env test|live] [--valid-until <RFC 3339>]
   npm run keys -- list --org <organizationId>
   npm run keys -- revoke <keyId>
+  npm run keys -- sync-usage-plan --org <organizationId>
   npm run keys -- scopes
 
-Target: the running local API (npm start), or a deployed table with TABLE_NAME=<table> AWS_REGION=<region>.
-A revoked key stops working within the authorizer cache time (60 s).`;
+Target: the running local API (npm start), or a deployed table with TABLE_NAME=<table> AWS_REGION=<region>
+and USAGE_PLAN_ID=<the api stack's UsagePlanId output>: every key is registered in that per-key
+usage plan when it is created (sync-usage-plan registers keys issued before), and disabled there
+when it is revoked. A revoked key stops working within the authorizer cache time (60 s).`;
 
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
@@ -25,13 +29,17 @@ async function main(): Promise<void> {
     console.log(SCOPES.join('\n'));
     return;
   }
-  if (command !== 'create' && command !== 'list' && command !== 'revoke') {
+  if (command !== 'create' && command !== 'list' && command !== 'revoke' && command !== 'sync-usage-plan') {
     console.log(USAGE);
     if (command !== undefined && command !== 'help') process.exit(2);
     return;
   }
-  const { db, description } = operatorDb();
+  const { db, description, deployed } = operatorDb();
   console.error(`using ${description}`);
+  // In AWS every key needs its usage-plan key; locally there is no usage plan to register in.
+  const usagePlanId = process.env.USAGE_PLAN_ID;
+  if (deployed && !usagePlanId) fail('USAGE_PLAN_ID is not set: use the UsagePlanId output of the api stack (keys without it are refused by API Gateway).');
+  const plan = deployed && usagePlanId ? usagePlanRegistry(usagePlanId) : undefined;
 
   if (command === 'create') {
     if (!values.org || !values.label || !values.scopes) fail('create needs --org, --label and --scopes.');
@@ -45,7 +53,7 @@ async function main(): Promise<void> {
         scopes: values.scopes.split(',').map((s) => s.trim()).filter(Boolean),
         validUntil: values['valid-until'],
         now: new Date().toISOString(),
-      });
+      }, undefined, async (record) => plan?.register(record.keyId));
       console.log(`key id:   ${record.keyId}`);
       console.log(`label:    ${record.label}`);
       console.log(`scopes:   ${record.scopes.join(' ')}`);
@@ -69,10 +77,27 @@ async function main(): Promise<void> {
     return;
   }
 
+  if (command === 'sync-usage-plan') {
+    if (!values.org) fail('sync-usage-plan needs --org.');
+    if (!plan) fail('sync-usage-plan works on a deployed table (TABLE_NAME, USAGE_PLAN_ID); locally there is no usage plan.');
+    const keys = (await listApiKeys(db, values.org)).filter((k) => !k.revokedAt);
+    let registered = 0;
+    for (const [i, key] of keys.entries()) {
+      if (!(await plan.isRegistered(key.keyId))) {
+        await plan.register(key.keyId);
+        registered += 1;
+      }
+      console.error(`[${i + 1}/${keys.length}] ${key.keyId}`);
+    }
+    console.log(`${registered} of ${keys.length} active keys registered now; the others already were.`);
+    return;
+  }
+
   const keyId = positionals[0];
   if (!keyId) fail('revoke needs the key id: npm run keys -- revoke <keyId>.');
   const revoked = await revokeApiKey(db, keyId, new Date().toISOString());
   if (!revoked) fail(`No key ${keyId}.`);
+  await plan?.disable(keyId);
   console.log(`revoked ${revoked.keyId} at ${revoked.revokedAt}`);
 }
 

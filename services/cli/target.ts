@@ -7,18 +7,18 @@ import { createDb, type Db } from '../shared/ddb/client';
  * AWS_REGION) for a deployed stack, otherwise the running local API (`npm start` writes
  * .local/runtime.json with its DynamoDB Local endpoint).
  */
-export function operatorDb(): { db: Db; description: string } {
+export function operatorDb(): { db: Db; description: string; deployed: boolean } {
   const tableName = process.env.TABLE_NAME;
   if (tableName) {
     const endpoint = process.env.DYNAMODB_ENDPOINT || undefined;
-    return { db: createDb({ tableName, endpoint }), description: `table ${tableName}${endpoint ? ` at ${endpoint}` : ` in ${process.env.AWS_REGION ?? 'the default AWS region'}`}` };
+    return { db: createDb({ tableName, endpoint }), description: `table ${tableName}${endpoint ? ` at ${endpoint}` : ` in ${process.env.AWS_REGION ?? 'the default AWS region'}`}`, deployed: !endpoint };
   }
   const runtime = join(process.cwd(), '.local', 'runtime.json');
   if (!existsSync(runtime)) {
     throw new Error('No target: start the local API with `npm start`, or set TABLE_NAME (with AWS credentials and AWS_REGION) to work on a deployed table.');
   }
   const { tableName: localTable, dynamodbEndpoint } = JSON.parse(readFileSync(runtime, 'utf8')) as { tableName: string; dynamodbEndpoint: string };
-  return { db: createDb({ tableName: localTable, endpoint: dynamodbEndpoint }), description: `local table ${localTable} (${dynamodbEndpoint})` };
+  return { db: createDb({ tableName: localTable, endpoint: dynamodbEndpoint }), description: `local table ${localTable} (${dynamodbEndpoint})`, deployed: false };
 }
 
 export function fail(message: string): never {

@@ -28,6 +28,12 @@ export interface LocalGatewayOptions {
   readonly host: string;
   /** Seconds a policy stays cached per Authorization header. @default AUTHORIZER_CACHE_SECONDS */
   readonly authorizerCacheSeconds?: number;
+  /**
+   * The per-key usage plan's throttle (token bucket per usage identifier), as API Gateway
+   * applies it: over it, 429 RATE_LIMITED with Retry-After.
+   * @default - no per-key throttling (tests and benchmarks send bursts on purpose)
+   */
+  readonly perKeyThrottle?: { readonly rateLimit: number; readonly burstLimit: number };
   /** Extra routes served without authorization (e.g. the OpenAPI document). */
   readonly publicDocuments?: Readonly<Record<string, () => unknown>>;
 }
@@ -92,6 +98,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   const cacheSeconds = options.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS;
   const policyCache = new Map<string, { expires: number; result: APIGatewayAuthorizerResult }>();
   const handlers = new Map<string, ProxyHandler>();
+  const buckets = new Map<string, { tokens: number; at: number }>();
 
   const handlerOf = async (route: RouteSpec): Promise<ProxyHandler> => {
     let h = handlers.get(route.area);
@@ -154,6 +161,9 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     if (!policyAllows(auth.result.policyDocument as unknown as PolicyDocument, methodArn(api, method, path))) {
       return sendGatewayResponse(res, 'ACCESS_DENIED', api, requestId, path);
     }
+    if (options.perKeyThrottle && !takeToken(buckets, auth.result.usageIdentifierKey ?? auth.result.principalId, options.perKeyThrottle)) {
+      return sendGatewayResponse(res, 'THROTTLED', api, requestId, path);
+    }
     event.requestContext.authorizer = { principalId: auth.result.principalId, ...auth.result.context, integrationLatency: 0 };
 
     const handler = await handlerOf(match.route.spec);
@@ -184,6 +194,18 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
         server.closeAllConnections();
       }),
   };
+}
+
+/** A token bucket per usage identifier: `burstLimit` tokens, refilled at `rateLimit` per second. */
+function takeToken(buckets: Map<string, { tokens: number; at: number }>, key: string, limit: { readonly rateLimit: number; readonly burstLimit: number }): boolean {
+  const now = Date.now();
+  const bucket = buckets.get(key) ?? { tokens: limit.burstLimit, at: now };
+  bucket.tokens = Math.min(limit.burstLimit, bucket.tokens + ((now - bucket.at) / 1000) * limit.rateLimit);
+  bucket.at = now;
+  buckets.set(key, bucket);
+  if (bucket.tokens < 1) return false;
+  bucket.tokens -= 1;
+  return true;
 }
 
 function proxyEvent(input: {

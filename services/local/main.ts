@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createDb } from '../shared/ddb/client';
+import { PER_KEY_THROTTLE } from '../shared/auth/usage';
 import { ENV } from '../shared/config';
 import { startDynamoDbLocal, ensureTable, localClient, type DynamoDbLocal } from './dynamodb';
 import type { LocalGateway } from './gateway';
@@ -70,6 +71,8 @@ async function main(): Promise<void> {
     host,
     ...(process.env.AUTHORIZER_CACHE_SECONDS ? { authorizerCacheSeconds: Number(process.env.AUTHORIZER_CACHE_SECONDS) } : {}),
     publicDocuments: { '/v1/openapi.json': openApiDocument },
+    // The deployed per-key usage plan's throttle; WFM_LOCAL_THROTTLE=off for load tests.
+    ...(process.env.WFM_LOCAL_THROTTLE === 'off' ? {} : { perKeyThrottle: PER_KEY_THROTTLE }),
   });
   const baseUrl = `${gateway.url}/v1/organizations/${demo.organizationId}`;
   writeFileSync(join(LOCAL_DIR, 'demo.json'), `${JSON.stringify({ baseUrl, ...demo }, null, 2)}\n`, { mode: 0o600 });

@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { ACCESS_LOG_FIELDS, DEFAULT_THROTTLING, STAGE_NAMES } from '../../lib/constructs/api';
 import { API_GATEWAY_VARS } from '../../lib/gateway-responses';
+import { PER_KEY_THROTTLE } from '../../services/shared/auth/usage';
 import { AUTHORIZER_CACHE_SECONDS } from '../../services/authorizer/cache';
 import { ORG_PREFIX, ROUTES, SCIM_PREFIX, resourcePath, type ApiName } from '../../services/routes';
 import { ERROR_MEDIA_TYPE, GATEWAY_RESPONSES, SCIM_ERROR_SCHEMA } from '../../services/shared/http/gateway-responses';
@@ -236,5 +237,21 @@ describe('outputs', () => {
       expect(outputs[id]).toBeDefined();
     }
     built.dataTemplate.hasOutput('TableName', {});
+  });
+});
+
+describe('usage plan', () => {
+  it('takes the API key from the authorizer on both RestApis and requires it on every routed method', () => {
+    for (const id of Object.values(restApiIds)) expect(resourcesOf(template, 'AWS::ApiGateway::RestApi')[id].Properties?.ApiKeySourceType).toBe('AUTHORIZER');
+    for (const method of methods.filter(isRouteMethod)) expect({ route: `${method.httpMethod} ${method.path}`, required: method.properties.ApiKeyRequired }).toEqual({ route: `${method.httpMethod} ${method.path}`, required: true });
+  });
+
+  it('throttles each key by one per-key usage plan on both stages, and publishes its id for the CLI', () => {
+    const plans = Object.values(resourcesOf(template, 'AWS::ApiGateway::UsagePlan'));
+    expect(plans).toHaveLength(1);
+    const plan = plans[0].Properties ?? {};
+    expect(plan.Throttle).toEqual({ RateLimit: PER_KEY_THROTTLE.rateLimit, BurstLimit: PER_KEY_THROTTLE.burstLimit });
+    expect(plan.ApiStages.map((s: { ApiId: unknown }) => logicalIdOf(s.ApiId)).sort()).toEqual(Object.values(restApiIds).sort());
+    expect(Object.keys(template.findOutputs('UsagePlanId'))).toEqual(['UsagePlanId']);
   });
 });

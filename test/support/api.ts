@@ -25,12 +25,19 @@ export interface StartApiOptions {
   readonly seedSecret?: string;
   /** @default 0: every request runs the authorizer (no policy cache between tests). */
   readonly authorizerCacheSeconds?: number;
+  /** @default - no per-key throttling */
+  readonly perKeyThrottle?: { readonly rateLimit: number; readonly burstLimit: number };
 }
 
 export async function startApi(options: StartApiOptions = {}): Promise<ApiFixture> {
   const db = await createTestTable();
   const demo = await seedDemo(db, options.seedSecret ?? 'api-test-seed-secret');
-  const gateway = await startLocalGateway({ port: 0, host: '127.0.0.1', authorizerCacheSeconds: options.authorizerCacheSeconds ?? 0 });
+  const gateway = await startLocalGateway({
+    port: 0,
+    host: '127.0.0.1',
+    authorizerCacheSeconds: options.authorizerCacheSeconds ?? 0,
+    ...(options.perKeyThrottle ? { perKeyThrottle: options.perKeyThrottle } : {}),
+  });
   return {
     db,
     demo,

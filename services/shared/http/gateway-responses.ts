@@ -16,6 +16,7 @@ export type GatewayResponseType =
   | 'QUOTA_EXCEEDED'
   | 'REQUEST_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'INVALID_API_KEY'
   | 'AUTHORIZER_FAILURE'
   | 'AUTHORIZER_CONFIGURATION_ERROR'
   | 'INTEGRATION_FAILURE'
@@ -41,6 +42,9 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseRow[] = [
   { type: 'QUOTA_EXCEEDED', status: 429, code: 'RATE_LIMITED', detail: 'The request quota of this API key is used up.', headers: { 'Retry-After': '60' } },
   { type: 'REQUEST_TOO_LARGE', status: 413, code: 'PAYLOAD_TOO_LARGE', detail: 'The request body is larger than 64 KiB.' },
   { type: 'UNSUPPORTED_MEDIA_TYPE', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', detail: 'Send the body as application/json.' },
+  // The authorizer accepted the key but API Gateway has no usage-plan key for it: an operator
+  // must register it (npm run keys -- sync-usage-plan); the client cannot fix it.
+  { type: 'INVALID_API_KEY', status: 403, code: 'ACCESS_DENIED', detail: 'This API key is not enabled on this host yet; contact the operator who issued it.' },
   { type: 'AUTHORIZER_FAILURE', status: 500, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred. Share the requestId with support.' },
   { type: 'AUTHORIZER_CONFIGURATION_ERROR', status: 500, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred. Share the requestId with support.' },
   { type: 'INTEGRATION_FAILURE', status: 502, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred. Share the requestId with support.' },
