@@ -13,6 +13,12 @@ export interface ApiFirewallProps {
    * @default - no rate-based rule
    */
   readonly requestsPerIpPerMinute?: number;
+  /**
+   * A header every request must carry with this exact value, else 403: puts an API behind
+   * another API's forward, which adds it (the SCIM API behind the public API).
+   * @default - no header required
+   */
+  readonly requiredHeader?: { readonly name: string; readonly value: string };
 }
 
 /**
@@ -24,6 +30,7 @@ export interface ApiFirewallProps {
  */
 export class ApiFirewall extends Construct {
   readonly webAcl: CfnWebACL;
+  private readonly redactedHeaders: string[] = ['authorization'];
   /** The WebACL's name (the `WebACL` dimension of its CloudWatch metrics). */
   readonly webAclName: string;
 
@@ -66,6 +73,27 @@ export class ApiFirewall extends Construct {
       });
     }
 
+    if (props.requiredHeader) {
+      this.redactedHeaders.push(props.requiredHeader.name.toLowerCase());
+      rules.push({
+        name: 'OnlyThroughTheForward',
+        priority: 0,
+        action: { block: { customResponse: { responseCode: 403, customResponseBodyKey: 'notForwarded' } } },
+        statement: {
+          notStatement: {
+            statement: {
+              byteMatchStatement: {
+                fieldToMatch: { singleHeader: { Name: props.requiredHeader.name.toLowerCase() } },
+                positionalConstraint: 'EXACTLY',
+                searchString: props.requiredHeader.value,
+                textTransformations: [{ priority: 0, type: 'NONE' }],
+              },
+            },
+          },
+        },
+        visibilityConfig: visibility('OnlyThroughTheForward'),
+      });
+    }
     this.webAclName = `${Stack.of(this).stackName}-${id}`.slice(0, 128);
     this.webAcl = new CfnWebACL(this, 'WebAcl', {
       name: this.webAclName,
@@ -74,33 +102,47 @@ export class ApiFirewall extends Construct {
       visibilityConfig: visibility('WebAcl'),
       rules,
       customResponseBodies:
-        limit === undefined
+        limit === undefined && !props.requiredHeader
           ? undefined
           : {
-              // WAF answers before API Gateway assigns a request id, so the body has none;
-              // WAF only offers application/json as the content type.
-              rateLimited: {
-                contentType: 'APPLICATION_JSON',
-                content: JSON.stringify({
-                  ...problemBody('RATE_LIMITED', `More than ${limit} requests per minute from this address: slow down and retry in a minute.`, '', ''),
-                  requestId: undefined,
-                  instance: undefined,
-                }),
-              },
+              ...(props.requiredHeader
+                ? {
+                    // In the SCIM error schema: only identity providers call the SCIM API.
+                    notForwarded: {
+                      contentType: 'APPLICATION_JSON',
+                      content: JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '403', detail: 'Call SCIM through the organization API host: /v1/organizations/{organizationId}/scim/v2.' }),
+                    },
+                  }
+                : {}),
+              ...(limit !== undefined
+                ? {
+                    // WAF answers before API Gateway assigns a request id, so the body has none;
+                    // WAF only offers application/json as the content type.
+                    rateLimited: {
+                      contentType: 'APPLICATION_JSON',
+                      content: JSON.stringify({
+                        ...problemBody('RATE_LIMITED', `More than ${limit} requests per minute from this address: slow down and retry in a minute.`, '', ''),
+                        requestId: undefined,
+                        instance: undefined,
+                      }),
+                    },
+                  }
+                : {}),
             },
     });
   }
 
   /**
    * Logs the WebACL's decisions to a log group of its own (WAF requires the `aws-waf-logs-`
-   * prefix), with the Authorization header redacted: bearer tokens never reach a log.
+   * prefix), with the Authorization header (and a required header's secret) redacted: bearer
+   * tokens never reach a log.
    */
   enableLogging(retention: RetentionDays, removalPolicy: RemovalPolicy): LogGroup {
     const logGroup = new LogGroup(this, 'Logs', { logGroupName: `aws-waf-logs-${this.webAclName}`, retention, removalPolicy });
     const logging = new CfnLoggingConfiguration(this, 'Logging', {
       resourceArn: this.webAcl.attrArn,
       logDestinationConfigs: [Stack.of(this).formatArn({ service: 'logs', resource: 'log-group', resourceName: logGroup.logGroupName, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
-      redactedFields: [{ singleHeader: { Name: 'authorization' } }],
+      redactedFields: this.redactedHeaders.map((name) => ({ singleHeader: { Name: name } })),
     });
     // The destination is named, not referenced: wait for the log group explicitly.
     logging.node.addDependency(logGroup);

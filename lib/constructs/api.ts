@@ -27,7 +27,7 @@ import { Construct, type IDependable } from 'constructs';
 import { AUTHORIZER_CACHE_SECONDS } from '../../services/authorizer/cache';
 import { ROUTES } from '../../services/routes';
 import { ORG_PREFIX, resourcePath, type ApiName, type HttpMethod, type RouteRow } from '../../services/shared/area';
-import { API_ERROR_FORMAT, API_STAGES, GATEWAY_RESPONSES, type ErrorFormat } from '../../services/shared/http/gateway-responses';
+import { API_ERROR_FORMAT, API_STAGES, FORWARDED_REQUEST_ID_HEADER, GATEWAY_RESPONSES, type ErrorFormat } from '../../services/shared/http/gateway-responses';
 import { allowHeader, API_GATEWAY_VARS, errorHeaders, errorTemplates, gatewayResponseOptions, methodNotAllowedBody } from '../gateway-responses';
 
 /** Stage throttling per API: the public API's budget, and SCIM's own (Entra ID sends up to 25 req/s). */
@@ -405,7 +405,7 @@ export class RoutedApi extends Construct {
    * through the public API's host: base path mappings match fixed prefixes only, and the
    * organization id sits before `/scim`.
    */
-  forwardTo(target: RoutedApi, prefix: string): Method {
+  forwardTo(target: RoutedApi, prefix: string, originSecret: string): Method {
     const proxyPath = `${prefix}/{proxy+}`;
     const resource = this.restApi.root.resourceForPath(proxyPath);
     const params = [...pathParameters(prefix), 'proxy'];
@@ -416,7 +416,13 @@ export class RoutedApi extends Construct {
         httpMethod: 'ANY',
         proxy: true,
         options: {
-          requestParameters: Object.fromEntries(params.map((name) => [`integration.request.path.${name}`, `method.request.path.${name}`])),
+          requestParameters: {
+            ...Object.fromEntries(params.map((name) => [`integration.request.path.${name}`, `method.request.path.${name}`])),
+            // Proof of the way in: the target's WebACL refuses requests without it.
+            [`integration.request.header.${ORIGIN_HEADER}`]: `'${originSecret}'`,
+            // One request id end to end: the target answers and logs under this API's id.
+            [`integration.request.header.${FORWARDED_REQUEST_ID_HEADER}`]: 'context.requestId',
+          },
         },
       }),
       {
@@ -467,6 +473,11 @@ export class RoutedApi extends Construct {
     this.methodNotAllowedMethods.push(method);
   }
 }
+
+/** The header a forward adds so that only forwarded requests reach the target API (its WebACL checks it). */
+export const ORIGIN_HEADER = 'X-Wfm-Origin';
+
+export { FORWARDED_REQUEST_ID_HEADER };
 
 /** Whether `path` is `ancestor` or below it. */
 const isAtOrBelow = (path: string, ancestor: string): boolean => path === ancestor || path.startsWith(`${ancestor}/`);

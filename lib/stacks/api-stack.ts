@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Grant } from 'aws-cdk-lib/aws-iam';
@@ -17,7 +17,7 @@ import { ApiDomain } from '../constructs/api-domain';
 import { ApiFirewall } from '../constructs/api-firewall';
 import { Observability } from '../constructs/observability';
 import { ApiGatewayAccountLogging } from '../constructs/api-gateway-account';
-import { RoutedApi } from '../constructs/api';
+import { ORIGIN_HEADER, RoutedApi } from '../constructs/api';
 import type { AreaFunction } from '../constructs/area-function';
 import { AreaStack, bindFunction } from './area-stack';
 import type { FunctionName } from '../permissions';
@@ -206,7 +206,10 @@ export class ApiStack extends Stack {
     // One host for both: the public API forwards the SCIM paths to the SCIM RestApi.
     const scimPrefix = `${ORG_PREFIX}${SCIM_PREFIX}`;
     this.scimApi.deploy();
-    this.publicApi.forwardTo(this.scimApi, scimPrefix);
+    // Known to this stack only (its id's UUID, never in the template as a literal): the SCIM
+    // WebACL lets through only requests that came by the public API's forward.
+    const originSecret = Fn.select(2, Fn.split('/', Aws.STACK_ID));
+    this.publicApi.forwardTo(this.scimApi, scimPrefix, originSecret);
     this.publicApi.deploy();
 
     // Tenant-fair throttling: every key is an API key of this plan (the CLI registers it).
@@ -220,7 +223,7 @@ export class ApiStack extends Stack {
     const publicFirewall = new ApiFirewall(this, 'PublicFirewall', { requestsPerIpPerMinute: props.requestsPerIpPerMinute ?? 3000 });
     publicFirewall.protect(this.publicApi.stage);
     // No per-IP rule: behind the forward, SCIM requests come from API Gateway's addresses.
-    const scimFirewall = new ApiFirewall(this, 'ScimFirewall');
+    const scimFirewall = new ApiFirewall(this, 'ScimFirewall', { requiredHeader: { name: ORIGIN_HEADER, value: originSecret } });
     scimFirewall.protect(this.scimApi.stage);
 
     this.observability = new Observability(this, 'Observability', {
@@ -254,7 +257,6 @@ export class ApiStack extends Stack {
     new CfnOutput(this, 'PublicBaseUrl', { value: base, description: 'Base URL of the organization API: replace {organizationId}' });
     new CfnOutput(this, 'ScimBaseUrl', { value: `${base}${SCIM_PREFIX}`, description: 'SCIM 2.0 base URL for identity providers: replace {organizationId}' });
     new CfnOutput(this, 'UsagePlanId', { value: this.usagePlan.usagePlanId, description: 'Usage plan of every API key: USAGE_PLAN_ID for npm run keys' });
-    new CfnOutput(this, 'ScimStageUrl', { value: this.scimApi.urlForPath(scimPrefix), description: 'The SCIM RestApi stage the public API forwards to' });
     if (this.domain) {
       new CfnOutput(this, 'RegionalDomainName', { value: this.domain.domain.domainNameAliasDomainName, description: `CNAME/alias target of ${props.domainName}` });
     }

@@ -1,5 +1,5 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { ACCESS_LOG_FIELDS, DEFAULT_THROTTLING, STAGE_NAMES } from '../../lib/constructs/api';
+import { ACCESS_LOG_FIELDS, DEFAULT_THROTTLING, FORWARDED_REQUEST_ID_HEADER, ORIGIN_HEADER, STAGE_NAMES } from '../../lib/constructs/api';
 import { API_GATEWAY_VARS } from '../../lib/gateway-responses';
 import { PER_KEY_THROTTLE } from '../../services/shared/auth/usage';
 import { AUTHORIZER_CACHE_SECONDS } from '../../services/authorizer/cache';
@@ -253,5 +253,38 @@ describe('usage plan', () => {
     expect(plan.Throttle).toEqual({ RateLimit: PER_KEY_THROTTLE.rateLimit, BurstLimit: PER_KEY_THROTTLE.burstLimit });
     expect(plan.ApiStages.map((s: { ApiId: unknown }) => logicalIdOf(s.ApiId)).sort()).toEqual(Object.values(restApiIds).sort());
     expect(Object.keys(template.findOutputs('UsagePlanId'))).toEqual(['UsagePlanId']);
+  });
+});
+
+describe('SCIM only through the public host', () => {
+  const forward = methods.find((m) => m.properties.Integration?.Type === 'HTTP_PROXY')!;
+  const scimAcl = Object.values(resourcesOf(template, 'AWS::WAFv2::WebACL')).find((acl) => acl.Properties?.Rules.some((r: { Name: string }) => r.Name === 'OnlyThroughTheForward'))!;
+
+  it('has the forward pass an origin header and its own request id', () => {
+    const parameters = forward.properties.Integration.RequestParameters;
+    expect(parameters[`integration.request.header.${ORIGIN_HEADER}`]).toBeDefined();
+    expect(parameters[`integration.request.header.${FORWARDED_REQUEST_ID_HEADER}`]).toBe('context.requestId');
+  });
+
+  it("blocks every SCIM request that lacks the forward's origin value, in the SCIM error schema", () => {
+    const rule = scimAcl.Properties?.Rules.find((r: { Name: string }) => r.Name === 'OnlyThroughTheForward');
+    expect(rule.Priority).toBe(0);
+    expect(rule.Action.Block.CustomResponse).toMatchObject({ ResponseCode: 403, CustomResponseBodyKey: 'notForwarded' });
+    const match = rule.Statement.NotStatement.Statement.ByteMatchStatement;
+    expect(match).toMatchObject({ FieldToMatch: { SingleHeader: { Name: ORIGIN_HEADER.toLowerCase() } }, PositionalConstraint: 'EXACTLY' });
+    // The value the forward sends (quoted, as a static integration parameter) is the one required.
+    const sent = JSON.stringify(forward.properties.Integration.RequestParameters[`integration.request.header.${ORIGIN_HEADER}`]);
+    expect(sent).toContain(JSON.stringify(match.SearchString).slice(1, -1));
+    expect(JSON.parse(scimAcl.Properties?.CustomResponseBodies.notForwarded.Content)).toMatchObject({ status: '403', schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'] });
+  });
+
+  it('keeps the origin value out of the template as a literal, and out of the WAF logs', () => {
+    expect(JSON.stringify(forward.properties.Integration.RequestParameters)).toContain('AWS::StackId');
+    const logging = Object.values(resourcesOf(template, 'AWS::WAFv2::LoggingConfiguration')).map((l) => l.Properties?.RedactedFields);
+    expect(logging).toContainEqual([{ SingleHeader: { Name: 'authorization' } }, { SingleHeader: { Name: ORIGIN_HEADER.toLowerCase() } }]);
+  });
+
+  it('publishes no URL of the SCIM stage itself', () => {
+    expect(Object.keys(template.findOutputs('*'))).not.toContain('ScimStageUrl');
   });
 });

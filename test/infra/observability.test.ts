@@ -86,7 +86,7 @@ describe('dashboard and logs', () => {
     const configs = Object.values(resourcesOf(template, 'AWS::WAFv2::LoggingConfiguration'));
     expect(configs).toHaveLength(2);
     for (const config of configs) {
-      expect(config.Properties?.RedactedFields).toEqual([{ SingleHeader: { Name: 'authorization' } }]);
+      expect(config.Properties?.RedactedFields).toContainEqual({ SingleHeader: { Name: 'authorization' } });
       const destination = JSON.stringify(config.Properties?.LogDestinationConfigs);
       const group = resourcesOf(template, 'AWS::Logs::LogGroup')[/"Ref":"([^"]+)"}\]\]/.exec(destination)![1]];
       expect(destination).toContain(':log-group:');

@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { z } from 'zod';
 import { defineArea } from '../../services/shared/area';
 import { areaHandler } from '../../services/shared/http/area-handler';
+import { requestIdOf } from '../../services/shared/http/middleware';
 import { noContent, ok } from '../../services/shared/http/request';
 import { AppError } from '../../services/shared/errors';
 
@@ -218,5 +219,16 @@ describe('areaHandler', () => {
     expect(res.headers).toMatchObject({ 'X-Request-Id': 'req-123' });
     expect(res.body).not.toMatch(/wfm-prod|DynamoDB|Exception/);
     expect(res.json).toMatchObject({ code: 'INTERNAL_ERROR', requestId: 'req-123' });
+  });
+});
+
+describe('request id', () => {
+  it("answers a SCIM-stage call under the public API's forwarded request id, and ignores that header elsewhere", () => {
+    const scimEvent = { requestContext: { requestId: 'scim-own', stage: 'scim' }, headers: { 'X-Wfm-Forwarded-Request-Id': 'public-id-1' } } as unknown as APIGatewayProxyEvent;
+    expect(requestIdOf(scimEvent)).toBe('public-id-1');
+    const publicEvent = { requestContext: { requestId: 'public-own', stage: 'v1' }, headers: { 'X-Wfm-Forwarded-Request-Id': 'spoofed' } } as unknown as APIGatewayProxyEvent;
+    expect(requestIdOf(publicEvent)).toBe('public-own');
+    const malformed = { requestContext: { requestId: 'scim-own', stage: 'scim' }, headers: { 'x-wfm-forwarded-request-id': 'a b\nc' } } as unknown as APIGatewayProxyEvent;
+    expect(requestIdOf(malformed)).toBe('scim-own');
   });
 });

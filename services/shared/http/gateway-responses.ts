@@ -24,6 +24,13 @@ export type GatewayResponseType =
   | 'DEFAULT_4XX'
   | 'DEFAULT_5XX';
 
+/**
+ * The public API forwards SCIM paths to the SCIM API with its own request id in this header;
+ * the SCIM API (reachable only through that forward) answers and logs under it, so a SCIM
+ * call has one request id from the public access log to the audit entry.
+ */
+export const FORWARDED_REQUEST_ID_HEADER = 'X-Wfm-Forwarded-Request-Id';
+
 export interface GatewayResponseRow {
   readonly type: GatewayResponseType;
   readonly status: number;

@@ -4,6 +4,7 @@ import { resourcePath, routeKey, routeRows, type AreaDefinition, type RouteRow }
 import { principalFrom, requireScopes, type Principal } from '../auth/principal';
 import { AccessDeniedError, AppError, UnauthenticatedError, ValidationError } from '../errors';
 import { logger } from '../logger';
+import { API_STAGES, FORWARDED_REQUEST_ID_HEADER } from './gateway-responses';
 import type { HttpResult } from './request';
 
 /** The proxy event, as the middlewares below complete it. */
@@ -18,7 +19,18 @@ type Middleware = MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, Context>
 /** Renders an error in the wire format of the API (problem+json, SCIM error). */
 export type ErrorRenderer = (error: unknown, requestId: string, instance: string) => HttpResult;
 
-export const requestIdOf = (event: APIGatewayProxyEvent): string => event.requestContext?.requestId ?? 'unknown';
+/**
+ * The request id of a call: API Gateway's, or on the SCIM stage the public API's id that its
+ * forward passed on (the SCIM stage is reachable only through that forward, whose header
+ * replaces any the client sent).
+ */
+export const requestIdOf = (event: APIGatewayProxyEvent): string => {
+  if (event.requestContext?.stage === API_STAGES.scim) {
+    const forwarded = headerOf(event, FORWARDED_REQUEST_ID_HEADER);
+    if (forwarded && /^[A-Za-z0-9-]{1,64}$/.test(forwarded)) return forwarded;
+  }
+  return event.requestContext?.requestId ?? 'unknown';
+};
 
 /** Every response carries X-Request-Id = API Gateway's request ID. */
 export function requestIdHeader(): Middleware {
