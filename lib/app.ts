@@ -17,6 +17,8 @@ export interface WfmStacks {
  * synth (report in cdk.out/validation-report.json). Stacks are environment-agnostic, so
  * `cdk synth` needs no AWS account.
  */
+export const PROJECT_TAG = 'wfm-organization-api';
+
 export interface BuildOptions {
   /**
    * The areas to deploy.
@@ -27,9 +29,13 @@ export interface BuildOptions {
 
 export function buildApp(app: App, options: BuildOptions = {}): WfmStacks {
   const environment = environmentFromContext(app.node);
+  // Stack tags: CloudFormation puts them on the stacks and on every resource it can tag,
+  // nested stacks included (cost allocation, ownership, environment).
+  const tags = { project: PROJECT_TAG, environment: environment.name };
   const common = {
     apiEnvironment: environment.apiEnvironment,
     terminationProtection: environment.terminationProtection,
+    tags,
   };
   const data = new DataStack(app, `${environment.stackPrefix}Data`, {
     ...common,
@@ -51,9 +57,9 @@ export function buildApp(app: App, options: BuildOptions = {}): WfmStacks {
     hostedZoneName: environment.hostedZoneName,
     areas: options.areas,
     alarmTopicArn: environment.alarmTopicArn,
+    evidenceInvokerArn: environment.evidenceInvokerArn,
   });
-  Tags.of(app).add('project', 'wfm-organization-api');
-  Tags.of(app).add('environment', environment.name);
+  for (const [key, value] of Object.entries(tags)) Tags.of(app).add(key, value);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { environment, data, api };
 }

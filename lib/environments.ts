@@ -17,6 +17,8 @@ export interface DomainContext {
 export interface EnvironmentConfig extends DomainContext {
   /** The SNS topic alarms notify (context `alarmTopicArn`); absent: the stack makes its own. */
   readonly alarmTopicArn?: string;
+  /** The IAM role of the scan channel, allowed to invoke evidence-ingest (context `evidenceInvokerArn`). */
+  readonly evidenceInvokerArn?: string;
   readonly name: EnvironmentName;
   /** What the authorizer accepts: TEST keys on the TEST stacks, LIVE keys on the LIVE stacks. */
   readonly apiEnvironment: ApiEnvironment;
@@ -82,11 +84,14 @@ export function environmentFromContext(node: Node): EnvironmentConfig {
   if (Boolean(domain.hostedZoneId) !== Boolean(domain.hostedZoneName)) {
     throw new Error(`Context hostedZoneId and hostedZoneName (env ${name}) go together: set both or neither.`);
   }
-  const alarmTopicArn: unknown = node.tryGetContext('alarmTopicArn') ?? perEnvironment.alarmTopicArn;
-  if (alarmTopicArn !== undefined && (typeof alarmTopicArn !== 'string' || !alarmTopicArn.startsWith('arn:'))) {
-    throw new Error(`Context alarmTopicArn (env ${name}) must be an SNS topic ARN, got ${JSON.stringify(alarmTopicArn)}.`);
+  const arns: Record<string, string> = {};
+  for (const key of ['alarmTopicArn', 'evidenceInvokerArn'] as const) {
+    const value: unknown = node.tryGetContext(key) ?? perEnvironment[key];
+    if (value === undefined || value === '') continue;
+    if (typeof value !== 'string' || !value.startsWith('arn:')) throw new Error(`Context ${key} (env ${name}) must be an ARN, got ${JSON.stringify(value)}.`);
+    arns[key] = value;
   }
-  return { ...BASE[name], ...domain, ...(alarmTopicArn ? { alarmTopicArn } : {}) };
+  return { ...BASE[name], ...domain, ...arns };
 }
 
 function contextObject(node: Node, key: string): Record<string, unknown> {

@@ -129,6 +129,11 @@ export interface RoutedApiProps {
    * @default - a description naming the API
    */
   readonly description?: string;
+  /**
+   * Turn off the default execute-api endpoint (when a custom domain is the only way in).
+   * @default false
+   */
+  readonly disableExecuteApiEndpoint?: boolean;
 }
 
 /** Resource paths up to this many segments below ORG_PREFIX (a collection and its items) stay in the RestApi's own stack. */
@@ -207,6 +212,7 @@ export class RoutedApi extends Construct {
       binaryMediaTypes: ['application/pdf'],
       // The authorizer names each key's usage identifier: its usage plan throttles it.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+      disableExecuteApiEndpoint: props.disableExecuteApiEndpoint ?? false,
     });
 
     // One authorizer resource per RestApi; its function's invoke permission names this API.

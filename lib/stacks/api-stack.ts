@@ -1,7 +1,7 @@
 import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Grant } from 'aws-cdk-lib/aws-iam';
+import { ArnPrincipal, Grant } from 'aws-cdk-lib/aws-iam';
 import { UsagePlan } from 'aws-cdk-lib/aws-apigateway';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -79,6 +79,11 @@ export interface ApiStackProps extends StackProps {
    * @default AREAS - the registry's
    */
   readonly areas?: readonly AreaDefinition[];
+  /**
+   * The IAM principal (role ARN) of the scan channel that invokes evidence-ingest.
+   * @default - nobody outside this account's IAM policies may invoke it
+   */
+  readonly evidenceInvokerArn?: string;
   /**
    * The SNS topic every alarm notifies (e.g. the platform team's, from context `alarmTopicArn`).
    * @default - a topic of this stack, encrypted with its own key
@@ -175,6 +180,11 @@ export class ApiStack extends Stack {
     // The platform's functions stay here; each area brings its own in its nested stack.
     const functions: Record<FunctionName, AreaFunction> = {};
     for (const definition of PLATFORM_FUNCTIONS) functions[definition.name] = bindFunction(this, definition, shared);
+    // The scan channel invokes evidence-ingest directly (no route): only the principal named
+    // by context may, through the function's resource policy.
+    if (props.evidenceInvokerArn) {
+      functions['evidence-ingest'].addPermission('ScanChannelInvoke', { principal: new ArnPrincipal(props.evidenceInvokerArn), action: 'lambda:InvokeFunction' });
+    }
 
     const accountLogging = props.manageApiGatewayAccount === false ? undefined : new ApiGatewayAccountLogging(this, 'ApiGatewayAccount');
     const common = {
@@ -186,7 +196,16 @@ export class ApiStack extends Stack {
     const areas = props.areas ?? AREAS;
     const routes = areas.flatMap(routeRows);
     this.scimApi = new RoutedApi(this, 'ScimApi', { ...common, api: 'scim', routes, description: `WFM ${props.apiEnvironment} SCIM 2.0 provisioning` });
-    this.publicApi = new RoutedApi(this, 'PublicApi', { ...common, api: 'public', routes, description: `WFM ${props.apiEnvironment} organization API` });
+    // Behind a custom domain the public API has one way in: its execute-api URL is turned off.
+    // (The SCIM API keeps its own: the public API's forward calls it, and its WebACL admits
+    // only that forward.)
+    this.publicApi = new RoutedApi(this, 'PublicApi', {
+      ...common,
+      api: 'public',
+      routes,
+      description: `WFM ${props.apiEnvironment} organization API`,
+      disableExecuteApiEndpoint: Boolean(props.domainName),
+    });
     const apis = { public: this.publicApi, scim: this.scimApi };
 
     const areaStacks: Record<string, AreaStack> = {};

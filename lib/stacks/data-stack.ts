@@ -63,7 +63,9 @@ export class DataStack extends Stack {
       enforceSSL: true,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
       removalPolicy,
-      autoDeleteObjects: false,
+      // A TEST stack can be deleted with its buckets; LIVE keeps them.
+      autoDeleteObjects: !retain,
+      lifecycleRules: [{ id: 'ExpireAccessLogs', expiration: retain ? Duration.days(365) : Duration.days(30) }],
     });
     this.reportsBucket = new Bucket(this, 'ReportsBucket', {
       // A known name: the api stack grants on `<name>/reports/*` without a cross-stack token,
@@ -76,6 +78,12 @@ export class DataStack extends Stack {
       serverAccessLogsBucket: accessLogs,
       serverAccessLogsPrefix: 'reports/',
       removalPolicy,
+      autoDeleteObjects: !retain,
+      lifecycleRules: [
+        // A replaced export file stays recoverable for a while, then goes; unfinished
+        // multipart uploads never linger.
+        { id: 'ExpireNoncurrentVersions', noncurrentVersionExpiration: Duration.days(90), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
     });
 
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table' });
