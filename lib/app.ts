@@ -1,4 +1,5 @@
 import { Tags, Validations, type App } from 'aws-cdk-lib';
+import { CfnGuardValidator } from '@cdklabs/cdk-validator-cfnguard';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { AreaDefinition } from '../services/shared/area';
 import { environmentFromContext, type EnvironmentConfig } from './environments';
@@ -60,6 +61,7 @@ export function buildApp(app: App, options: BuildOptions = {}): WfmStacks {
     evidenceInvokerArn: environment.evidenceInvokerArn,
   });
   for (const [key, value] of Object.entries(tags)) Tags.of(app).add(key, value);
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  // Beside cdk-nag, the AWS Control Tower proactive controls (cfn-guard rules) on every synth.
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new CfnGuardValidator({ maxBuffer: 64 * 1024 * 1024 }));
   return { environment, data, api };
 }

@@ -4,6 +4,7 @@ import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnLoggingConfiguration, CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { problemBody } from '../../services/shared/http/problems';
+import { acknowledgeLogGroup } from './api';
 
 export interface ApiFirewallProps {
   /**
@@ -139,6 +140,7 @@ export class ApiFirewall extends Construct {
    */
   enableLogging(retention: RetentionDays, removalPolicy: RemovalPolicy): LogGroup {
     const logGroup = new LogGroup(this, 'Logs', { logGroupName: `aws-waf-logs-${this.webAclName}`, retention, removalPolicy });
+    acknowledgeLogGroup(logGroup, retention);
     const logging = new CfnLoggingConfiguration(this, 'Logging', {
       resourceArn: this.webAcl.attrArn,
       logDestinationConfigs: [Stack.of(this).formatArn({ service: 'logs', resource: 'log-group', resourceName: logGroup.logGroupName, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],

@@ -28,6 +28,7 @@ import { AUTHORIZER_CACHE_SECONDS } from '../../services/authorizer/cache';
 import { ROUTES } from '../../services/routes';
 import { ORG_PREFIX, resourcePath, type ApiName, type HttpMethod, type RouteRow } from '../../services/shared/area';
 import { API_ERROR_FORMAT, API_STAGES, FORWARDED_REQUEST_ID_HEADER, GATEWAY_RESPONSES, type ErrorFormat } from '../../services/shared/http/gateway-responses';
+import { acknowledgeGuard } from '../guard';
 import { allowHeader, API_GATEWAY_VARS, errorHeaders, errorTemplates, gatewayResponseOptions, methodNotAllowedBody } from '../gateway-responses';
 
 /** Stage throttling per API: the public API's budget, and SCIM's own (Entra ID sends up to 25 req/s). */
@@ -197,6 +198,7 @@ export class RoutedApi extends Construct {
       retention: props.accessLogRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: props.accessLogRemovalPolicy ?? RemovalPolicy.DESTROY,
     });
+    acknowledgeLogGroup(this.accessLogs, props.accessLogRetention);
 
     this.restApi = new RestApi(this, 'RestApi', {
       restApiName: `${Stack.of(this).stackName}-${props.api}`,
@@ -231,8 +233,10 @@ export class RoutedApi extends Construct {
     });
     props.authorizerFunction.addPermission(`${id}InvokeAuthorizer`, {
       principal: new ServicePrincipal('apigateway.amazonaws.com'),
+      sourceAccount: Aws.ACCOUNT_ID,
       sourceArn: Stack.of(this).formatArn({ service: 'execute-api', resource: this.restApi.restApiId, resourceName: `authorizers/${this.authorizer.ref}` }),
     });
+    acknowledgeGuard(props.authorizerFunction.node.findChild(`${id}InvokeAuthorizer`), 'lambdaPublicAccess');
 
     // Path parameters are declared required and checked by API Gateway; bodies, query and
     // headers are validated by the strict zod schemas in the handlers, which answer in the
@@ -283,6 +287,8 @@ export class RoutedApi extends Construct {
     const routes = this.routes.filter((route) => route.area === area);
     if (routes.length === 0) return [];
     const base = new Construct(scope, `${pascalCase(this.api)}Routes`);
+    // The Lambda integration's invoke permission, beside the methods.
+    acknowledgeGuard(base, 'lambdaPublicAccess');
     Validations.of(base).acknowledge({
       id: 'AwsSolutions-COG4',
       reason: 'Clients are machines holding API keys (integrations, identity providers), not Cognito users: every routed method uses the Lambda REQUEST key authorizer instead.',
@@ -367,6 +373,7 @@ export class RoutedApi extends Construct {
       removalPolicy: props.accessLogRemovalPolicy ?? RemovalPolicy.DESTROY,
     });
     stage.node.addDependency(executionLogs);
+    acknowledgeLogGroup(executionLogs, props.accessLogRetention);
     this.restApi.deploymentStage = stage;
     this.deployedStage = stage;
     return stage;
@@ -484,6 +491,12 @@ export class RoutedApi extends Construct {
 export const ORIGIN_HEADER = 'X-Wfm-Origin';
 
 export { FORWARDED_REQUEST_ID_HEADER };
+
+/** The guard findings every log group of ours has on purpose (see lib/guard.ts). */
+export function acknowledgeLogGroup(logGroup: LogGroup, retention: RetentionDays | undefined): void {
+  acknowledgeGuard(logGroup, 'logGroupKms');
+  if ((retention ?? RetentionDays.ONE_MONTH) < RetentionDays.ONE_YEAR) acknowledgeGuard(logGroup, 'logGroupRetention');
+}
 
 /** Whether `path` is `ancestor` or below it. */
 const isAtOrBelow = (path: string, ancestor: string): boolean => path === ancestor || path.startsWith(`${ancestor}/`);

@@ -10,6 +10,8 @@ import type { Construct } from 'constructs';
 import { ENV, type ApiEnvironment } from '../../services/shared/config';
 import { dynamoDbAction, type TableAction } from '../permissions';
 import { fromRoot, handlerEntry } from '../paths';
+import { acknowledgeGuard } from '../guard';
+import { acknowledgeLogGroup } from './api';
 import { AppTable } from './app-table';
 
 export interface AreaFunctionProps {
@@ -113,6 +115,8 @@ export class AreaFunction extends NodejsFunction {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so AWS requires Resource "*".',
     });
+    acknowledgeGuard(this, 'lambdaInVpc');
+    acknowledgeLogGroup(logGroup, props.logRetention);
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
       reason: 'nodejs22.x is the target runtime on purpose: local development and tests pin Node 22 (the node@22 devDependency) so that they run what Lambda runs; moving to a newer runtime moves both together.',

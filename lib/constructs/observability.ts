@@ -9,6 +9,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { limitGrantsToAwsServices } from '../guard';
 import type { RoutedApi } from './api';
 import type { ApiFirewall } from './api-firewall';
 
@@ -182,6 +183,7 @@ export class Observability extends Construct {
   private ownTopic(): ITopic {
     const key = new Key(this, 'AlarmTopicKey', { description: 'WFM alarm topic encryption', enableKeyRotation: true });
     key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    limitGrantsToAwsServices(key);
     return new Topic(this, 'AlarmTopic', { displayName: 'WFM alarms', masterKey: key, enforceSSL: true });
   }
 }

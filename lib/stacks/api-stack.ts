@@ -16,6 +16,7 @@ import type { ApiEnvironment } from '../../services/shared/config';
 import { ApiDomain } from '../constructs/api-domain';
 import { ApiFirewall } from '../constructs/api-firewall';
 import { Observability } from '../constructs/observability';
+import { acknowledgeGuard } from '../guard';
 import { ApiGatewayAccountLogging } from '../constructs/api-gateway-account';
 import { ORIGIN_HEADER, RoutedApi } from '../constructs/api';
 import type { AreaFunction } from '../constructs/area-function';
@@ -130,6 +131,7 @@ export class ApiStack extends Stack {
     // In the reports area's nested stack, beside its functions.
     const scope = Stack.of(reports);
     const deadLetters = new Queue(scope, 'ReportsDeadLetterQueue', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    acknowledgeGuard(deadLetters, 'sqsDlq');
     const queue = new Queue(scope, 'ReportsQueue', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

@@ -5,6 +5,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { ApiEnvironment } from '../../services/shared/config';
 import { AppTable } from '../constructs/app-table';
+import { acknowledgeGuard, limitGrantsToAwsServices } from '../guard';
 
 /** The bucket of export files: one per environment, account and region. */
 export const reportsBucketName = (environment: ApiEnvironment): string => `wfm-${environment.toLowerCase()}-reports-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
@@ -44,6 +45,8 @@ export class DataStack extends Stack {
       removalPolicy,
       pendingWindow: retain ? Duration.days(30) : Duration.days(7),
     });
+
+    limitGrantsToAwsServices(this.restrictedDataKey);
 
     this.cursorSecret = new Secret(this, 'CursorSecret', {
       description: `WFM ${props.apiEnvironment}: key material that seals list cursors`,
@@ -85,6 +88,11 @@ export class DataStack extends Stack {
         { id: 'ExpireNoncurrentVersions', noncurrentVersionExpiration: Duration.days(90), abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
     });
+
+    acknowledgeGuard(accessLogs, 's3Kms', 's3Logging', 's3ObjectLock', 's3Versioning', 's3Notifications');
+    acknowledgeGuard(this.reportsBucket, 's3Kms', 's3ObjectLock', 's3Notifications');
+    // CDK's own provider that empties TEST buckets on delete.
+    if (!retain) acknowledgeGuard(this, 'lambdaInVpc');
 
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table' });
     new CfnOutput(this, 'ReportsBucketName', { value: this.reportsBucket.bucketName, description: 'Export files' });
