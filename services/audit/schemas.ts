@@ -27,7 +27,12 @@ export const auditResponseSchema = z
   .object({
     id: z.uuid(),
     occurredAt: utc(),
-    actor: z.object({ type: z.enum(['API_KEY', 'SYSTEM']), label: z.string() }),
+    actor: z
+      .discriminatedUnion('type', [
+        z.object({ type: z.literal('API_KEY'), keyId: z.string().meta({ description: 'The key id: the public half of the token (never its secret).' }), label: z.string() }),
+        z.object({ type: z.literal('SYSTEM'), label: z.string() }),
+      ])
+      .meta({ description: 'Who made the change: the API key (its key id and label), or an internal system such as the evidence channel. Never a person.' }),
     action: z.string(),
     entity: z.object({ type: z.string(), id: z.string() }),
     references: z.record(z.string(), z.string()),
@@ -44,13 +49,14 @@ export const auditResponseSchema = z
 export const auditListSchema = pageSchema(auditResponseSchema);
 
 /**
- * An audit entry as returned: allowlisted members only. The actor is shown by its label;
- * key ids, snapshots beyond the safe fields, addresses, positions and bank data never are.
+ * An audit entry as returned: allowlisted members only. The actor is the API key, by its key
+ * id (the public half of the token) and label (decisions.md, "Audit actor"); snapshots beyond
+ * the safe fields, addresses, positions, bank data and secrets never are.
  */
 export const auditResponse = (e: AuditEntry): z.infer<typeof auditResponseSchema> => ({
   id: e.id,
   occurredAt: e.occurredAt,
-  actor: { type: e.actor.type, label: e.actor.label },
+  actor: e.actor.type === 'API_KEY' ? { type: 'API_KEY', keyId: e.actor.keyId, label: e.actor.label } : { type: 'SYSTEM', label: e.actor.label },
   action: e.action,
   entity: e.entity,
   references: e.references ?? {},

@@ -57,16 +57,16 @@ describe('GET /audit content', () => {
     expect(requestIds.filter((id: string) => ours.includes(id))).toEqual([...ours].reverse());
   });
 
-  it('returns only allowlisted members, and the actor by its label (no key id)', async () => {
+  it('returns only allowlisted members, and the actor by its key id and label (never the secret)', async () => {
     const res = await list({ limit: 200 });
     for (const item of res.body.items) {
       expect(ENTRY_MEMBERS).toEqual(expect.arrayContaining(Object.keys(item)));
-      expect(Object.keys(item.actor).sort()).toEqual(['label', 'type']);
+      expect(Object.keys(item.actor).sort()).toEqual(item.actor.type === 'API_KEY' ? ['keyId', 'label', 'type'] : ['label', 'type']);
       for (const snapshot of [item.before, item.after].filter(Boolean)) expect(SNAPSHOT_MEMBERS).toEqual(expect.arrayContaining(Object.keys(snapshot)));
       expect(Array.isArray(item.staleExportManifestIds)).toBe(true);
       expect(auditResponseSchema.strict().safeParse(item).error).toBeUndefined();
     }
-    for (const token of Object.values(api.demo.keys)) expect(res.text).not.toContain(keyIdOf(token));
+    for (const token of Object.values(api.demo.keys)) expect(res.text).not.toContain(token.split('.')[1]);
     expect(res.text).not.toMatch(/organizationId|"PK"|"SK"|GSI|itemType/);
   });
 
@@ -74,7 +74,7 @@ describe('GET /audit content', () => {
     const res = await list({ entityType: 'time_entry', entityId: entryId });
     expect(res.body.items.map((a: { action: string }) => a.action)).toEqual(['time_entry.voided', 'time_entry.corrected', 'time_entry.created']);
     const [voided, corrected, created] = res.body.items;
-    const actor = { type: 'API_KEY', label: 'Demo key: admin' };
+    const actor = { type: 'API_KEY', keyId: keyIdOf(api.demo.keys.admin), label: 'Demo key: admin' };
     expect(created).toMatchObject({ actor, entity: { type: 'time_entry', id: entryId }, reason: 'Forgot to scan at the depot', before: null, requestId: written('created').requestId });
     expect(created.after).toEqual({
       startedAt: '2025-05-01T08:00:00.000Z',
@@ -90,9 +90,9 @@ describe('GET /audit content', () => {
     expect(created.references).toMatchObject({ employeeId: expect.any(String) });
   });
 
-  it('names the key that wrote, by its label', async () => {
+  it('names the key that wrote, by its key id and label', async () => {
     const res = await list({ entityType: 'time_entry', entityId: written('otherKey').body.id });
-    expect(res.body.items).toEqual([expect.objectContaining({ actor: { type: 'API_KEY', label: 'Demo key: timesheetsNoWorkEvents' } })]);
+    expect(res.body.items).toEqual([expect.objectContaining({ actor: { type: 'API_KEY', keyId: keyIdOf(api.demo.keys.timesheetsNoWorkEvents), label: 'Demo key: timesheetsNoWorkEvents' } })]);
   });
 
   it('records an overlap override with its reason and the overlapped ids', async () => {
