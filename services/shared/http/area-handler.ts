@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { z } from 'zod';
 import { pathParamNames, resourcePath, routeKey, routeRows, type AreaDefinition, type RouteContract, type RouteRow } from '../area';
 import { principalFrom, requireScopes, type Principal } from '../auth/principal';
@@ -10,7 +10,7 @@ import { READ_ONLY_UNIT, TransactionUnit, type UnitOfWork } from '../ddb/unit-of
 import type { Actor } from '../domain/actor';
 import { retryOnConflict } from '../domain/conflict';
 import { AccessDeniedError, AppError, NotFoundError, UnauthenticatedError, ValidationError } from '../errors';
-import { logger } from '../logger';
+import { addLogKeys, logger, withLogScope } from '../logger';
 import { isUuid } from '../time';
 import { renderProblem } from './handler';
 import { idempotentWrite, requestInput, toStored } from './idempotent';
@@ -82,7 +82,7 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
   const mediaType = options.mediaType ?? 'application/json';
   const operations = options.operations as unknown as Record<string, (request: OperationRequest<RouteContract, P>) => Promise<HttpResult>>;
 
-  return middy<ApiEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: 0 })
+  const chain = middy<ApiEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(requestIdHeader())
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestLogKeys())
@@ -97,7 +97,7 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
         // The authorizer's policy already confines the key to its organization; checked again
         // so that no operation ever runs for another organization.
         if (principal.organizationId !== event.pathParameters?.organizationId) throw new AccessDeniedError();
-        logger.appendKeys({ keyId: principal.keyId, organizationId: principal.organizationId });
+        addLogKeys({ keyId: principal.keyId, organizationId: principal.organizationId });
         requireScopes(principal, route.scopes);
         event.route = route as never;
         event.principal = principal;
@@ -126,6 +126,8 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
       const result = idempotencyKey === undefined ? await attempt() : await idempotentWrite(db, raw, idempotencyKey, requestInput(raw), (complete) => attempt((r) => complete(toStored(r))));
       return toProxyResult(result, mediaType);
     });
+  // Each invocation logs under its own request's keys, even when one process serves many.
+  return (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => withLogScope(() => chain(event as ApiEvent, context));
 }
 
 function rawRequest(event: ApiEvent, context: Context, route: RouteRow): ApiRequest {

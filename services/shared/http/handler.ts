@@ -1,9 +1,9 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import type { APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { routeRows, type AreaDefinition } from '../area';
 import { AppError, ValidationError } from '../errors';
-import { logger } from '../logger';
+import { logger, withLogScope } from '../logger';
 import {
   authorizeRoute,
   errorResponses,
@@ -57,7 +57,7 @@ export function createHandler(options: HandlerOptions) {
   }
   const mediaType = options.mediaType ?? 'application/json';
 
-  return middy<ApiEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: 0 })
+  const chain = middy<ApiEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(requestIdHeader())
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestLogKeys())
@@ -69,6 +69,7 @@ export function createHandler(options: HandlerOptions) {
       const result: HttpResult = await operations[request.route.operation](request);
       return toProxyResult(result, mediaType);
     });
+  return (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => withLogScope(() => chain(event as ApiEvent, context));
 }
 
 function toApiRequest(event: ApiEvent, context: Context): ApiRequest {

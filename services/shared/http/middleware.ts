@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { resourcePath, routeKey, routeRows, type AreaDefinition, type RouteRow } from '../area';
 import { principalFrom, requireScopes, type Principal } from '../auth/principal';
 import { AccessDeniedError, AppError, UnauthenticatedError, ValidationError } from '../errors';
-import { logger } from '../logger';
+import { addLogKeys, logger } from '../logger';
 import { API_STAGES, FORWARDED_REQUEST_ID_HEADER } from './gateway-responses';
 import type { HttpResult } from './request';
 
@@ -46,7 +46,7 @@ export function requestLogKeys(): Middleware {
   return {
     name: 'requestLogKeys',
     before: ({ event }) => {
-      logger.appendKeys({ requestId: requestIdOf(event), route: `${event.httpMethod} ${event.resource}` });
+      addLogKeys({ requestId: requestIdOf(event), route: `${event.httpMethod} ${event.resource}` });
     },
   };
 }
@@ -88,7 +88,7 @@ export function authorizeRoute(area: AreaDefinition): Middleware {
       const principal = principalFrom(event.requestContext?.authorizer as Record<string, unknown> | undefined);
       if (!principal) throw new UnauthenticatedError();
       if (principal.organizationId !== event.pathParameters?.organizationId) throw new AccessDeniedError();
-      logger.appendKeys({ keyId: principal.keyId, organizationId: principal.organizationId });
+      addLogKeys({ keyId: principal.keyId, organizationId: principal.organizationId });
       requireScopes(principal, route.scopes);
       event.route = route;
       event.principal = principal;
