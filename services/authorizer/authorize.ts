@@ -3,6 +3,7 @@ import { bearerToken, parseApiKey, secretMatches } from '../shared/auth/api-key'
 import { organizationPolicy, type PolicyDocument } from '../shared/auth/policy';
 import type { AuthorizerContext } from '../shared/auth/principal';
 import type { ApiEnvironment } from '../shared/config';
+import { AUTHORIZER_CACHE_SECONDS } from './cache';
 
 export interface AuthorizeDeps {
   /** The environment of the host this authorizer guards. */
@@ -23,7 +24,8 @@ export type DenyReason = 'missing-token' | 'malformed-token' | 'wrong-environmen
  * 1. Parse `Bearer <prefix><key-id>.<secret>`.
  * 2. The prefix's environment must be this host's (a TEST key works only on the TEST host).
  * 3. Load the key record by key-id; compare the secret's hash in constant time.
- * 4. Reject revoked and expired keys.
+ * 4. Reject revoked keys, and keys that expire within the authorizer cache time (a cached
+ *    allow must not outlive the key; a revocation takes up to that time to reach the cache).
  * 5. Allow the key's own organization. The organization of the URL is not compared here:
  *    API Gateway evaluates the policy, so another organization's URL gets 403, also when
  *    the policy comes from the cache.
@@ -42,7 +44,9 @@ export async function authorize(deps: AuthorizeDeps, authorization: string | und
   }
   const now = deps.now().getTime();
   if (record.revokedAt && Date.parse(record.revokedAt) <= now) return { allow: false, reason: 'revoked', keyId: key.keyId };
-  if (record.validUntil && Date.parse(record.validUntil) <= now) return { allow: false, reason: 'expired', keyId: key.keyId };
+  // API Gateway caches an allow for AUTHORIZER_CACHE_SECONDS whatever happens to the key, so a
+  // key stops working that long before it expires: a cached policy never outlives the key.
+  if (record.validUntil && Date.parse(record.validUntil) - AUTHORIZER_CACHE_SECONDS * 1000 <= now) return { allow: false, reason: 'expired', keyId: key.keyId };
   return {
     allow: true,
     principalId: record.keyId,

@@ -1,4 +1,5 @@
 import { authorize, type AuthorizeDeps } from '../../services/authorizer/authorize';
+import { AUTHORIZER_CACHE_SECONDS } from '../../services/authorizer/cache';
 import type { ApiKeyRecord } from '../../services/api-keys/store';
 import { generateApiKey } from '../../services/shared/auth/api-key';
 import { policyAllows } from '../../services/shared/auth/policy';
@@ -62,10 +63,12 @@ describe('authorize', () => {
     const { token, deps } = setup({ revokedAt: '2026-05-01T00:00:00Z' });
     await denied('revoked', `Bearer ${token}`, deps);
   });
-  it('denies an expired key and accepts it until then', async () => {
+  it('denies an expired key, and one that expires within the cache time (a cached allow must not outlive it)', async () => {
     const expired = setup({ validUntil: '2026-06-01T12:00:00Z' });
     await denied('expired', `Bearer ${expired.token}`, expired.deps);
-    const valid = setup({ validUntil: '2026-06-01T12:00:01Z' });
+    const expiringWhileCached = setup({ validUntil: new Date(NOW.getTime() + AUTHORIZER_CACHE_SECONDS * 1000).toISOString() });
+    await denied('expired', `Bearer ${expiringWhileCached.token}`, expiringWhileCached.deps);
+    const valid = setup({ validUntil: new Date(NOW.getTime() + AUTHORIZER_CACHE_SECONDS * 1000 + 1).toISOString() });
     expect((await authorize(valid.deps, `Bearer ${valid.token}`, methodArn('/v1/organizations/org-a/x'))).allow).toBe(true);
   });
 });
