@@ -14,7 +14,7 @@ const call = (key: string, input: Record<string, string>) => ({ scope: 'org#key#
 
 /** A "work" that commits one item and the completion record in one transaction. */
 const work = (id: string) => async (complete: (r: StoredResponse) => Promise<import('../../services/shared/ddb/transaction').TxItem>) => {
-  const response: StoredResponse = { statusCode: 201, headers: { Location: `/things/${id}` }, body: { id } };
+  const response: StoredResponse = { statusCode: 201, headers: { Location: `/things/${id}` }, bodyText: JSON.stringify({ id }) };
   await commit(db, [{ label: 'thing', op: { Put: { Item: { PK: `THING#${id}`, SK: 'T' }, ConditionExpression: 'attribute_not_exists(PK)' } } }, await complete(response)]);
   return response;
 };
@@ -71,7 +71,7 @@ describe('runIdempotent', () => {
       }),
     ).rejects.toThrow('crash after commit');
     const retry = await runIdempotent(store, call(key, { a: '1' }), work(randomUUID()));
-    expect(retry).toMatchObject({ replayed: true, response: { body: { id } } });
+    expect(retry).toMatchObject({ replayed: true, response: { bodyText: JSON.stringify({ id }) } });
   });
 
   it('takes over a lock whose holder ran out of time', async () => {

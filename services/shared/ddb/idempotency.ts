@@ -18,7 +18,11 @@ import { TransactionCancelledError, type TxItem } from './transaction';
 export interface StoredResponse {
   readonly statusCode: number;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body?: JSONValue;
+  /**
+   * The body exactly as it was sent: a replay must be byte-identical, and DynamoDB keeps the
+   * members of a map in an order of its own.
+   */
+  readonly bodyText?: string;
   readonly contentType?: string;
 }
 

@@ -82,12 +82,13 @@ export function committedWrite<T>(
 export const toStored = (r: HttpResult): StoredResponse => ({
   statusCode: r.statusCode,
   headers: { ...r.headers },
-  ...(r.body !== undefined ? { body: r.body as JsonValue } : {}),
+  ...(r.body !== undefined ? { bodyText: JSON.stringify(r.body) } : {}),
   ...(r.contentType ? { contentType: r.contentType } : {}),
 });
 
 const fromStored = (r: StoredResponse): HttpResult => ({
   statusCode: r.statusCode,
   headers: { ...r.headers },
-  ...(r.body !== undefined ? { body: r.body } : {}),
+  ...(r.bodyText !== undefined ? { body: JSON.parse(r.bodyText) as object, bodyText: r.bodyText } : {}),
+  ...(r.contentType ? { contentType: r.contentType } : {}),
 });

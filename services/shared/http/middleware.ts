@@ -179,6 +179,6 @@ export function toProxyResult(result: HttpResult, mediaType: string): APIGateway
       ...(hasBody ? { 'Content-Type': result.contentType ?? mediaType } : {}),
       ...result.headers,
     },
-    body: hasBody ? JSON.stringify(result.body) : '',
+    body: hasBody ? (result.bodyText ?? JSON.stringify(result.body)) : '',
   };
 }

@@ -25,6 +25,8 @@ export interface HttpResult {
   readonly body?: JsonValue | object;
   /** Overrides the handler's media type (problem bodies, SCIM errors, files). */
   readonly contentType?: string;
+  /** The body's JSON text, sent as it is (an idempotent replay: byte for byte the original). */
+  readonly bodyText?: string;
   /** A file instead of a JSON body: text types are sent as UTF-8, others base64-encoded. */
   readonly file?: Buffer;
 }
