@@ -46,6 +46,7 @@ export interface LocalGateway {
 
 const API_IDS: Readonly<Record<ApiName, string>> = { public: 'localpublic', scim: 'localscim' };
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024; // API Gateway's payload limit
+const MAX_HEADER_BYTES = 10_240; // API Gateway's limit on the request line and header values
 const LAMBDA_TIMEOUT_MS = 10_000;
 
 interface CompiledRoute {
@@ -109,7 +110,8 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     return h;
   };
 
-  const server = createServer((req, res) => {
+  // Larger than API Gateway's limit, so that its own check (below) answers, not Node's parser.
+  const server = createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       // The gateway itself failed: answer like API Gateway's DEFAULT_5XX.
       console.error('local gateway error', error);
@@ -117,11 +119,34 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     });
   });
 
+  // Requests Node cannot even parse (e.g. headers beyond maxHeaderSize) still get a problem
+  // body and an X-Request-Id, as every response does.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return;
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const requestId = randomUUID();
+    const body = JSON.stringify(headersTooLargeBody(requestId, tooLarge));
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\nContent-Type: application/problem+json\r\nX-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname.length > 1 ? url.pathname.replace(/\/$/, '') : url.pathname;
+    // The raw path, as API Gateway matches it: no WHATWG normalization (which turns `\` into `/`).
+    const raw = req.url ?? '/';
+    const rawPath = raw.split('?')[0] || '/';
+    const url = new URL(`http://localhost${raw.startsWith('/') ? '' : '/'}${raw.replace(/\\/g, '%5C')}`);
+    const path = rawPath.length > 1 ? rawPath.replace(/\/$/, '') : rawPath;
     const method = (req.method ?? 'GET').toUpperCase();
+
+    // API Gateway's limit on the request line and header values together.
+    const headerBytes = Buffer.byteLength(`${method} ${raw}`) + req.rawHeaders.reduce((n, part) => n + Buffer.byteLength(part), 0);
+    if (headerBytes > MAX_HEADER_BYTES) {
+      const api = apiOfPath(path);
+      send(res, 431, { 'Content-Type': ERROR_MEDIA_TYPE[API_ERROR_FORMAT[api]], 'X-Request-Id': requestId }, JSON.stringify(headersTooLargeBody(requestId, true, api, path)));
+      return;
+    }
 
     const document = options.publicDocuments?.[path];
     if (document && method === 'GET') {
@@ -139,7 +164,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
 
     const headers = flatHeaders(req);
     const query = parseQuery(url.search);
-    const event = proxyEvent({ method, path, match, headers, query, body, requestId, api, sourceIp: req.socket.remoteAddress ?? '127.0.0.1' });
+    const event = proxyEvent({ method, path, match, headers, multiValueHeaders: multiHeaders(req), query, body, requestId, api, sourceIp: req.socket.remoteAddress ?? '127.0.0.1' });
 
     // Identity source: API Gateway answers 401 without calling the authorizer when it is absent.
     const authorization = Object.entries(headers).find(([k]) => k.toLowerCase() === 'authorization')?.[1];
@@ -213,20 +238,21 @@ function proxyEvent(input: {
   path: string;
   match: Match;
   headers: Record<string, string>;
+  multiValueHeaders: Record<string, string[]>;
   query: { single: Record<string, string>; multi: Record<string, string[]> };
   body: string;
   requestId: string;
   api: ApiName;
   sourceIp: string;
 }): APIGatewayProxyEvent {
-  const { method, path, match, headers, query, body, requestId, api, sourceIp } = input;
+  const { method, path, match, headers, multiValueHeaders, query, body, requestId, api, sourceIp } = input;
   const hasQuery = Object.keys(query.single).length > 0;
   return {
     resource: match.route.resource,
     path,
     httpMethod: method,
     headers,
-    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
+    multiValueHeaders,
     queryStringParameters: hasQuery ? query.single : null,
     multiValueQueryStringParameters: hasQuery ? query.multi : null,
     pathParameters: match.pathParameters,
@@ -328,13 +354,26 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
   res.end(body);
 }
 
+/**
+ * Headers as API Gateway hands them over: `headers` holds the last value of a repeated header
+ * (`multiValueHeaders` all of them), never the values joined with a comma.
+ */
 function flatHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i];
-    out[name] = out[name] === undefined ? req.rawHeaders[i + 1] : `${out[name]},${req.rawHeaders[i + 1]}`;
-  }
+  for (let i = 0; i < req.rawHeaders.length; i += 2) out[req.rawHeaders[i]] = req.rawHeaders[i + 1];
   return out;
+}
+
+function multiHeaders(req: IncomingMessage): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) (out[req.rawHeaders[i]] ??= []).push(req.rawHeaders[i + 1]);
+  return out;
+}
+
+/** 431: headers larger than API Gateway takes, as a problem in the API's error format. */
+function headersTooLargeBody(requestId: string, tooLarge: boolean, api: ApiName = 'public', instance = ''): unknown {
+  const row = { type: 'DEFAULT_4XX' as const, status: tooLarge ? 431 : 400, code: 'BAD_REQUEST' as const, detail: tooLarge ? `The request line and headers exceed ${MAX_HEADER_BYTES} bytes.` : 'The request could not be parsed.' };
+  return gatewayResponseBody(row, API_ERROR_FORMAT[api], { requestId, instance });
 }
 
 /**

@@ -151,7 +151,7 @@ describe('POST /timesheets with a registered location', () => {
     });
     expect(audit[0].before).toBeUndefined();
     expect(audit[0].after).toMatchObject({ state: 'CLOSED', revision: 1, breakMinutes: 30, contextKind: 'REGISTERED_LOCATION', locationId: api.demo.locations[0] });
-    const completed = (await itemsOfType(api.db, 'IdempotencyRecord')).filter((r) => r.status === 'COMPLETED' && r.response?.body?.id === res.body.id);
+    const completed = (await itemsOfType(api.db, 'IdempotencyRecord')).filter((r) => r.status === 'COMPLETED' && JSON.parse(r.response?.bodyText ?? '{}').id === res.body.id);
     expect(completed).toHaveLength(1);
   });
 
