@@ -181,7 +181,7 @@ export function checkItems(items: readonly Item[], now = Date.now()): Consistenc
       flag('idempotency.shape', r, `status ${r.status}, ${r.response ? 'with' : 'without'} a response`);
       continue;
     }
-    const body = r.response.body as Item | undefined;
+    const body = (typeof r.response.bodyText === 'string' ? JSON.parse(r.response.bodyText) : r.response.body) as Item | undefined;
     const status = Number(r.response.statusCode);
     if (!body || typeof body.id !== 'string' || status >= 300) continue;
     const etag = String(r.response.headers?.ETag ?? '');
