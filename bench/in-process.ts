@@ -5,7 +5,7 @@ import { startLocalGateway, type LocalGateway } from '../services/local/gateway'
 import { seedDemo, type DemoData } from '../services/local/seed';
 import { putEmployee } from '../services/employees/store';
 import { defaultDb, type Db } from '../services/shared/ddb/client';
-import { entryKeys, entryToItem } from '../services/timesheets/store';
+import { entryKeys, entryToItem } from '../services/timesheets/model';
 import type { TimeEntry } from '../services/timesheets/domain';
 import { callSummary, installMeter, type Call, type Meter } from './lib/meter';
 import { round, since, summarize } from './lib/stats';

@@ -3,6 +3,7 @@
  * projects scans into entries with the same revision items the API writes; exports read
  * entries per employee from the consistent timeline.
  */
-export { revisionItems } from './commands';
-export { auditSnapshot, intervalErrors, workedMinutes, type TimeEntry } from './domain';
-export { ENTRY_LABEL, entriesOfEmployeeStartingIn, entryFromItem, entryKeys, GUARD_LABEL, guardFromItem, STATS_LABEL } from './store';
+export { auditSnapshot, intervalErrors, workedMinutes } from './domain';
+export { entryFromItem, entryKeys, guardFromItem, type TimeEntry } from './model';
+export { ENTRY_LABEL, GUARD_LABEL, revisionItems, STATS_LABEL } from './store';
+export { entriesOfEmployeeStartingIn } from './store-lists';
