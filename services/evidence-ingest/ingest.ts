@@ -5,7 +5,7 @@ import { inUnitOfWork, READ_ONLY_UNIT } from '../shared/ddb/unit-of-work';
 import type { SystemActor } from '../shared/domain/actor';
 import { parseInput } from '../shared/http/validation';
 import { instant, uuid } from '../shared/time';
-import { projectScan, timesheetsStore } from '../timesheets/public';
+import { projectScan, timesheetsStore, type TimesheetPorts } from '../timesheets/public';
 import type { WorkEvent } from '../work-events/public';
 import { EventAlreadyIngestedError, evidenceStore, reportsExports } from './store';
 
@@ -84,7 +84,7 @@ export async function ingestEvidence(deps: IngestDeps, organizationId: string, r
       const seen = await events.getWorkEvent(organizationId, id);
       if (seen) return duplicateOf(id, seen);
       const at = deps.now();
-      const ports = { store: timesheetsStore(deps.db, unit, reportsExports), now: () => at, newId: deps.newId, seal: deps.seal };
+      const ports: TimesheetPorts = { store: timesheetsStore(deps.db, unit, reportsExports), now: () => at, newId: deps.newId, seal: deps.seal };
       const projected = await projectScan(ports, actor, {
         eventId: id,
         employeeId: input.employeeId,
