@@ -5,7 +5,7 @@ import { startLocalGateway, type LocalGateway } from '../services/local/gateway'
 import { seedDemo, type DemoData } from '../services/local/seed';
 import { putEmployee } from '../services/employees/store';
 import { defaultDb, type Db } from '../services/shared/ddb/client';
-import { entryKeys, entryToItem } from '../services/timesheets/store';
+import { entryKeys, entryToItem } from '../services/timesheets/model';
 import type { TimeEntry } from '../services/timesheets/domain';
 import { callSummary, installMeter, type Call, type Meter } from './lib/meter';
 import { round, since, summarize } from './lib/stats';
@@ -131,7 +131,7 @@ export async function measureCallsPerOp(app: InProcess, repeat = 5): Promise<Rec
     'POST /timesheets': {
       run: () => send('POST', `${app.orgUrl}/timesheets`, admin, createBody(), { 'Idempotency-Key': randomUUID() }),
       minimum: 3,
-      reason: 'one BatchGetItem (capability, employee, location, guard, bound, export fence), one consistent Query of the overlap window, one TransactWriteItems',
+      reason: 'one BatchGetItem (employee, location, guard, bound, export fence; the capability is a GetItem through the organization port, in parallel), one consistent Query of the overlap window, one TransactWriteItems',
     },
     'PATCH /timesheets/{id}': {
       run: async () => {
@@ -148,7 +148,7 @@ export async function measureCallsPerOp(app: InProcess, repeat = 5): Promise<Rec
         return app.meter.during(() => send('POST', `${app.orgUrl}/timesheets/${created.body.id}/void`, admin, { reason: 'Bench' }, { 'Idempotency-Key': randomUUID(), 'If-Match': created.etag! })).then((r) => ({ ...r.result, calls: r.calls }));
       },
       minimum: 3,
-      reason: 'GetItem of the entry, BatchGetItem (capability, guard), TransactWriteItems; no overlap check',
+      reason: 'GetItem of the entry, BatchGetItem (guard, bound, fence; the capability GetItem in parallel), TransactWriteItems; no overlap check',
     },
     'GET /audit (limit 50)': { run: () => send('GET', `${app.orgUrl}/audit?limit=50`, admin), minimum: 1, reason: 'one Query on GSI1' },
     'GET /work-events (limit 50)': { run: () => send('GET', `${app.orgUrl}/work-events?limit=50`, admin), minimum: 1, reason: 'one Query on GSI1' },

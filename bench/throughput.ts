@@ -8,7 +8,9 @@ import { fenceFromItem, planStaleness, reportKeys } from '../services/reports/st
 import { createDb, type Db } from '../services/shared/ddb/client';
 import { commit, type TxItem } from '../services/shared/ddb/transaction';
 import type { TimeEntry } from '../services/timesheets/domain';
-import { closedEntriesNear, guardFromItem, listEntries, putNewEntry, putNextGuard, timelineItems, entryKeys } from '../services/timesheets/store';
+import { closedEntriesNear, putNewEntry, putNextGuard, timelineItems } from '../services/timesheets/store';
+import { guardFromItem, entryKeys } from '../services/timesheets/model';
+import { listEntries } from '../services/timesheets/store-lists';
 import { batchGet } from '../services/shared/ddb/read';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalRuntime, type LocalRuntime } from './lib/local-runtime';

@@ -2,7 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { operatorDb } from '../services/cli/target';
 import type { Db } from '../services/shared/ddb/client';
 import { employeeKeys } from '../services/employees/store';
-import { entryKeys } from '../services/timesheets/store';
+import { entryKeys } from '../services/timesheets/model';
 
 /**
  * `npm run check:consistency`: verifies a whole table against the invariants that every

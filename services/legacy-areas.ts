@@ -9,8 +9,6 @@ import { SCIM_PREFIX, type AreaDefinition, type FunctionDefinition, type HttpMet
 import type { Scope } from './shared/auth/scopes';
 import type { ErrorCode } from './shared/errors';
 import { READ_WRITE, type FunctionPermissions } from './shared/permissions';
-import { listOf } from './openapi/list';
-import { correctBodySchema, createBodySchema, listQuerySchema, timeEntryResponseSchema, timeEntryWriteResponseSchema, voidBodySchema } from './timesheets/schemas';
 
 /**
  * TEMPORARY, while the area kit is rolled out (issue 10): the areas not yet declared in
@@ -62,60 +60,9 @@ function legacyArea(name: string, options: { api?: 'public' | 'scim'; descriptio
   };
 }
 
-const WRITE_PROBLEMS: ErrorCode[] = ['IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_REQUEST_IN_PROGRESS', 'VALIDATION_ERROR', 'MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'FEATURE_NOT_ENABLED', 'TRANSACTION_CONFLICT'];
-
-const timesheetsDocs: AreaDocs = {
-  schemas: { TimeEntry: timeEntryResponseSchema, TimeEntryWriteResult: timeEntryWriteResponseSchema, TimeEntryList: listOf(timeEntryResponseSchema) },
-  operations: {
-    listTimeEntries: {
-      description: 'Time entries overlapping [from, to) (an entry that starts before `from` and ends inside is included), by startedAt then id.',
-      query: listQuerySchema,
-      success: { status: 200, description: 'A page of time entries.', ref: 'TimeEntryList' },
-      problems: ['VALIDATION_ERROR'],
-    },
-    createTimeEntry: {
-      description: 'Adds missed work as one complete, CLOSED, MANUAL entry, atomically with its audit entry.',
-      body: createBodySchema,
-      headers: { 'Idempotency-Key': 'required' },
-      success: { status: 201, description: 'The created entry.', ref: 'TimeEntryWriteResult', headers: ['ETag', 'Location', 'Idempotency-Replayed'] },
-      problems: [...WRITE_PROBLEMS, 'TIME_ENTRY_OVERLAP'],
-    },
-    getTimeEntry: { description: 'One time entry with its ETag.', success: { status: 200, description: 'The entry.', ref: 'TimeEntry', headers: ['ETag'] }, problems: ['RESOURCE_NOT_FOUND'] },
-    correctTimeEntry: {
-      description: 'Corrects an entry (partial body; SCANNED entries accept startedAt, endedAt and breakMinutes only). Makes a new revision.',
-      body: correctBodySchema,
-      headers: { 'Idempotency-Key': 'required', 'If-Match': 'required' },
-      success: { status: 200, description: 'The new revision.', ref: 'TimeEntryWriteResult', headers: ['ETag', 'Idempotency-Replayed'] },
-      problems: [...WRITE_PROBLEMS, 'RESOURCE_NOT_FOUND', 'ETAG_REQUIRED', 'ETAG_MISMATCH', 'TIME_ENTRY_OVERLAP', 'TIME_ENTRY_VOIDED'],
-    },
-    voidTimeEntry: {
-      description: 'Voids an entry: a final VOIDED revision. The entry, its work events and its audit history stay readable.',
-      body: voidBodySchema,
-      headers: { 'Idempotency-Key': 'required', 'If-Match': 'required' },
-      success: { status: 200, description: 'The VOIDED revision.', ref: 'TimeEntryWriteResult', headers: ['ETag', 'Idempotency-Replayed'] },
-      problems: [...WRITE_PROBLEMS, 'RESOURCE_NOT_FOUND', 'ETAG_REQUIRED', 'ETAG_MISMATCH', 'TIME_ENTRY_VOIDED'],
-    },
-  },
-};
-
 const scim = (method: HttpMethod, path: string, operation: string, scope: Scope, summary: string): Row => [method, `${SCIM_PREFIX}${path}`, operation, [scope], summary];
 
 export const LEGACY_AREAS: readonly AreaDefinition[] = [
-  legacyArea('timesheets', {
-    description: 'Effective time entries: create, correct, void.',
-    // Entries, audit, idempotency records and overlap guards in one transaction; ad-hoc
-    // coordinates sealed as restricted evidence.
-    permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: true },
-    auditEntityTypes: ['time_entry'],
-    docs: timesheetsDocs,
-    rows: [
-      ['GET', '/timesheets', 'listTimeEntries', ['timesheets:read'], 'List time entries'],
-      ['POST', '/timesheets', 'createTimeEntry', ['timesheets:write'], 'Add a manual time entry'],
-      ['GET', '/timesheets/{timeEntryId}', 'getTimeEntry', ['timesheets:read'], 'Get one time entry'],
-      ['PATCH', '/timesheets/{timeEntryId}', 'correctTimeEntry', ['timesheets:write'], 'Correct a time entry'],
-      ['POST', '/timesheets/{timeEntryId}/void', 'voidTimeEntry', ['timesheets:write'], 'Void a time entry'],
-    ],
-  }),
   legacyArea('scim', {
     api: 'scim',
     description: 'SCIM 2.0 user provisioning (RFC 7643/7644).',

@@ -1,198 +1,270 @@
-import { AppError, EtagMismatchError, ValidationError, type FieldError } from '../shared/errors';
+import { auditEntry, type AuditEntry } from '../audit/model';
+import type { SealedValue } from '../shared/crypto/restricted';
+import type { TxItem } from '../shared/ddb/transaction';
+import type { Actor } from '../shared/domain/actor';
+import { FeatureNotEnabledError, NotFoundError, ValidationError } from '../shared/errors';
+import {
+  applyCorrection,
+  applyVoid,
+  assertIfMatch,
+  assertNotVoided,
+  auditSnapshot,
+  intervalErrors,
+  overlappingEntries,
+  resolveOverlap,
+  storedContext,
+  type ContextInput,
+  type Correction,
+  type Interval,
+  type OverlapCandidate,
+  type OverlapOutcome,
+} from './domain-rules';
+import type { OverlapGuard, TimeEntry } from './model';
+
+export * from './domain-rules';
+export type { OverlapGuard } from './model';
 
 /**
- * Time entries: the effective work intervals that timesheets, payroll and reports use. Pure
- * rules only: no HTTP, no DynamoDB. Intervals are half-open [startedAt, endedAt); an OPEN
- * entry reaches to +infinity; VOIDED entries never overlap (decisions.md, Time entries).
+ * The use cases of time entries (create, correct, void) on the TimesheetStore port; the pure
+ * rules they apply are in domain-rules.ts, the DynamoDB adapter is store.ts. A use case reads,
+ * decides and stages one revision with its audit entry; the caller (the area handler, or
+ * inUnitOfWork) commits it with the idempotency record, and runs the use case again from its
+ * reads when something it read moved on meanwhile (a guard, the stats item, the export fence,
+ * the entry's revision).
  */
-export type Origin = 'SCANNED' | 'MANUAL';
-export type EntryState = 'OPEN' | 'CLOSED' | 'VOIDED';
 
-export type EntryContext =
-  | { readonly kind: 'REGISTERED_LOCATION'; readonly locationId: string }
-  | { readonly kind: 'VEHICLE_AD_HOC'; readonly addressLabel: string };
-
-/** What a client sends for a context: ad-hoc coordinates go to restricted evidence only. */
-export type ContextInput =
-  | { readonly kind: 'REGISTERED_LOCATION'; readonly locationId: string }
-  | { readonly kind: 'VEHICLE_AD_HOC'; readonly addressLabel: string; readonly latitude: number; readonly longitude: number };
-
-export interface SourceEvidence {
-  readonly eventIds: readonly string[];
-  readonly startedAt: string;
-  readonly endedAt: string | null;
-  readonly breakMinutes: number;
-}
-
-export interface TimeEntry {
-  readonly id: string;
+/** The exports' fence as read with a revision: the months that have manifests, at a version. */
+export interface ExportFence {
   readonly organizationId: string;
+  readonly version: number;
+  readonly months: readonly string[];
+}
+
+/** The export manifests a revision alters: their ids (response, audit) and what marks them stale. */
+export interface StalePlan {
+  readonly staleExportManifestIds: readonly string[];
+  /** The fence check and a stale mark per affected manifest, committed with the revision. */
+  readonly items: readonly TxItem[];
+}
+
+/** What a new revision of an employee's entries is decided on, read together. */
+export interface RevisionContext {
+  readonly employeeExists: boolean;
+  /** True when no location was asked for. */
+  readonly locationExists: boolean;
+  readonly guard: OverlapGuard;
+  /** The organization's longest closed interval (raised in the same transaction when it grows). */
+  readonly orgMaxDurationMs: number;
+  /** Which months have export manifests; its version fences manifests being opened. */
+  readonly fence: ExportFence;
+}
+
+/** What a write requires to still hold when it commits (each is a condition of the transaction). */
+export interface RevisionRequirements {
+  /** The organization's timesheet capability is on (409 FEATURE_NOT_ENABLED). */
+  readonly capability: boolean;
+  /** The employee exists in the organization (422 at /employeeId). */
+  readonly employee: boolean;
+  /** This location exists in the organization (422 at /context/locationId). */
+  readonly locationId?: string;
+}
+
+/** One revision of an entry: new (no `before`) or the next one of the revision read. */
+export interface RevisionChange {
+  readonly context: RevisionContext;
+  readonly before?: TimeEntry;
+  readonly after: TimeEntry;
+  /** The export manifests the revision makes stale, with the fence check. */
+  readonly stale: StalePlan;
+  /** Sealed coordinates of an ad-hoc context given with this revision. */
+  readonly evidence?: SealedValue;
+  readonly requires: RevisionRequirements;
+  readonly audit: AuditEntry;
+}
+
+/**
+ * The timesheets store port: reads, and `saveRevision` that stages a revision in the unit of
+ * work (committed once the use case returns). The DynamoDB adapter is store.ts.
+ */
+export interface TimesheetStore {
+  getEntry(organizationId: string, id: string): Promise<TimeEntry | undefined>;
+  /** The organization's timesheet capability (entitlement and rollout gate). */
+  writesEnabled(organizationId: string): Promise<boolean>;
+  readRevisionContext(organizationId: string, employeeId: string, locationId?: string): Promise<RevisionContext>;
+  /** CLOSED entries of the guard's employee that may overlap the interval (consistent). */
+  closedEntriesNear(guard: OverlapGuard, interval: Interval): Promise<OverlapCandidate[]>;
+  staleExports(context: RevisionContext, before: TimeEntry | undefined, after: TimeEntry, change: { readonly at: string; readonly requestId: string }): Promise<StalePlan>;
+  saveRevision(change: RevisionChange): void;
+}
+
+export interface TimesheetPorts {
+  readonly store: TimesheetStore;
+  readonly now: () => Date;
+  readonly newId: () => string;
+  /** Envelope-encrypts restricted evidence (coordinates). */
+  readonly seal: (value: unknown) => Promise<SealedValue>;
+}
+
+export interface WriteOutcome {
+  readonly entry: TimeEntry;
+  readonly staleExportManifestIds: readonly string[];
+}
+
+interface OverlapInput {
+  readonly overlapOverride?: boolean;
+  readonly overlapReason?: string;
+}
+
+export interface CreateCommand extends OverlapInput {
   readonly employeeId: string;
-  readonly context: EntryContext;
-  /** RFC 3339 UTC, millisecond precision (fixed width: sorts as text). */
+  readonly context: ContextInput;
   readonly startedAt: string;
-  readonly endedAt: string | null;
+  readonly endedAt: string;
   readonly breakMinutes: number;
-  readonly origin: Origin;
-  readonly state: EntryState;
-  readonly adjusted: boolean;
-  readonly revision: number;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  /** SCANNED entries: the evidence they were projected from, as first projected. */
-  readonly source?: SourceEvidence;
+  readonly reason: string;
 }
 
-export interface Interval {
-  readonly startedAt: string;
-  readonly endedAt: string | null;
-}
-
-export const etagOf = (e: Pick<TimeEntry, 'id' | 'revision'>): string => `"time-entry:${e.id}:r${e.revision}"`;
-
-/**
- * If-Match holds the current ETag (a list may name several; weak `W/` forms never match
- * because the contract's ETags are strong). Throws ETAG_MISMATCH otherwise.
- */
-export function assertIfMatch(ifMatch: string, entry: TimeEntry): void {
-  const current = etagOf(entry);
-  const candidates = ifMatch.split(',').map((t) => t.trim());
-  if (!candidates.includes(current)) throw new EtagMismatchError(current);
-}
-
-/** floor((endedAt - startedAt) / 60 s) - breakMinutes; null while OPEN. */
-export function workedMinutes(e: Pick<TimeEntry, 'startedAt' | 'endedAt' | 'breakMinutes'>): number | null {
-  if (e.endedAt === null) return null;
-  return Math.floor((Date.parse(e.endedAt) - Date.parse(e.startedAt)) / 60_000) - e.breakMinutes;
-}
-
-/** Half-open overlap; an open end is +infinity. */
-export function overlaps(a: Interval, b: Interval): boolean {
-  const aStart = Date.parse(a.startedAt);
-  const bStart = Date.parse(b.startedAt);
-  const aEnd = a.endedAt === null ? Infinity : Date.parse(a.endedAt);
-  const bEnd = b.endedAt === null ? Infinity : Date.parse(b.endedAt);
-  return aStart < bEnd && bStart < aEnd;
-}
-
-/** The entries among `candidates` that the interval overlaps; VOIDED and `exceptId` ignored. */
-export type OverlapCandidate = Pick<TimeEntry, 'id' | 'state' | 'startedAt' | 'endedAt'>;
-
-export function overlappingEntries(interval: Interval, candidates: readonly OverlapCandidate[], exceptId?: string): OverlapCandidate[] {
-  return candidates.filter((c) => c.id !== exceptId && c.state !== 'VOIDED' && overlaps(interval, c));
+export interface CorrectCommand extends Correction, OverlapInput {
+  readonly reason: string;
 }
 
 /**
- * Checks an interval and its break: end after start, break at least 0 and strictly shorter
- * than the elapsed time. Pointers name the body fields the values came from.
+ * Adds a missed interval as one complete MANUAL entry.
+ * Input: the create body; output: the CLOSED entry and the manifests it made stale.
+ * 1. Check the interval (end after start, break shorter than the elapsed time).
+ * 2. Read the capability, and the employee, location, guard, longest interval and export
+ *    fence together.
+ * 3. Refuse when the timesheet capability is off (409), or the location or employee is not
+ *    of this organization (422).
+ * 4. Find overlapping entries: CLOSED ones in a bounded window of the employee's timeline,
+ *    OPEN ones from the guard; 409 unless overridden with a reason.
+ * 5. Stage the revision: entry, timeline item, restricted evidence (ad-hoc), next guard,
+ *    stale marks, audit entry, and the capability, employee and location checks.
  */
-export function intervalErrors(startedAt: string, endedAt: string | null, breakMinutes: number): FieldError[] {
-  const errors: FieldError[] = [];
-  if (endedAt !== null && Date.parse(endedAt) <= Date.parse(startedAt)) {
-    errors.push({ pointer: '/endedAt', detail: `endedAt (${endedAt}) must be after startedAt (${startedAt}).` });
-  } else if (endedAt !== null) {
-    const elapsedMs = Date.parse(endedAt) - Date.parse(startedAt);
-    if (breakMinutes * 60_000 >= elapsedMs) {
-      errors.push({
-        pointer: '/breakMinutes',
-        detail: `breakMinutes (${breakMinutes}) must be shorter than the elapsed time of the interval (${Math.floor(elapsedMs / 60_000)} minutes).`,
-      });
-    }
-  }
-  return errors;
-}
-
-export interface OverlapDecision {
-  readonly override?: boolean;
-  readonly reason?: string;
-}
-
-export interface OverlapOutcome {
-  readonly overlappedEntryIds: string[];
-  readonly overridden: boolean;
-}
-
-/**
- * An overlap is a 409 naming the overlapped entries unless the request overrides it with a
- * reason; then it proceeds and the audit records the override.
- */
-export function resolveOverlap(overlapping: readonly OverlapCandidate[], decision: OverlapDecision): OverlapOutcome {
-  const overlappedEntryIds = overlapping.map((e) => e.id).sort();
-  if (overlappedEntryIds.length === 0) return { overlappedEntryIds, overridden: false };
-  if (decision.override === true) return { overlappedEntryIds, overridden: true };
-  throw new AppError(
-    'TIME_ENTRY_OVERLAP',
-    `The interval overlaps ${overlappedEntryIds.length === 1 ? 'another entry' : `${overlappedEntryIds.length} other entries`} of this employee; to proceed deliberately, repeat with overlapOverride: true and an overlapReason.`,
-    { extensions: { overlappingEntryIds: overlappedEntryIds } },
-  );
-}
-
-export function assertNotVoided(entry: TimeEntry): void {
-  if (entry.state === 'VOIDED') {
-    throw new AppError('TIME_ENTRY_VOIDED', `Time entry ${entry.id} is voided; a voided entry is final. Create a new manual entry instead.`);
-  }
-}
-
-export interface Correction {
-  readonly startedAt?: string;
-  readonly endedAt?: string;
-  readonly breakMinutes?: number;
-  readonly context?: ContextInput;
-}
-
-/**
- * The next revision of an entry under a correction: partial fields replace the current
- * ones; a SCANNED entry accepts only start, end and break; an OPEN entry corrected with an
- * end becomes CLOSED; the revision increases and `adjusted` becomes true.
- */
-export function applyCorrection(entry: TimeEntry, correction: Correction, now: string): TimeEntry {
-  if (entry.origin === 'SCANNED' && correction.context !== undefined) {
-    throw new ValidationError([
-      { pointer: '/context', detail: 'The context of a SCANNED entry is immutable; void the entry and create a manual replacement.' },
-    ]);
-  }
-  const startedAt = correction.startedAt ?? entry.startedAt;
-  const endedAt = correction.endedAt ?? entry.endedAt;
-  const breakMinutes = correction.breakMinutes ?? entry.breakMinutes;
-  const errors = intervalErrors(startedAt, endedAt, breakMinutes);
+export async function createTimeEntry(ports: TimesheetPorts, actor: Actor, cmd: CreateCommand): Promise<WriteOutcome> {
+  const org = actor.principal.organizationId;
+  const errors = intervalErrors(cmd.startedAt, cmd.endedAt, cmd.breakMinutes);
   if (errors.length > 0) throw new ValidationError(errors);
-  return {
-    ...entry,
-    startedAt,
-    endedAt,
-    breakMinutes,
-    context: correction.context ? storedContext(correction.context) : entry.context,
-    state: entry.state === 'OPEN' && endedAt !== null ? 'CLOSED' : entry.state,
-    adjusted: true,
-    revision: entry.revision + 1,
+  const locationId = cmd.context.kind === 'REGISTERED_LOCATION' ? cmd.context.locationId : undefined;
+
+  const context = await readForWrite(ports, org, cmd.employeeId, locationId);
+  if (!context.employeeExists) throw new ValidationError([{ pointer: '/employeeId', detail: `Employee ${cmd.employeeId} does not exist in this organization.` }]);
+  const overlap = await checkOverlaps(ports, context.guard, cmd, cmd);
+
+  const now = ports.now().toISOString();
+  const entry: TimeEntry = {
+    id: ports.newId(),
+    organizationId: org,
+    employeeId: cmd.employeeId,
+    context: storedContext(cmd.context),
+    startedAt: cmd.startedAt,
+    endedAt: cmd.endedAt,
+    breakMinutes: cmd.breakMinutes,
+    origin: 'MANUAL',
+    state: 'CLOSED',
+    adjusted: false,
+    revision: 1,
+    createdAt: now,
     updatedAt: now,
   };
+  return stageRevision(ports, actor, { action: 'time_entry.created', context, after: entry, reason: cmd.reason, overlap: { ...overlap, reason: cmd.overlapReason }, contextInput: cmd.context, requires: { capability: true, employee: true, locationId } });
 }
 
-export function applyVoid(entry: TimeEntry, now: string): TimeEntry {
-  assertNotVoided(entry);
-  return { ...entry, state: 'VOIDED', revision: entry.revision + 1, updatedAt: now };
+/**
+ * Corrects an entry: a new revision with the changed fields (partial), `adjusted: true`.
+ * 1. Read the entry (404); a VOIDED entry is final (409); If-Match must be its ETag (412).
+ * 2. Apply the correction (SCANNED: start, end and break only; OPEN with an end -> CLOSED).
+ * 3. As for a create: capability, location of a new context, overlaps without the entry itself.
+ * 4. Stage the revision; it holds only if the entry is still at the revision read, so of two
+ *    corrections with one ETag exactly one commits, the other runs again and answers 412.
+ */
+export async function correctTimeEntry(ports: TimesheetPorts, actor: Actor, entryId: string, ifMatch: string, cmd: CorrectCommand): Promise<WriteOutcome> {
+  const org = actor.principal.organizationId;
+  const current = await existingEntry(ports, org, entryId);
+  assertNotVoided(current);
+  assertIfMatch(ifMatch, current);
+  const now = ports.now().toISOString();
+  const next = applyCorrection(current, cmd, now);
+  const locationId = cmd.context?.kind === 'REGISTERED_LOCATION' ? cmd.context.locationId : undefined;
+
+  const context = await readForWrite(ports, org, current.employeeId, locationId);
+  const overlap = await checkOverlaps(ports, context.guard, next, cmd, current.id);
+  return stageRevision(ports, actor, { action: 'time_entry.corrected', context, before: current, after: next, reason: cmd.reason, overlap: { ...overlap, reason: cmd.overlapReason }, contextInput: cmd.context, requires: { capability: true, employee: false, locationId } });
 }
 
-/** The context as stored and returned: ad-hoc coordinates are never part of it. */
-export function storedContext(input: ContextInput): EntryContext {
-  return input.kind === 'REGISTERED_LOCATION'
-    ? { kind: 'REGISTERED_LOCATION', locationId: input.locationId }
-    : { kind: 'VEHICLE_AD_HOC', addressLabel: input.addressLabel };
+/**
+ * Voids an entry: a new, final VOIDED revision; the entry, its work events and its audit
+ * history stay readable.
+ * 1. Read the entry (404); a VOIDED entry is final (409); If-Match must be its ETag (412).
+ * 2. Capability (409).  3. Stage the VOIDED revision at the revision read.
+ */
+export async function voidTimeEntry(ports: TimesheetPorts, actor: Actor, entryId: string, ifMatch: string, reason: string): Promise<WriteOutcome> {
+  const org = actor.principal.organizationId;
+  const current = await existingEntry(ports, org, entryId);
+  assertNotVoided(current);
+  assertIfMatch(ifMatch, current);
+  const next = applyVoid(current, ports.now().toISOString());
+  const context = await readForWrite(ports, org, current.employeeId);
+  return stageRevision(ports, actor, { action: 'time_entry.voided', context, before: current, after: next, reason, requires: { capability: true, employee: false } });
 }
 
-/** Length of a closed interval in milliseconds; 0 while OPEN. */
-export const durationMs = (e: Interval): number => (e.endedAt === null ? 0 : Date.parse(e.endedAt) - Date.parse(e.startedAt));
+async function existingEntry(ports: TimesheetPorts, org: string, id: string): Promise<TimeEntry> {
+  const entry = await ports.store.getEntry(org, id);
+  if (!entry) throw new NotFoundError(`Time entry ${id}`);
+  return entry;
+}
 
-/** Only these fields of an entry ever enter the audit trail (decisions.md, Audit content). */
-export function auditSnapshot(e: TimeEntry) {
-  return {
-    startedAt: e.startedAt,
-    endedAt: e.endedAt,
-    breakMinutes: e.breakMinutes,
-    state: e.state,
-    revision: e.revision,
-    contextKind: e.context.kind,
-    locationId: e.context.kind === 'REGISTERED_LOCATION' ? e.context.locationId : null,
-  };
+/** The capability (409 when off) and the revision context; a location asked for must exist (422). */
+async function readForWrite(ports: TimesheetPorts, org: string, employeeId: string, locationId?: string): Promise<RevisionContext> {
+  const [enabled, context] = await Promise.all([ports.store.writesEnabled(org), ports.store.readRevisionContext(org, employeeId, locationId)]);
+  if (!enabled) throw new FeatureNotEnabledError('timesheet_corrections');
+  if (locationId && !context.locationExists) {
+    throw new ValidationError([{ pointer: '/context/locationId', detail: `Location ${locationId} does not exist in this organization.` }]);
+  }
+  return context;
+}
+
+/** The employee's entries an interval overlaps (bounded CLOSED window + OPEN from the guard): 409 unless overridden. */
+async function checkOverlaps(ports: TimesheetPorts, guard: OverlapGuard, interval: Interval, input: OverlapInput, exceptId?: string): Promise<OverlapOutcome> {
+  const closed = await ports.store.closedEntriesNear(guard, interval);
+  const open = Object.entries(guard.openEntries).map(([id, startedAt]): OverlapCandidate => ({ id, startedAt, endedAt: null, state: 'OPEN' }));
+  return resolveOverlap(overlappingEntries(interval, [...closed, ...open], exceptId), { override: input.overlapOverride, reason: input.overlapReason });
+}
+
+interface RevisionDecision {
+  readonly action: string;
+  readonly context: RevisionContext;
+  readonly before?: TimeEntry;
+  readonly after: TimeEntry;
+  readonly reason: string;
+  /** The overlaps found, and the reason of an override. */
+  readonly overlap?: OverlapOutcome & { readonly reason?: string };
+  /** The context as sent: an ad-hoc one's coordinates become restricted evidence. */
+  readonly contextInput?: ContextInput;
+  readonly requires: RevisionRequirements;
+}
+
+/**
+ * Plans the stale exports, seals ad-hoc coordinates, and stages the revision with its audit
+ * entry (the entry's safe snapshot before and after, an override, the stale manifests).
+ */
+async function stageRevision(ports: TimesheetPorts, actor: Actor, d: RevisionDecision): Promise<WriteOutcome> {
+  const { before, after, overlap } = d;
+  const stale = await ports.store.staleExports(d.context, before, after, { at: after.updatedAt, requestId: actor.requestId });
+  const evidence = d.contextInput?.kind === 'VEHICLE_AD_HOC' ? await ports.seal({ latitude: d.contextInput.latitude, longitude: d.contextInput.longitude }) : undefined;
+  const audit = auditEntry({
+    id: ports.newId(),
+    actor,
+    occurredAt: after.updatedAt,
+    action: d.action,
+    entity: { type: 'time_entry', id: after.id },
+    references: { employeeId: after.employeeId },
+    reason: d.reason,
+    before: before ? auditSnapshot(before) : undefined,
+    after: auditSnapshot(after),
+    overlap: overlap?.overridden ? { override: true, reason: overlap.reason ?? '', overlappedEntryIds: overlap.overlappedEntryIds } : undefined,
+    staleExportManifestIds: stale.staleExportManifestIds,
+  });
+  ports.store.saveRevision({ context: d.context, before, after, stale, evidence, requires: d.requires, audit });
+  return { entry: after, staleExportManifestIds: stale.staleExportManifestIds };
 }

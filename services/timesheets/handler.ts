@@ -1,94 +1,53 @@
-import { legacyAreaNamed } from '../legacy-areas';
 import { randomUUID } from 'node:crypto';
 import { sealRestricted } from '../shared/crypto/restricted';
 import { defaultDb } from '../shared/ddb/client';
 import { NotFoundError } from '../shared/errors';
-import { createHandler } from '../shared/http/handler';
-import { committedWrite } from '../shared/http/idempotent';
-import { DEFAULT_LIMIT, listRequest, nextCursor } from '../shared/http/list';
-import { requireIdempotencyKey, requireIfMatch } from '../shared/http/preconditions';
-import { created, ok, type ApiRequest, type HttpResult } from '../shared/http/request';
-import { parseBody } from '../shared/http/validation';
-import { isUuid } from '../shared/time';
-import { correctTimeEntry, createTimeEntry, voidTimeEntry, type Actor, type TimesheetDeps, type WriteOutcome } from './commands';
-import { etagOf } from './domain';
-import {
-  assertNoImmutableFields,
-  correctBodySchema,
-  createBodySchema,
-  listQuerySchema,
-  timeEntryResponse,
-  voidBodySchema,
-} from './schemas';
-import { entryKeys, getEntry, listEntries, readOrgMaxDurationMs } from './store';
+import { areaHandler } from '../shared/http/area-handler';
+import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
+import { created, ok, type HttpResult } from '../shared/http/request';
+import type { Principal } from '../shared/auth/principal';
+import { timesheetsArea } from './area';
+import { correctTimeEntry, createTimeEntry, etagOf, voidTimeEntry, type TimesheetPorts, type WriteOutcome } from './domain';
+import { entryKeys } from './model';
+import { timeEntryResponse, timeEntryWriteResponse } from './schemas';
+import { getEntry, readOrgMaxDurationMs, timesheetsStore } from './store';
+import { reportsExports } from './store-exports';
+import { listEntries } from './store-lists';
 
-let deps: TimesheetDeps | undefined;
-const timesheetDeps = (): TimesheetDeps => (deps ??= { db: defaultDb(), now: () => new Date(), newId: randomUUID, seal: sealRestricted });
+const writeResult = (outcome: WriteOutcome, status: 200 | 201, request: { readonly principal: Principal; readonly orgPath: string }): HttpResult => {
+  const body = timeEntryWriteResponse(outcome, request.principal);
+  const etag = etagOf(outcome.entry);
+  return status === 201 ? created(body, { ETag: etag, Location: `${request.orgPath}/timesheets/${outcome.entry.id}` }) : ok(body, { ETag: etag });
+};
 
-const actorOf = (request: ApiRequest): Actor => ({ principal: request.principal, requestId: request.requestId });
-
-const entryPath = (request: ApiRequest, id: string) => `/v1/organizations/${request.principal.organizationId}/timesheets/${id}`;
-
-function writeResult(request: ApiRequest, outcome: WriteOutcome, status: 200 | 201): HttpResult {
-  const body = { ...timeEntryResponse(outcome.entry, request.principal), staleExportManifestIds: outcome.staleExportManifestIds };
-  const headers = { ETag: etagOf(outcome.entry) };
-  return status === 201 ? created(body, { ...headers, Location: entryPath(request, outcome.entry.id) }) : ok(body, headers);
-}
-
-function entryId(request: ApiRequest): string {
-  const id = request.pathParameters.timeEntryId ?? '';
-  if (!isUuid(id)) throw new NotFoundError(`Time entry ${id}`);
-  return id.toLowerCase();
-}
-
-export const handler = createHandler({
-  area: legacyAreaNamed('timesheets'),
+export const handler = areaHandler(timesheetsArea, {
+  ports: (unit): TimesheetPorts => ({ store: timesheetsStore(defaultDb(), unit, reportsExports), now: () => new Date(), newId: randomUUID, seal: sealRestricted }),
   operations: {
     async listTimeEntries(request) {
-      const { query, binding, position: position } = await listRequest<typeof listQuerySchema, { after: string }>(request, listQuerySchema);
-      const limit = query.limit ?? DEFAULT_LIMIT;
-      const { db } = timesheetDeps();
-      const organizationId = request.principal.organizationId;
-      const maxDurationMs = query.from ? await readOrgMaxDurationMs(db, organizationId) : 0;
-      const page = await listEntries(db, { organizationId, employeeId: query.employeeId, state: query.state, from: query.from, to: query.to, after: position?.after }, limit, maxDurationMs);
+      const { query, principal } = request;
+      const { binding, position } = await listPosition<{ after: string }>(request);
+      const db = defaultDb();
+      // The organization's longest interval bounds the window of a range that starts at `from`.
+      const maxDurationMs = query.from ? await readOrgMaxDurationMs(db, principal.organizationId) : 0;
+      const filter = { organizationId: principal.organizationId, employeeId: query.employeeId, state: query.state, from: query.from, to: query.to, after: position?.after };
+      const page = await listEntries(db, filter, query.limit ?? DEFAULT_LIMIT, maxDurationMs);
       const last = page.items.at(-1);
       return ok({
-        items: page.items.map((e) => timeEntryResponse(e, request.principal)),
+        items: page.items.map((e) => timeEntryResponse(e, principal)),
         nextCursor: await nextCursor(binding, page.hasMore && last ? { after: entryKeys.position(last) } : undefined),
       });
     },
 
     async getTimeEntry(request) {
-      const id = entryId(request);
-      const entry = await getEntry(timesheetDeps().db, request.principal.organizationId, id);
-      if (!entry) throw new NotFoundError(`Time entry ${id}`);
+      const entry = await getEntry(defaultDb(), request.principal.organizationId, request.params.timeEntryId);
+      if (!entry) throw new NotFoundError(`Time entry ${request.params.timeEntryId}`);
       return ok(timeEntryResponse(entry, request.principal), { ETag: etagOf(entry) });
     },
 
-    async createTimeEntry(request) {
-      const key = requireIdempotencyKey(request);
-      const body = parseBody(createBodySchema, request.body);
-      const d = timesheetDeps();
-      return committedWrite<WriteOutcome>(d.db, request, key, (extra) => createTimeEntry(d, actorOf(request), body, extra), (o) => writeResult(request, o, 201));
-    },
+    createTimeEntry: async (request) => writeResult(await createTimeEntry(request.ports, request.actor, request.body), 201, request),
 
-    async correctTimeEntry(request) {
-      const key = requireIdempotencyKey(request);
-      const id = entryId(request);
-      const ifMatch = requireIfMatch(request);
-      assertNoImmutableFields(request.body);
-      const body = parseBody(correctBodySchema, request.body);
-      const d = timesheetDeps();
-      return committedWrite<WriteOutcome>(d.db, request, key, (extra) => correctTimeEntry(d, actorOf(request), id, ifMatch, body, extra), (o) => writeResult(request, o, 200));
-    },
+    correctTimeEntry: async (request) => writeResult(await correctTimeEntry(request.ports, request.actor, request.params.timeEntryId, request.ifMatch, request.body), 200, request),
 
-    async voidTimeEntry(request) {
-      const key = requireIdempotencyKey(request);
-      const id = entryId(request);
-      const ifMatch = requireIfMatch(request);
-      const body = parseBody(voidBodySchema, request.body);
-      const d = timesheetDeps();
-      return committedWrite<WriteOutcome>(d.db, request, key, (extra) => voidTimeEntry(d, actorOf(request), id, ifMatch, body.reason, extra), (o) => writeResult(request, o, 200));
-    },
+    voidTimeEntry: async (request) => writeResult(await voidTimeEntry(request.ports, request.actor, request.params.timeEntryId, request.ifMatch, request.body.reason), 200, request),
   },
 });

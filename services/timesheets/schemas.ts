@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { hasScope, type Principal } from '../shared/auth/principal';
-import { ValidationError, type FieldError } from '../shared/errors';
 import { limitParameter } from '../shared/http/query';
+import { cursorParameter, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
-import { workedMinutes, type ContextInput, type TimeEntry } from './domain';
+import { workedMinutes, type WriteOutcome } from './domain';
+import type { TimeEntry } from './model';
 
 /** Request and response shapes of timesheets (organization-api.md, Time entry). */
 
@@ -60,32 +61,43 @@ export type CreateBody = z.infer<typeof createBodySchema>;
 /** Fields a client may know from responses but can never change (422 pointing at them). */
 const IMMUTABLE_FIELDS = ['id', 'employeeId', 'origin', 'state', 'revision', 'adjusted', 'workedMinutes', 'sourceEventIds', 'sourceStartedAt', 'sourceEndedAt', 'sourceBreakMinutes', 'createdAt', 'updatedAt'];
 
-export const correctBodySchema = z
-  .object({
-    startedAt: instant().optional(),
-    endedAt: instant().optional(),
-    breakMinutes: z.number().int({ message: 'breakMinutes must be a whole number.' }).min(0, { message: 'breakMinutes must be at least 0.' }).optional(),
-    context: contextSchema.optional(),
-    reason: reason('reason'),
-    ...overlapFields,
-  })
-  .strict()
-  .superRefine((body, ctx) => {
-    overlapRule(body, ctx);
-    if (body.startedAt === undefined && body.endedAt === undefined && body.breakMinutes === undefined && body.context === undefined) {
-      ctx.addIssue({ code: 'custom', path: [], message: 'Nothing to correct: send at least one of startedAt, endedAt, breakMinutes or context besides reason.' });
-    }
-  });
-export type CorrectBody = z.infer<typeof correctBodySchema>;
-
-/** Immutable fields named in a correction get a precise error before the strict schema runs. */
-export function immutableFieldErrors(body: unknown): FieldError[] {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];
-  return IMMUTABLE_FIELDS.filter((f) => f in body).map((f) => ({
-    pointer: `/${f}`,
-    detail: `${f} cannot be changed by a correction; to change the employee or anchor, void the entry and create a manual replacement.`,
-  }));
+/**
+ * Immutable fields named in a correction get a precise error each, instead of the strict
+ * schema's "unknown field"; nothing else of the body is checked until they are gone.
+ */
+function refuseImmutableFields(body: unknown, ctx: z.RefinementCtx): unknown {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  for (const field of IMMUTABLE_FIELDS.filter((f) => f in body)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [field],
+      message: `${field} cannot be changed by a correction; to change the employee or anchor, void the entry and create a manual replacement.`,
+      input: body,
+    });
+  }
+  return body;
 }
+
+export const correctBodySchema = z.preprocess(
+  refuseImmutableFields,
+  z
+    .object({
+      startedAt: instant().optional(),
+      endedAt: instant().optional(),
+      breakMinutes: z.number().int({ message: 'breakMinutes must be a whole number.' }).min(0, { message: 'breakMinutes must be at least 0.' }).optional(),
+      context: contextSchema.optional(),
+      reason: reason('reason'),
+      ...overlapFields,
+    })
+    .strict()
+    .superRefine((body, ctx) => {
+      overlapRule(body, ctx);
+      if (body.startedAt === undefined && body.endedAt === undefined && body.breakMinutes === undefined && body.context === undefined) {
+        ctx.addIssue({ code: 'custom', path: [], message: 'Nothing to correct: send at least one of startedAt, endedAt, breakMinutes or context besides reason.' });
+      }
+    }),
+);
+export type CorrectBody = z.output<typeof correctBodySchema>;
 
 export const voidBodySchema = z.object({ reason: reason('reason') }).strict();
 
@@ -96,7 +108,7 @@ export const listQuerySchema = z
     employeeId: uuid().optional(),
     state: z.enum(['OPEN', 'CLOSED', 'VOIDED'], { error: 'state must be OPEN, CLOSED or VOIDED.' }).optional(),
     limit: limitParameter(),
-    cursor: z.string().max(2048).optional(),
+    cursor: cursorParameter(),
   })
   .strict()
   .superRefine((q, ctx) => {
@@ -105,10 +117,6 @@ export const listQuerySchema = z
     }
   });
 export type ListQuery = z.infer<typeof listQuerySchema>;
-
-export const toContextInput = (c: z.infer<typeof contextSchema>): ContextInput => c;
-
-const utc = () => z.string().meta({ format: 'date-time', description: 'RFC 3339, UTC' });
 
 export const timeEntryResponseSchema = z
   .object({
@@ -167,7 +175,5 @@ export function timeEntryResponse(e: TimeEntry, principal: Principal): TimeEntry
   };
 }
 
-export function assertNoImmutableFields(body: unknown): void {
-  const errors = immutableFieldErrors(body);
-  if (errors.length > 0) throw new ValidationError(errors);
-}
+/** The response body of a write: the entry, and the export manifests the change made stale. */
+export const timeEntryWriteResponse = (o: WriteOutcome, principal: Principal) => ({ ...timeEntryResponse(o.entry, principal), staleExportManifestIds: [...o.staleExportManifestIds] });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TimeEntry } from '../../services/timesheets/domain';
 import { timeEntryResponseSchema } from '../../services/timesheets/schemas';
-import { entryToItem } from '../../services/timesheets/store';
+import { entryToItem } from '../../services/timesheets/model';
 import { call, expectParameters, expectProblem, startApi, walkPages, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
 import { addEmployee, createdEntry, etagOf, getEntryResponse, manualBody, scan, scannedEntry, timesheetsUrl, voidEntry } from './timesheets-fixture';
 

@@ -80,6 +80,33 @@ describe('ingestEvidence', () => {
     expect(again).toEqual({ workEventId: id, timeEntryId: first.timeEntryId, projection: 'NONE', duplicate: true });
   });
 
+  /** An employee of its own: a timeline no other test has left an OPEN entry on. */
+  async function freshEmployee(): Promise<string> {
+    const id = randomUUID();
+    await putEmployee(db, { id, organizationId: ORG, userName: `${id}@x.example`, emails: [], active: true, createdAt: t, updatedAt: t, version: 1 });
+    return id;
+  }
+
+  it('projects one of concurrent deliveries of one event; the others answer its first outcome', async () => {
+    const employeeId = await freshEmployee();
+    const id = randomUUID();
+    const results = await Promise.all(Array.from({ length: 6 }, () => scan({ id, employeeId, clientTimestamp: '2026-06-06T07:00:00Z' })));
+    const first = results.filter((r) => !r.duplicate);
+    expect(first).toEqual([{ workEventId: id, timeEntryId: expect.any(String), projection: 'OPENED', duplicate: false }]);
+    for (const r of results.filter((x) => x.duplicate)) expect(r).toEqual({ workEventId: id, timeEntryId: first[0].timeEntryId, projection: 'NONE', duplicate: true });
+    const entries = (await db.doc.send(new ScanCommand({ TableName: db.tableName }))).Items!.filter((i) => i.itemType === 'TimeEntry' && i.source?.eventIds?.includes(id));
+    expect(entries).toHaveLength(1);
+  });
+
+  it('opens one entry from concurrent check-ins of one employee and keeps the others unprojected', async () => {
+    const employeeId = await freshEmployee();
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => scan({ employeeId, clientTimestamp: `2026-06-07T07:0${i}:00Z` })));
+    expect(results.filter((r) => r.projection === 'OPENED')).toHaveLength(1);
+    expect(results.filter((r) => r.projection === 'NONE' && r.timeEntryId === null && !r.duplicate)).toHaveLength(5);
+    const closed = await scan({ employeeId, type: 'CHECK_OUT', clientTimestamp: '2026-06-07T12:00:00Z' });
+    expect(closed).toMatchObject({ projection: 'CLOSED', timeEntryId: results.find((r) => r.projection === 'OPENED')!.timeEntryId });
+  });
+
   it('refuses an employee or location of another organization', async () => {
     await expect(ingestEvidence(deps, '66666666-6666-4666-8666-666666666666', { employeeId: EMP, locationId: LOC, type: 'CHECK_IN', clientTimestamp: t, offline: false, verificationState: 'VERIFIED' })).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',

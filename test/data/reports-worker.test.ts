@@ -15,12 +15,15 @@ import type { Principal } from '../../services/shared/auth/principal';
 import type { Db } from '../../services/shared/ddb/client';
 import { batchGet } from '../../services/shared/ddb/read';
 import { commit, TransactionCancelledError } from '../../services/shared/ddb/transaction';
-import { correctTimeEntry, createTimeEntry, type TimesheetDeps } from '../../services/timesheets/commands';
-import { etagOf } from '../../services/timesheets/domain';
+import { inUnitOfWork } from '../../services/shared/ddb/unit-of-work';
+import { correctTimeEntry, createTimeEntry, etagOf, type TimesheetPorts, type WriteOutcome } from '../../services/timesheets/domain';
+import { timesheetsStore } from '../../services/timesheets/store';
 import { createTestTable } from '../support/table';
 
 let db: Db;
-let timesheets: TimesheetDeps;
+/** Runs a timesheets use case as the area handler does: in a unit of work, again while a read went stale. */
+const timesheets = (work: (ports: TimesheetPorts) => Promise<WriteOutcome>) =>
+  inUnitOfWork(db, (unit) => work({ store: timesheetsStore(db, unit, { fenceLabel: FENCE_LABEL, fenceKey: reportKeys.fence, fenceFromItem, planStaleness }), now: () => new Date(), newId: randomUUID, seal: sealRestricted }));
 const ORG = 'abababab-abab-4bab-8bab-abababababab';
 const EMP = 'cdcdcdcd-cdcd-4dcd-8dcd-cdcdcdcdcdcd';
 const LOC = 'efefefef-efef-4fef-8fef-efefefefefef';
@@ -33,14 +36,13 @@ const PERIOD = { from: '2026-03-01T00:00:00.000Z', to: '2026-04-01T00:00:00.000Z
 beforeAll(async () => {
   process.env.LOCAL_FILE_STORE_DIR = mkdtempSync(join(tmpdir(), 'wfm-worker-'));
   db = await createTestTable();
-  timesheets = { db, now: () => new Date(), newId: randomUUID, seal: sealRestricted };
   await putOrganization(db, { id: ORG, name: 'Org', entitlements: { timesheetCorrections: true }, rolloutGates: { timesheetCorrections: true }, createdAt: t, updatedAt: t });
   await putEmployee(db, { id: EMP, organizationId: ORG, userName: 'w@x.example', displayName: 'W', emails: [], active: true, createdAt: t, updatedAt: t, version: 1 });
   await putLocation(db, { id: LOC, organizationId: ORG, name: 'Site', createdAt: t, updatedAt: t });
 });
 
 const newEntry = (day: number) =>
-  createTimeEntry(timesheets, actor, { employeeId: EMP, context: { kind: 'REGISTERED_LOCATION', locationId: LOC }, startedAt: `2026-03-${String(day).padStart(2, '0')}T08:00:00.000Z`, endedAt: `2026-03-${String(day).padStart(2, '0')}T12:00:00.000Z`, breakMinutes: 0, reason: 'test' }, noExtra);
+  timesheets((ports) => createTimeEntry(ports, actor, { employeeId: EMP, context: { kind: 'REGISTERED_LOCATION', locationId: LOC }, startedAt: `2026-03-${String(day).padStart(2, '0')}T08:00:00.000Z`, endedAt: `2026-03-${String(day).padStart(2, '0')}T12:00:00.000Z`, breakMinutes: 0, reason: 'test' }));
 
 describe('generating an export while entries change', () => {
   it('starts over when a correction makes the pending manifest stale, and publishes the current revision', async () => {
@@ -52,7 +54,7 @@ describe('generating an export while entries change', () => {
     const files: FileStore = {
       get: real.get,
       put: async (key, body, type) => {
-        if (!corrected) corrected = await correctTimeEntry(timesheets, actor, entry.id, etagOf(entry), { breakMinutes: 15, reason: 'late fix' }, noExtra);
+        if (!corrected) corrected = await timesheets((ports) => correctTimeEntry(ports, actor, entry.id, etagOf(entry), { breakMinutes: 15, reason: 'late fix' }));
         await real.put(key, body, type);
       },
     };
@@ -95,7 +97,7 @@ describe('generating an export while entries change', () => {
     const files: FileStore = {
       get: real.get,
       put: async (key, body, type) => {
-        current = (await correctTimeEntry(timesheets, actor, current.id, etagOf(current), { breakMinutes: current.breakMinutes + 1, reason: 'again' }, noExtra)).entry;
+        current = (await timesheets((ports) => correctTimeEntry(ports, actor, current.id, etagOf(current), { breakMinutes: current.breakMinutes + 1, reason: 'again' }))).entry;
         await real.put(key, body, type);
       },
     };

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { commit } from '../../services/shared/ddb/transaction';
 import type { Db } from '../../services/shared/ddb/client';
 import type { TimeEntry } from '../../services/timesheets/domain';
-import { listEntries, putNewEntry, entryKeys } from '../../services/timesheets/store';
+import { putNewEntry } from '../../services/timesheets/store';
+import { entryKeys } from '../../services/timesheets/model';
+import { listEntries } from '../../services/timesheets/store-lists';
 import { createTestTable } from '../support/table';
 
 let db: Db;

@@ -1,0 +1,105 @@
+import type { Db } from '../shared/ddb/client';
+import { batchGet, collect, collectAll, positionRange } from '../shared/ddb/read';
+import { entryFromItem, entryKeys, timelineFromItem, type EntryState, type TimeEntry } from './model';
+
+/**
+ * The list and range reads of time entries: pages of the organization's or an employee's
+ * entries overlapping [from, to) (GSI Queries, never a Scan), and the consistent range read
+ * exports use. Keys and item shapes: model.ts.
+ */
+
+const iso = (ms: number) => new Date(Math.max(ms, 0)).toISOString();
+
+export interface ListFilter {
+  readonly organizationId: string;
+  readonly employeeId?: string;
+  readonly state?: EntryState;
+  readonly from?: string;
+  readonly to?: string;
+  /** Continue after this position (`<startedAt>#<id>`). */
+  readonly after?: string;
+}
+
+/**
+ * One page of entries overlapping [from, to), by startedAt then id. Two sorted streams are
+ * merged: entries with an end (by start, from `from - longest interval`, GSI1 or GSI2) and
+ * OPEN entries (sparse GSI3), each a bounded Query; never a Scan.
+ */
+export async function listEntries(db: Db, filter: ListFilter, limit: number, maxDurationMs: number): Promise<{ items: TimeEntry[]; hasMore: boolean }> {
+  const wantOpen = filter.state === undefined || filter.state === 'OPEN';
+  const wantEnded = filter.state !== 'OPEN';
+  const [ended, open] = await Promise.all([
+    wantEnded ? endedStream(db, filter, limit + 1, maxDurationMs) : Promise.resolve([]),
+    wantOpen ? openStream(db, filter, limit + 1) : Promise.resolve([]),
+  ]);
+  const merged = [...ended, ...open].sort((a, b) => (entryKeys.position(a) < entryKeys.position(b) ? -1 : 1));
+  return { items: merged.slice(0, limit), hasMore: merged.length > limit };
+}
+
+/** `after` + '~': every position has the same width, so this is the first position after it. */
+const lowerBound = (candidates: (string | undefined)[]) => candidates.filter((c): c is string => c !== undefined).sort().pop();
+
+async function endedStream(db: Db, f: ListFilter, max: number, maxDurationMs: number): Promise<TimeEntry[]> {
+  const byEmployee = f.employeeId !== undefined;
+  const index = byEmployee ? 'GSI2' : 'GSI1';
+  const pk = byEmployee ? entryKeys.byEmployee(f.organizationId, f.employeeId!) : entryKeys.byOrganization(f.organizationId);
+  const lo = lowerBound([f.from ? iso(Date.parse(f.from) - maxDurationMs) : undefined, f.after ? `${f.after}~` : undefined]);
+  const names: Record<string, string> = { '#state': 'state' };
+  const values: Record<string, unknown> = { ':open': 'OPEN' };
+  const filters = ['#state <> :open'];
+  if (f.state) {
+    filters.push('#state = :state');
+    values[':state'] = f.state;
+  }
+  if (f.from) {
+    // Ends after `from`; a VOIDED entry that never had an end counts by its start.
+    filters.push('(endedAt > :from OR (attribute_type(endedAt, :null) AND startedAt >= :from))');
+    values[':from'] = f.from;
+    values[':null'] = 'NULL';
+  }
+  const range = positionRange(index, pk, lo, f.to);
+  if (!range) return [];
+  Object.assign(values, range.values);
+  const { items } = await collect(
+    db,
+    { IndexName: index, KeyConditionExpression: range.key, FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values },
+    max,
+  );
+  return items.map(entryFromItem);
+}
+
+async function openStream(db: Db, f: ListFilter, max: number): Promise<TimeEntry[]> {
+  const range = positionRange('GSI3', entryKeys.open(f.organizationId), f.after ? `${f.after}~` : undefined, f.to);
+  if (!range) return [];
+  const { key, values } = range;
+  const { items } = await collect(
+    db,
+    {
+      IndexName: 'GSI3',
+      KeyConditionExpression: key,
+      ...(f.employeeId ? { FilterExpression: 'employeeId = :employee', ExpressionAttributeValues: { ...values, ':employee': f.employeeId } } : { ExpressionAttributeValues: values }),
+    },
+    max,
+  );
+  return items.map(entryFromItem);
+}
+
+/**
+ * The entries of one employee that start in [from, to), as committed now: the employee's
+ * timeline (Query with ConsistentRead) and then the entries (BatchGetItem, consistent). Exports
+ * read this way so that no just-committed revision is missed, as a GSI read could.
+ */
+export async function entriesOfEmployeeStartingIn(db: Db, org: string, employeeId: string, from: string, to: string): Promise<TimeEntry[]> {
+  const timeline = await collectAll(db, {
+    ConsistentRead: true,
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
+    ExpressionAttributeValues: { ':pk': entryKeys.guard(org, employeeId).PK, ':lo': `TE#${from}`, ':hi': `TE#${to}` },
+  });
+  const entries: TimeEntry[] = [];
+  const ids = timeline.map((t) => timelineFromItem(t).id);
+  for (let i = 0; i < ids.length; i += 100) {
+    const items = await batchGet(db, ids.slice(i, i + 100).map((id) => entryKeys.entry(org, id)));
+    for (const item of items) if (item) entries.push(entryFromItem(item));
+  }
+  return entries.filter((e) => e.startedAt >= from && e.startedAt < to);
+}
