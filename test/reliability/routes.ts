@@ -9,8 +9,13 @@ import type { ApiFixture } from '../support/api';
  */
 export const pathParamsOf = (route: RouteSpec): string[] => [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
 
+/** The id a drill uses for a path parameter it has no real id for: well-formed, and nowhere in any table. */
+export const UNKNOWN_ID = '9c3d4e5f-6a7b-4c8d-9e0f-a1b2c3d4e5f6';
+
 export function urlOf(api: ApiFixture, route: RouteSpec, params: Readonly<Record<string, string>>, organizationId?: string): string {
-  const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? 'missing'));
+  // A parameter no drill knows yet (a new area's): a well-formed id that exists nowhere, so the
+  // route's own checks answer (404 for an unknown id), not the UUID check.
+  const path = route.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? UNKNOWN_ID));
   return `${api.orgUrl(organizationId)}${path}`;
 }
 
