@@ -22,8 +22,8 @@ export const AREAS: readonly AreaDefinition[] = [...WRITING_AREAS, AUDIT_AREA];
 
 /** Functions that serve no route: the key authorizer and the internal evidence channel. */
 export const PLATFORM_FUNCTIONS: readonly FunctionDefinition[] = [
-  // Loads one key record by key-id.
-  { name: 'authorizer', description: 'API key authorizer', permissions: { table: ['GetItem'], cursorSecret: false, restrictedDataKey: false } },
+  // Loads one key record by key-id; records its last use at most once per key per 5 minutes.
+  { name: 'authorizer', description: 'API key authorizer', permissions: { table: ['GetItem', 'UpdateItem'], cursorSecret: false, restrictedDataKey: false } },
   // Appends evidence and projects scanned entries; never deletes.
   {
     name: 'evidence-ingest',

@@ -29,6 +29,7 @@ import { ROUTES } from '../../services/routes';
 import { ORG_PREFIX, resourcePath, type ApiName, type HttpMethod, type RouteRow } from '../../services/shared/area';
 import { API_ERROR_FORMAT, API_STAGES, FORWARDED_REQUEST_ID_HEADER, GATEWAY_RESPONSES, type ErrorFormat } from '../../services/shared/http/gateway-responses';
 import { acknowledgeGuard } from '../guard';
+import { ACCESS_LOG_FIELDS } from '../../services/shared/http/access-log';
 import { allowHeader, API_GATEWAY_VARS, errorHeaders, errorTemplates, gatewayResponseOptions, methodNotAllowedBody } from '../gateway-responses';
 
 /** Stage throttling per API: the public API's budget, and SCIM's own (Entra ID sends up to 25 req/s). */
@@ -42,33 +43,7 @@ export const STAGE_NAMES = API_STAGES;
 
 export const ERROR_FORMATS = API_ERROR_FORMAT;
 
-/**
- * One access log line per request, JSON. The key is identified by the authorizer's key-id,
- * never by the Authorization header; no bodies, no query strings.
- */
-export const ACCESS_LOG_FIELDS: Readonly<Record<string, string>> = {
-  requestId: '$context.requestId',
-  extendedRequestId: '$context.extendedRequestId',
-  requestTime: '$context.requestTime',
-  ip: '$context.identity.sourceIp',
-  userAgent: '$context.identity.userAgent',
-  method: '$context.httpMethod',
-  resourcePath: '$context.resourcePath',
-  path: '$context.path',
-  protocol: '$context.protocol',
-  status: '$context.status',
-  responseLength: '$context.responseLength',
-  latency: '$context.responseLatency',
-  integrationLatency: '$context.integrationLatency',
-  integrationStatus: '$context.integrationStatus',
-  keyId: '$context.authorizer.keyId',
-  organizationId: '$context.authorizer.organizationId',
-  authorizerStatus: '$context.authorizer.status',
-  authorizerLatency: '$context.authorizer.latency',
-  errorType: '$context.error.responseType',
-  errorMessage: '$context.error.message',
-  wafStatus: '$context.waf.status',
-};
+export { ACCESS_LOG_FIELDS } from '../../services/shared/http/access-log';
 
 /**
  * Content types the 405 mock has a request template for. A mock integration reads its status

@@ -277,6 +277,8 @@ export class ApiStack extends Stack {
       : this.publicApi.urlForPath(ORG_PREFIX);
     new CfnOutput(this, 'PublicBaseUrl', { value: base, description: 'Base URL of the organization API: replace {organizationId}' });
     new CfnOutput(this, 'ScimBaseUrl', { value: `${base}${SCIM_PREFIX}`, description: 'SCIM 2.0 base URL for identity providers: replace {organizationId}' });
+    new CfnOutput(this, 'PublicAccessLogGroupName', { value: this.publicApi.accessLogs.logGroupName, description: 'Access log of the public stage (npm run consumers)' });
+    new CfnOutput(this, 'ScimAccessLogGroupName', { value: this.scimApi.accessLogs.logGroupName, description: 'Access log of the SCIM stage (npm run consumers)' });
     new CfnOutput(this, 'UsagePlanId', { value: this.usagePlan.usagePlanId, description: 'Usage plan of every API key: USAGE_PLAN_ID for npm run keys' });
     if (this.domain) {
       new CfnOutput(this, 'RegionalDomainName', { value: this.domain.domain.domainNameAliasDomainName, description: `CNAME/alias target of ${props.domainName}` });

@@ -18,6 +18,8 @@ export interface IssueKeyInput {
   readonly label: string;
   readonly scopes: readonly string[];
   readonly validUntil?: string;
+  /** The organization's own key (staff, tests, demos), not a third party's: see ApiKeyRecord.internal. */
+  readonly internal?: boolean;
   readonly now: string;
 }
 
@@ -62,6 +64,7 @@ export async function issueApiKey(
     secretHash: issued.secretHash,
     createdAt: input.now,
     ...(input.validUntil ? { validUntil: new Date(input.validUntil).toISOString() } : {}),
+    ...(input.internal ? { internal: true } : {}),
   };
   await beforeStore(record);
   await putApiKey(db, record);

@@ -1,4 +1,6 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
 import type { ApiEnvironment } from '../shared/config';
 import type { Db } from '../shared/ddb/client';
 import { collectAll } from '../shared/ddb/read';
@@ -15,7 +17,19 @@ export interface ApiKeyRecord {
   readonly revokedAt?: string;
   /** RFC 3339; the key stops working at this instant. (Not the table's TTL attribute.) */
   readonly validUntil?: string;
+  /**
+   * The organization's own key (its staff, tests, demos), as opposed to a key handed to a
+   * third party's integration: the release gate counts only the others as external consumers.
+   */
+  readonly internal?: boolean;
+  /** When the key was last seen by the authorizer, to within KEY_USE_INTERVAL_MS. */
+  readonly lastUsedAt?: string;
+  /** The route family of that use (`timesheets`, `scim`...). */
+  readonly lastRoute?: string;
 }
+
+/** The authorizer writes a key's last use at most this often: never a write per request. */
+export const KEY_USE_INTERVAL_MS = 5 * 60 * 1000;
 
 const keys = {
   apiKey: (keyId: string) => ({ PK: `KEY#${keyId}`, SK: 'KEY' }),
@@ -26,17 +40,23 @@ const keys = {
   }),
 };
 
-const fromItem = (item: Record<string, unknown>): ApiKeyRecord => ({
-  keyId: item.keyId as string,
-  organizationId: item.organizationId as string,
-  environment: item.environment as ApiEnvironment,
-  label: item.label as string,
-  scopes: (item.scopes as string[] | undefined) ?? [],
-  secretHash: item.secretHash as string,
-  createdAt: item.createdAt as string,
-  ...(item.revokedAt ? { revokedAt: item.revokedAt as string } : {}),
-  ...(item.validUntil ? { validUntil: item.validUntil as string } : {}),
+const apiKeyItemSchema = z.object({
+  keyId: z.string(),
+  organizationId: z.string(),
+  environment: z.enum(['TEST', 'LIVE']),
+  label: z.string(),
+  scopes: z.array(z.string()).default([]),
+  secretHash: z.string(),
+  createdAt: z.string(),
+  revokedAt: z.string().optional(),
+  validUntil: z.string().optional(),
+  internal: z.boolean().optional(),
+  lastUsedAt: z.string().optional(),
+  lastRoute: z.string().optional(),
 });
+
+/** A stored key, parsed: keys and unknown attributes are dropped. */
+const fromItem = (item: Record<string, unknown>): ApiKeyRecord => apiKeyItemSchema.parse(item);
 
 export async function putApiKey(db: Db, record: ApiKeyRecord): Promise<void> {
   await db.doc.send(
@@ -78,6 +98,32 @@ export async function revokeApiKey(db: Db, keyId: string, now: string): Promise<
     return out.Attributes ? fromItem(out.Attributes) : undefined;
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
+}
+
+/** Whether the authorizer should write this use: the last one written is older than the interval. */
+export const useIsDue = (lastUsedAt: string | undefined, now: Date): boolean => lastUsedAt === undefined || Date.parse(lastUsedAt) <= now.getTime() - KEY_USE_INTERVAL_MS;
+
+/**
+ * Records a use of the key (time and route family), unless another request of the same key
+ * recorded one within the interval: the condition keeps it to one write per key per interval
+ * however many authorizer instances race.
+ */
+export async function recordKeyUse(db: Db, keyId: string, at: Date, route: string): Promise<boolean> {
+  try {
+    await db.doc.send(
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: keys.apiKey(keyId),
+        UpdateExpression: 'SET lastUsedAt = :at, lastRoute = :route',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt <= :due)',
+        ExpressionAttributeValues: { ':at': at.toISOString(), ':route': route, ':due': new Date(at.getTime() - KEY_USE_INTERVAL_MS).toISOString() },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException') return false;
     throw error;
   }
 }

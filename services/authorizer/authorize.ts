@@ -13,7 +13,7 @@ export interface AuthorizeDeps {
 }
 
 export type Decision =
-  | { readonly allow: true; readonly principalId: string; readonly policy: PolicyDocument; readonly context: AuthorizerContext }
+  | { readonly allow: true; readonly principalId: string; readonly policy: PolicyDocument; readonly context: AuthorizerContext; readonly lastUsedAt?: string }
   | { readonly allow: false; readonly reason: DenyReason; readonly keyId?: string };
 
 export type DenyReason = 'missing-token' | 'malformed-token' | 'wrong-environment' | 'unknown-key' | 'wrong-secret' | 'revoked' | 'expired';
@@ -58,5 +58,12 @@ export async function authorize(deps: AuthorizeDeps, authorization: string | und
       environment: record.environment,
       scopes: record.scopes.join(' '),
     },
+    ...(record.lastUsedAt ? { lastUsedAt: record.lastUsedAt } : {}),
   };
+}
+
+/** The route family of a method ARN: the first path segment below the organization (`timesheets`, `scim`...). */
+export function routeFamilyOf(methodArn: string): string {
+  const path = methodArn.split('/').slice(3).join('/');
+  return /^v1\/organizations\/[^/]+\/([^/]+)/.exec(path)?.[1] ?? 'unknown';
 }

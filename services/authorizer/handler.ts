@@ -1,10 +1,10 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { getApiKey } from '../api-keys/store';
+import { getApiKey, recordKeyUse, useIsDue } from '../api-keys/store';
 import { apiEnvironment } from '../shared/config';
 import { defaultDb } from '../shared/ddb/client';
 import { usageIdentifierKey } from '../shared/auth/usage';
 import { logger } from '../shared/logger';
-import { authorize } from './authorize';
+import { authorize, routeFamilyOf } from './authorize';
 
 export { AUTHORIZER_CACHE_SECONDS } from './cache';
 
@@ -22,6 +22,14 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
   if (!decision.allow) {
     logger.info('API key rejected', { reason: decision.reason, keyId: decision.keyId, requestId: event.requestContext?.requestId });
     throw new Error('Unauthorized');
+  }
+  // The key's last use, for the release gate (npm run consumers): at most one write per key
+  // per interval, and never a reason to refuse the request.
+  const now = new Date();
+  if (useIsDue(decision.lastUsedAt, now)) {
+    await recordKeyUse(defaultDb(), decision.context.keyId, now, routeFamilyOf(event.methodArn)).catch((error: unknown) => {
+      logger.warn('Could not record the key use', { keyId: decision.context.keyId, error: error as Error });
+    });
   }
   return {
     principalId: decision.principalId,

@@ -7,7 +7,7 @@ import { usagePlanRegistry } from './usage-plan';
 
 const USAGE = `Manage API keys (the clear secret is shown once, at creation; only its hash is stored).
 
-  npm run keys -- create --org <organizationId> --label <text> --scopes <scope,scope,...> [--env test|live] [--valid-until <RFC 3339>]
+  npm run keys -- create --org <organizationId> --label <text> --scopes <scope,scope,...> [--env test|live] [--valid-until <RFC 3339>] [--internal]
   npm run keys -- list --org <organizationId>
   npm run keys -- revoke <keyId>
   npm run keys -- sync-usage-plan --org <organizationId>
@@ -16,14 +16,16 @@ const USAGE = `Manage API keys (the clear secret is shown once, at creation; onl
 Target: the running local API (npm start), or a deployed table with TABLE_NAME=<table> AWS_REGION=<region>
 and USAGE_PLAN_ID=<the api stack's UsagePlanId output>: every key is registered in that per-key
 usage plan when it is created (sync-usage-plan registers keys issued before), and disabled there
-when it is revoked. A revoked key stops working within the authorizer cache time (60 s).`;
+when it is revoked. A revoked key stops working within the authorizer cache time (60 s).
+--internal marks the organization's own key (staff, tests, demos): the release gate
+(npm run consumers) counts every other key it sees in use as an external consumer.`;
 
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { org: { type: 'string' }, label: { type: 'string' }, scopes: { type: 'string' }, env: { type: 'string', default: 'test' }, 'valid-until': { type: 'string' } },
+    options: { org: { type: 'string' }, label: { type: 'string' }, scopes: { type: 'string' }, env: { type: 'string', default: 'test' }, 'valid-until': { type: 'string' }, internal: { type: 'boolean', default: false } },
   });
   if (command === 'scopes') {
     console.log(SCOPES.join('\n'));
@@ -52,6 +54,7 @@ async function main(): Promise<void> {
         label: values.label,
         scopes: values.scopes.split(',').map((s) => s.trim()).filter(Boolean),
         validUntil: values['valid-until'],
+        internal: values.internal,
         now: new Date().toISOString(),
       }, undefined, async (record) => plan?.register(record.keyId));
       console.log(`key id:   ${record.keyId}`);
@@ -70,9 +73,11 @@ async function main(): Promise<void> {
     if (!values.org) fail('list needs --org.');
     const keys = await listApiKeys(db, values.org);
     if (keys.length === 0) console.log('no keys');
-    for (const k of keys) {
+    for (const [i, k] of keys.entries()) {
       const status = k.revokedAt ? `revoked ${k.revokedAt}` : k.validUntil && Date.parse(k.validUntil) <= Date.now() ? `expired ${k.validUntil}` : 'active';
-      console.log(`${k.keyId}  ${k.environment}  ${status}  "${k.label}"  ${k.scopes.join(' ')}`);
+      const used = k.lastUsedAt ? `last used ${k.lastUsedAt} (${k.lastRoute ?? '?'})` : 'never used';
+      console.log(`${k.keyId}  ${k.environment}  ${status}  ${k.internal ? 'internal' : 'external'}  ${used}  "${k.label}"  ${k.scopes.join(' ')}`);
+      if (keys.length > 50 && (i + 1) % 50 === 0) console.error(`[${i + 1}/${keys.length}]`);
     }
     return;
   }

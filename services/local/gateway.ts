@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
@@ -6,6 +7,7 @@ import { AUTHORIZER_CACHE_SECONDS } from '../authorizer/cache';
 import { handler as authorizerHandler } from '../authorizer/handler';
 import { ROUTES, resourcePath, SCIM_PREFIX, ORG_PREFIX, type ApiName, type RouteSpec } from '../routes';
 import { policyAllows, type PolicyDocument } from '../shared/auth/policy';
+import type { AccessLogLine } from '../shared/http/access-log';
 import {
   allowHeader,
   API_ERROR_FORMAT,
@@ -34,6 +36,12 @@ export interface LocalGatewayOptions {
    * @default - no per-key throttling (tests and benchmarks send bursts on purpose)
    */
   readonly perKeyThrottle?: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * Where to append one JSON access-log line per request, with the deployed stages' fields
+   * (services/shared/http/access-log.ts).
+   * @default - no access log
+   */
+  readonly accessLogPath?: string;
   /** Extra routes served without authorization (e.g. the OpenAPI document). */
   readonly publicDocuments?: Readonly<Record<string, () => unknown>>;
 }
@@ -133,6 +141,18 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
+    const started = Date.now();
+    const access: AccessLogLine = { requestId, requestTime: new Date(started).toISOString(), ip: req.socket.remoteAddress ?? '127.0.0.1', method: req.method, path: (req.url ?? '/').split('?')[0] };
+    if (options.accessLogPath) {
+      const file = options.accessLogPath;
+      // Written as the response ends (before the client can read it), so a caller sees its own line.
+      const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+      res.end = ((...args: unknown[]) => {
+        const line: AccessLogLine = { ...access, status: String(res.statusCode), latency: String(Date.now() - started) };
+        appendFileSync(file, `${JSON.stringify(line)}\n`);
+        return end(...args);
+      }) as typeof res.end;
+    }
     // The raw path, as API Gateway matches it: no WHATWG normalization (which turns `\` into `/`).
     const raw = req.url ?? '/';
     const rawPath = raw.split('?')[0] || '/';
@@ -190,6 +210,9 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       return sendGatewayResponse(res, 'THROTTLED', api, requestId, path);
     }
     event.requestContext.authorizer = { principalId: auth.result.principalId, ...auth.result.context, integrationLatency: 0 };
+    access.keyId = String(auth.result.context?.keyId ?? '');
+    access.organizationId = String(auth.result.context?.organizationId ?? '');
+    access.resourcePath = match.route.resource;
 
     const handler = await handlerOf(match.route.spec);
     let result: APIGatewayProxyResult;

@@ -71,6 +71,8 @@ async function main(): Promise<void> {
     host,
     ...(process.env.AUTHORIZER_CACHE_SECONDS ? { authorizerCacheSeconds: Number(process.env.AUTHORIZER_CACHE_SECONDS) } : {}),
     publicDocuments: { '/v1/openapi.json': openApiDocument },
+    // The same access-log lines as the deployed stages: npm run consumers reads them.
+    accessLogPath: join(LOCAL_DIR, 'access.log'),
     // The deployed per-key usage plan's throttle; WFM_LOCAL_THROTTLE=off for load tests.
     ...(process.env.WFM_LOCAL_THROTTLE === 'off' ? {} : { perKeyThrottle: PER_KEY_THROTTLE }),
   });

@@ -240,7 +240,8 @@ async function ensureKey(db: Db, seedSecret: string, spec: DemoKeySpec): Promise
   const derived = deriveDemoKey(seedSecret, spec.name, spec.environment);
   if (await getApiKey(db, derived.keyId)) return derived.token;
   const label = `Demo key: ${spec.name}`;
-  const { token } = await issueApiKey(db, { organizationId: spec.organizationId, environment: spec.environment, label, scopes: spec.scopes, now: spec.now }, () => derived);
+  // Demo keys are the organization's own (internal): the release gate never counts them.
+  const { token } = await issueApiKey(db, { organizationId: spec.organizationId, environment: spec.environment, label, scopes: spec.scopes, internal: true, now: spec.now }, () => derived);
   return token;
 }
 

@@ -238,6 +238,15 @@ describe('outputs', () => {
     }
     built.dataTemplate.hasOutput('TableName', {});
   });
+
+  it('names both access-log groups for the release gate (npm run consumers)', () => {
+    const outputs = template.findOutputs('*');
+    const logGroups = Object.keys(resourcesOf(template, 'AWS::Logs::LogGroup'));
+    for (const id of ['PublicAccessLogGroupName', 'ScimAccessLogGroupName']) {
+      expect(logGroups).toContain(logicalIdOf(outputs[id].Value));
+    }
+    expect(logicalIdOf(outputs.PublicAccessLogGroupName.Value)).not.toBe(logicalIdOf(outputs.ScimAccessLogGroupName.Value));
+  });
 });
 
 describe('usage plan', () => {

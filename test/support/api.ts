@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalGateway, type LocalGateway } from '../../services/local/gateway';
 import { seedDemo, type DemoData } from '../../services/local/seed';
@@ -27,6 +28,8 @@ export interface StartApiOptions {
   readonly authorizerCacheSeconds?: number;
   /** @default - no per-key throttling */
   readonly perKeyThrottle?: { readonly rateLimit: number; readonly burstLimit: number };
+  /** @default - no access log */
+  readonly accessLogPath?: string;
 }
 
 export async function startApi(options: StartApiOptions = {}): Promise<ApiFixture> {
@@ -37,6 +40,7 @@ export async function startApi(options: StartApiOptions = {}): Promise<ApiFixtur
     host: '127.0.0.1',
     authorizerCacheSeconds: options.authorizerCacheSeconds ?? 0,
     ...(options.perKeyThrottle ? { perKeyThrottle: options.perKeyThrottle } : {}),
+    ...(options.accessLogPath ? { accessLogPath: options.accessLogPath } : {}),
   });
   return {
     db,
@@ -138,6 +142,20 @@ export async function scanTable(db: Db): Promise<Record<string, any>[]> {
     start = out.LastEvaluatedKey;
   } while (start);
   return items;
+}
+
+/**
+ * A digest of the table's entity state, to prove a request wrote nothing. An API key's last use
+ * (`lastUsedAt`, `lastRoute`) is left out: the authorizer records it on any authenticated
+ * request, including the refused ones, and it is telemetry, not an entity's state.
+ */
+export async function tableFingerprint(db: Db): Promise<string> {
+  const items = (await scanTable(db)).map((item) => {
+    if (!String(item.PK).startsWith('KEY#')) return JSON.stringify(item);
+    const { lastUsedAt: _at, lastRoute: _route, ...rest } = item;
+    return JSON.stringify(rest);
+  });
+  return createHash('sha256').update(JSON.stringify(items.sort())).digest('hex');
 }
 
 export async function itemsOfType(db: Db, itemType: string): Promise<Record<string, any>[]> {
