@@ -162,3 +162,25 @@ export function auditSnapshot(e: TimeEntry) {
     locationId: e.context.kind === 'REGISTERED_LOCATION' ? e.context.locationId : null,
   };
 }
+
+/**
+ * The names of the entry's fields a revision changed, never their values (decisions.md):
+ * `startedAt`, `endedAt`, `breakMinutes`, `state`, `context`. A restricted context counts as
+ * changed when its stored form changed or when the request sent an ad-hoc context: its
+ * coordinates are sealed anew and cannot be compared, and neither they nor the address are named.
+ */
+export function changedAttributes(before: TimeEntry | undefined, after: TimeEntry, sentContext?: ContextInput): string[] {
+  if (!before) return [];
+  const changed: string[] = [];
+  if (before.startedAt !== after.startedAt) changed.push('startedAt');
+  if (before.endedAt !== after.endedAt) changed.push('endedAt');
+  if (before.breakMinutes !== after.breakMinutes) changed.push('breakMinutes');
+  if (before.state !== after.state) changed.push('state');
+  if (!sameContext(before.context, after.context) || sentContext?.kind === 'VEHICLE_AD_HOC') changed.push('context');
+  return changed;
+}
+
+function sameContext(a: EntryContext, b: EntryContext): boolean {
+  if (a.kind === 'REGISTERED_LOCATION') return b.kind === 'REGISTERED_LOCATION' && a.locationId === b.locationId;
+  return b.kind === 'VEHICLE_AD_HOC' && a.addressLabel === b.addressLabel;
+}

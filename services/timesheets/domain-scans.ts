@@ -2,7 +2,7 @@ import { auditEntry } from '../audit/model';
 import type { SystemActor } from '../shared/domain/actor';
 import { ValidationError } from '../shared/errors';
 import type { TimesheetPorts } from './domain';
-import { auditSnapshot, intervalErrors } from './domain-rules';
+import { auditSnapshot, changedAttributes, intervalErrors } from './domain-rules';
 import type { TimeEntry } from './model';
 
 /**
@@ -61,6 +61,7 @@ export async function projectScan(ports: TimesheetPorts, actor: SystemActor, sca
     references: { employeeId: after.employeeId, workEventId: scan.eventId },
     before: before ? auditSnapshot(before) : undefined,
     after: auditSnapshot(after),
+    changedAttributes: changedAttributes(before, after),
     staleExportManifestIds: stale.staleExportManifestIds,
   });
   ports.store.saveRevision({ context, before, after, stale, requires: { capability: false, employee: false }, audit });

@@ -9,6 +9,7 @@ import {
   assertIfMatch,
   assertNotVoided,
   auditSnapshot,
+  changedAttributes,
   intervalErrors,
   overlappingEntries,
   resolveOverlap,
@@ -262,6 +263,7 @@ async function stageRevision(ports: TimesheetPorts, actor: Actor, d: RevisionDec
     reason: d.reason,
     before: before ? auditSnapshot(before) : undefined,
     after: auditSnapshot(after),
+    changedAttributes: changedAttributes(before, after, d.contextInput),
     overlap: overlap?.overridden ? { override: true, reason: overlap.reason ?? '', overlappedEntryIds: overlap.overlappedEntryIds } : undefined,
     staleExportManifestIds: stale.staleExportManifestIds,
   });

@@ -118,8 +118,35 @@ describe('PATCH /timesheets/{timeEntryId} of a MANUAL entry', () => {
       requestId: res.requestId,
       before: { revision: 1, breakMinutes: 30, state: 'CLOSED' },
       after: { revision: 2, breakMinutes: 45, state: 'CLOSED' },
+      changedAttributes: ['breakMinutes'],
       staleExportManifestIds: [],
     });
+  });
+
+  it('names every field a correction changed in the audit entry, never their values (issue 11, item 3)', async () => {
+    const entry = await freshEntry();
+    const id = entry.body.id;
+    const date = entry.body.startedAt.slice(0, 10);
+    const times = await correctEntry(api, id, etag(entry), { startedAt: `${date}T07:30:00Z`, endedAt: `${date}T16:30:00Z`, breakMinutes: 20, reason: 'Clocked wrong' });
+    expect(times.status).toBe(200);
+    const moved = await correctEntry(api, id, etag(times), { context: { kind: 'REGISTERED_LOCATION', locationId: api.demo.locations[1] }, reason: 'Other site' });
+    expect(moved.status).toBe(200);
+    const adHoc = await correctEntry(api, id, etag(moved), { context: { kind: 'VEHICLE_AD_HOC', addressLabel: 'Van 3', latitude: 50.1, longitude: 8.6 }, reason: 'In the van' });
+    // Ad hoc to ad hoc with the same label: the coordinates moved; the audit says only that the context changed.
+    const adHocAgain = await correctEntry(api, id, etag(adHoc), { context: { kind: 'VEHICLE_AD_HOC', addressLabel: 'Van 3', latitude: 50.2, longitude: 8.7 }, reason: 'Other stop' });
+    expect(adHocAgain.status).toBe(200);
+    expect((await voidEntry(api, id, etag(adHocAgain), { reason: 'Duplicate' })).status).toBe(200);
+
+    const trail = await auditItemsOf(api.db, id);
+    expect(trail.map((a) => [a.action, a.changedAttributes])).toEqual([
+      ['time_entry.created', undefined],
+      ['time_entry.corrected', ['startedAt', 'endedAt', 'breakMinutes']],
+      ['time_entry.corrected', ['context']],
+      ['time_entry.corrected', ['context']],
+      ['time_entry.corrected', ['context']],
+      ['time_entry.voided', ['state']],
+    ]);
+    expect(JSON.stringify(trail)).not.toMatch(/Van 3|50\.1|50\.2|8\.6|8\.7/);
   });
 
   it('recomputes worked minutes from a corrected end given with an offset', async () => {

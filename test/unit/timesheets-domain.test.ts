@@ -1,4 +1,4 @@
-import { applyCorrection, applyVoid, assertIfMatch, etagOf, intervalErrors, overlappingEntries, overlaps, resolveOverlap, workedMinutes, type TimeEntry } from '../../services/timesheets/domain';
+import { applyCorrection, applyVoid, assertIfMatch, changedAttributes, etagOf, intervalErrors, overlappingEntries, overlaps, resolveOverlap, workedMinutes, type TimeEntry } from '../../services/timesheets/domain';
 
 const entry = (over: Partial<TimeEntry> = {}): TimeEntry => ({
   id: '00000000-0000-4000-8000-000000000001',
@@ -104,5 +104,24 @@ describe('applyVoid and assertIfMatch', () => {
     expect(() => assertIfMatch(`"time-entry:${e.id}:r2"`, e)).toThrow(expect.objectContaining({ code: 'ETAG_MISMATCH' }));
     expect(() => assertIfMatch(`W/${etagOf(e)}`, e)).toThrow(expect.objectContaining({ code: 'ETAG_MISMATCH' }));
     expect(() => assertIfMatch('*', e)).toThrow(expect.objectContaining({ code: 'ETAG_MISMATCH' }));
+  });
+});
+
+describe('changedAttributes', () => {
+  const registered = entry({ context: { kind: 'REGISTERED_LOCATION', locationId: 'loc-1' } });
+
+  it('is empty for a creation and names each changed field of a revision', () => {
+    expect(changedAttributes(undefined, registered)).toEqual([]);
+    expect(changedAttributes(registered, { ...registered, breakMinutes: registered.breakMinutes + 5, revision: 2 })).toEqual(['breakMinutes']);
+    expect(changedAttributes(registered, { ...registered, startedAt: '2026-01-01T06:00:00.000Z', endedAt: null, state: 'OPEN' })).toEqual(['startedAt', 'endedAt', 'state']);
+  });
+
+  it('names the context, not its values, when the location or an ad-hoc context changes', () => {
+    expect(changedAttributes(registered, { ...registered, context: { kind: 'REGISTERED_LOCATION', locationId: 'loc-2' } })).toEqual(['context']);
+    const adHoc = { ...registered, context: { kind: 'VEHICLE_AD_HOC' as const, addressLabel: 'Van' } };
+    expect(changedAttributes(registered, adHoc)).toEqual(['context']);
+    // Same label, new coordinates: the sealed coordinates changed.
+    expect(changedAttributes(adHoc, adHoc, { kind: 'VEHICLE_AD_HOC', addressLabel: 'Van', latitude: 1, longitude: 2 })).toEqual(['context']);
+    expect(changedAttributes(registered, registered, { kind: 'REGISTERED_LOCATION', locationId: 'loc-1' })).toEqual([]);
   });
 });
