@@ -1,6 +1,6 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Grant, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -8,6 +8,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ENV, type ApiEnvironment } from '../../services/shared/config';
+import { READABLE_PURPOSES, RESTRICTED_PURPOSES } from '../../services/shared/crypto/purposes';
 import { dynamoDbAction, type TableAction } from '../permissions';
 import { fromRoot, handlerEntry } from '../paths';
 import { acknowledgeGuard } from '../guard';
@@ -144,11 +145,18 @@ export class AreaFunction extends NodejsFunction {
   }
 
   /**
-   * Sets RESTRICTED_DATA_KEY_ID and grants kms:GenerateDataKey on that key: enough to seal
-   * restricted evidence, not to read it back (no kms:Decrypt).
+   * Sets RESTRICTED_DATA_KEY_ID and grants kms:GenerateDataKey on that key for a known purpose
+   * (the encryption context every seal carries): enough to seal restricted data, not to read it
+   * back. With `decrypt`, kms:Decrypt only for the readable purposes (the bank account), so
+   * coordinates stay unreadable to every function.
    */
   bindRestrictedDataKey(key: IKey, options: { readonly decrypt?: boolean } = {}): void {
     this.addEnvironment(ENV.RESTRICTED_DATA_KEY_ID, key.keyArn);
-    Grant.addToPrincipal({ grantee: this, actions: ['kms:GenerateDataKey', ...(options.decrypt ? ['kms:Decrypt'] : [])], resourceArns: [key.keyArn] });
+    this.addToRolePolicy(
+      new PolicyStatement({ actions: ['kms:GenerateDataKey'], resources: [key.keyArn], conditions: { StringEquals: { 'kms:EncryptionContext:purpose': [...RESTRICTED_PURPOSES] } } }),
+    );
+    if (options.decrypt) {
+      this.addToRolePolicy(new PolicyStatement({ actions: ['kms:Decrypt'], resources: [key.keyArn], conditions: { StringEquals: { 'kms:EncryptionContext:purpose': [...READABLE_PURPOSES] } } }));
+    }
   }
 }

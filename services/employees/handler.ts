@@ -39,7 +39,7 @@ import {
 
 let deps: EmployeeDeps | undefined;
 const employeeDeps = (): EmployeeDeps =>
-  (deps ??= { store: dynamoEmployeeStore(defaultDb()), now: () => new Date(), newId: randomUUID, seal: sealRestricted, unseal: unsealRestricted });
+  (deps ??= { store: dynamoEmployeeStore(defaultDb()), now: () => new Date(), newId: randomUUID, seal: (value) => sealRestricted(value, 'bank-account'), unseal: unsealRestricted });
 
 const actorOf = (request: ApiRequest): Actor => ({ principal: request.principal, requestId: request.requestId });
 

@@ -99,6 +99,10 @@ describe('least privilege', () => {
     const env = functionProps(testEnv, name).Environment.Variables;
     expect('CURSOR_SECRET_ARN' in env).toBe(cursorSecret);
     expect('RESTRICTED_DATA_KEY_ID' in env).toBe(restrictedDataKey);
+    // Each seal carries its purpose as the KMS encryption context; only the bank account is ever decrypted (issue 12, item 7).
+    const kmsCondition = (action: string) => (statements.find((s) => actionsOf([s], action).length > 0) as Statement & { Condition?: unknown } | undefined)?.Condition;
+    if (restrictedDataKey) expect(kmsCondition('kms:GenerateDataKey')).toEqual({ StringEquals: { 'kms:EncryptionContext:purpose': ['evidence', 'bank-account'] } });
+    if (restrictedDataDecrypt) expect(kmsCondition('kms:Decrypt')).toEqual({ StringEquals: { 'kms:EncryptionContext:purpose': ['bank-account'] } });
     if (cursorSecret) {
       const secretStatement = statements.find((s) => actionsOf([s], 'secretsmanager:').length > 0) as Statement;
       expect(JSON.stringify(secretStatement.Resource)).toContain(dataOutput(testEnv, testEnv.data.cursorSecret.node.defaultChild));
