@@ -149,11 +149,18 @@ export async function scanTable(db: Db): Promise<Record<string, any>[]> {
  * (`lastUsedAt`, `lastRoute`) is left out: the authorizer records it on any authenticated
  * request, including the refused ones, and it is telemetry, not an entity's state.
  */
+/** JSON with object keys sorted at every level: DynamoDB does not keep attribute order across updates. */
+function canonicalJson(value: unknown): string {
+  const sortKeys = (v: unknown): unknown =>
+    Array.isArray(v) ? v.map(sortKeys) : v && typeof v === 'object' && !(v instanceof Uint8Array) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])])) : v;
+  return JSON.stringify(sortKeys(value));
+}
+
 export async function tableFingerprint(db: Db): Promise<string> {
   const items = (await scanTable(db)).map((item) => {
-    if (!String(item.PK).startsWith('KEY#')) return JSON.stringify(item);
+    if (!String(item.PK).startsWith('KEY#')) return canonicalJson(item);
     const { lastUsedAt: _at, lastRoute: _route, ...rest } = item;
-    return JSON.stringify(rest);
+    return canonicalJson(rest);
   });
   return createHash('sha256').update(JSON.stringify(items.sort())).digest('hex');
 }
