@@ -24,7 +24,7 @@ describe('the local runtime (npm start)', () => {
     child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
     const ready = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ready line within 45 s:\n${output}`)), 45_000);
+      const timer = setTimeout(() => reject(new Error(`no ready line within 90 s:\n${output}`)), 90_000);
       child.stdout!.on('data', () => {
         const match = /^ready (http:\/\/\S+)$/m.exec(output);
         if (match) {
@@ -52,5 +52,5 @@ describe('the local runtime (npm start)', () => {
     expect(output).toMatch(/SIGTERM: stopping[\s\S]*stopped/);
     expect(() => process.kill(javaPid, 0)).toThrow();
     expect(existsSync(join(localDir, 'runtime.json'))).toBe(false);
-  });
+  }, 150_000);
 });
