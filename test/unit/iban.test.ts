@@ -1,4 +1,4 @@
-import { checkBic, checkIban, formatIban, maskIban } from '../../services/employees/iban';
+import { checkBic, checkIban, formatIban, maskIban } from '../../services/employees/domain-iban';
 
 describe('checkIban', () => {
   it.each([
