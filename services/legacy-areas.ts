@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import { employeesDocs } from './employees/openapi';
 import { locationsDocs } from './locations/openapi';
 import { SCIM_SCHEMAS } from './openapi/scim';
 import type { AreaDocs, OperationDoc } from './openapi/types';
@@ -94,22 +93,6 @@ export const LEGACY_AREAS: readonly AreaDefinition[] = [
       ['GET', '/organization', 'getOrganization', ['organization:read'], 'Get the organization'],
       ['GET', '/settings', 'getSettings', ['organization:read'], 'Get the organization settings'],
       ['PATCH', '/settings', 'updateSettings', ['organization:write'], 'Update the organization settings'],
-    ],
-  }),
-  legacyArea('employees', {
-    description: 'Employees (the records SCIM provisions) and their bank accounts.',
-    // Employees with their guards, search index and bank account (sealed; decrypted only by GET bank-account).
-    permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: true, restrictedDataDecrypt: true },
-    auditEntityTypes: ['employee'],
-    docs: employeesDocs,
-    rows: [
-      ['GET', '/employees', 'listEmployees', ['employees:read'], 'List or search employees'],
-      ['POST', '/employees', 'createEmployee', ['employees:write'], 'Create an employee'],
-      ['GET', '/employees/{employeeId}', 'getEmployee', ['employees:read'], 'Get one employee'],
-      ['PATCH', '/employees/{employeeId}', 'updateEmployee', ['employees:write'], 'Update an employee'],
-      ['POST', '/employees/{employeeId}/deactivate', 'deactivateEmployee', ['employees:write'], 'Deactivate an employee'],
-      ['GET', '/employees/{employeeId}/bank-account', 'getBankAccount', ['employees:read_financial'], "Get an employee's bank account"],
-      ['PUT', '/employees/{employeeId}/bank-account', 'putBankAccount', ['employees:write', 'employees:write_financial'], "Set or clear an employee's bank account"],
     ],
   }),
   legacyArea('locations', {

@@ -3,26 +3,19 @@
  * records through these; timesheets, evidence and reports check and read employees by key.
  */
 export {
-  EMPLOYEE_LABEL,
-  employeeChangeItems,
-  employeeExistsCheck,
-  employeeIdsByDisplayName,
-  employeeIdsByEmail,
-  employeeKeys,
-  employeeSearchItems,
-  getEmployee,
-  getEmployees,
   holderKey,
-  listVisibleEmployeeIds,
-  putEmployee,
-  readGuardHolders,
   uniqueValueOf,
+  employeeKeys,
   type Employee,
   type EmployeeAddress,
   type EmployeeEmail,
   type EmployeePhoneNumber,
-  type EmployeeWrite,
   type GuardAction,
   type UniqueAttribute,
   type UniqueValue,
-} from './store';
+} from './model';
+export type { EmployeeChange } from './domain';
+export { EMPLOYEE_LABEL, employeeChangeItems, employeeExistsCheck, employeeItems, putEmployee, saveEmployee, type EmployeeWrite } from './store';
+export { readGuardHolders } from './store-guards';
+export { employeeIdsByDisplayName, employeeIdsByEmail, getEmployee, getEmployees, listVisibleEmployeeIds } from './store-reads';
+export { employeeSearchItems } from './store-search';

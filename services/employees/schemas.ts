@@ -1,14 +1,12 @@
 import { z } from 'zod';
 import { hasScope, type Principal } from '../shared/auth/principal';
 import { queryWords } from '../shared/ddb/search';
-import { ValidationError } from '../shared/errors';
 import { limitParameter } from '../shared/http/query';
-import type { BankAccountData } from './bank-store';
-import { checkBic, checkIban, formatIban } from './iban';
-import type { Employee, PersonalAddress } from './store';
+import { checkBic, checkIban, formatIban } from './domain-iban';
+import type { BankAccountData, Employee, PersonalAddress, StoredBankAccount } from './model';
 
 /**
- * Request and response shapes of the employees area (docs/areas/organization-employees.md).
+ * Request and response shapes of the employees area (docs/areas/employees.md).
  * Sensitive fields (dateOfBirth, personalAddress, taxId) are in responses only for keys with
  * employees:read_sensitive, and absent (not null) otherwise. Bank data is never part of an
  * employee; the detail shows at most the masked IBAN.
@@ -108,34 +106,6 @@ const profileFields = {
 
 const userName = () => text('userName', 256).meta({ description: 'Login name; unique in the organization, case-insensitively (the same value SCIM manages).' });
 
-export const createBodySchema = z.object({ userName: userName(), ...profileFields }).strict();
-export type CreateBody = z.infer<typeof createBodySchema>;
-
-export const updateBodySchema = z
-  .object({
-    userName: userName().optional(),
-    ...profileFields,
-    active: z
-      .literal(true, { error: 'active: only true (reactivation) is accepted here; deactivate with POST /employees/{employeeId}/deactivate and a reason.' })
-      .optional()
-      .meta({ description: 'true reactivates a deactivated employee.' }),
-  })
-  .strict()
-  .superRefine((body, ctx) => {
-    if (Object.keys(body).length === 0) ctx.addIssue({ code: 'custom', path: [], message: 'Nothing to change: send at least one field.' });
-  });
-export type UpdateBody = z.infer<typeof updateBodySchema>;
-
-export const deactivateBodySchema = z
-  .object({
-    reason: z
-      .string({ error: 'reason is required: say why.' })
-      .trim()
-      .min(1, { message: 'reason must not be empty.' })
-      .max(1000, { message: 'reason is at most 1000 characters.' }),
-  })
-  .strict();
-
 const BANK_FIELDS_DETAIL = 'Bank data is not part of the employee: set it with PUT /employees/{employeeId}/bank-account.';
 
 /** Members of responses a client may send back but never change through this body (422 pointing at them). */
@@ -151,13 +121,50 @@ const READ_ONLY: Readonly<Record<string, string>> = {
 
 const CREATE_READ_ONLY: Readonly<Record<string, string>> = { ...READ_ONLY, active: 'New employees are active; deactivate with POST /employees/{employeeId}/deactivate.' };
 
-/** Read-only members get a precise 422 before the strict schema calls them unknown. */
-export function assertNoReadOnlyFields(body: unknown, kind: 'create' | 'update'): void {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
-  const table = kind === 'create' ? CREATE_READ_ONLY : READ_ONLY;
-  const errors = Object.entries(table).filter(([field]) => field in body).map(([field, detail]) => ({ pointer: `/${field}`, detail }));
-  if (errors.length > 0) throw new ValidationError(errors);
-}
+/**
+ * Read-only members get a precise 422 each (and nothing else is reported) before the strict
+ * schema would call them unknown.
+ */
+const refuseReadOnly =
+  (table: Readonly<Record<string, string>>) =>
+  (body: unknown, ctx: z.RefinementCtx): unknown => {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+    for (const [field, message] of Object.entries(table)) {
+      if (field in body) ctx.addIssue({ code: 'custom', path: [field], message, input: body });
+    }
+    return body;
+  };
+
+export const createBodySchema = z.preprocess(refuseReadOnly(CREATE_READ_ONLY), z.object({ userName: userName(), ...profileFields }).strict());
+export type CreateBody = z.output<typeof createBodySchema>;
+
+export const updateBodySchema = z.preprocess(
+  refuseReadOnly(READ_ONLY),
+  z
+    .object({
+      userName: userName().optional(),
+      ...profileFields,
+      active: z
+        .literal(true, { error: 'active: only true (reactivation) is accepted here; deactivate with POST /employees/{employeeId}/deactivate and a reason.' })
+        .optional()
+        .meta({ description: 'true reactivates a deactivated employee.' }),
+    })
+    .strict()
+    .superRefine((body, ctx) => {
+      if (Object.keys(body).length === 0) ctx.addIssue({ code: 'custom', path: [], message: 'Nothing to change: send at least one field.' });
+    }),
+);
+export type UpdateBody = z.output<typeof updateBodySchema>;
+
+export const deactivateBodySchema = z
+  .object({
+    reason: z
+      .string({ error: 'reason is required: say why.' })
+      .trim()
+      .min(1, { message: 'reason must not be empty.' })
+      .max(1000, { message: 'reason is at most 1000 characters.' }),
+  })
+  .strict();
 
 /**
  * PUT bank-account: the whole account. `iban: null` clears it (then bic and accountHolder
@@ -298,6 +305,13 @@ const addressOf = (a: PersonalAddress): z.infer<typeof addressSchema> => ({
 export const employeeDetail = (e: Employee, maskedIban: string | null, principal: Principal): z.infer<typeof employeeSchema> => ({
   ...employeeSummary(e, principal),
   maskedIban,
+});
+
+/** PUT answers with a receipt, never the account: replayable responses are stored for 24 hours. */
+export const bankAccountReceipt = (account: StoredBankAccount): z.infer<typeof bankAccountReceiptSchema> => ({
+  employeeId: account.employeeId,
+  maskedIban: account.maskedIban ?? null,
+  updatedAt: account.updatedAt,
 });
 
 export const bankAccountResponse = (employeeId: string, account: BankAccountData | null, updatedAt: string | null): z.infer<typeof bankAccountSchema> => ({

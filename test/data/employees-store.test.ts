@@ -1,26 +1,39 @@
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { createEmployee, EmployeeMovedError, putBankAccount, readBankAccount, type EmployeeDeps } from '../../services/employees/domain';
-import { dynamoEmployeeStore } from '../../services/employees/dynamo-store';
-import { employeeSearchItems, getEmployee, listEmployeesPage, putEmployee, searchEmployeesPage, type Employee } from '../../services/employees/store';
+import { createEmployee, EmployeeMovedError, type EmployeePorts, type EmployeeStore } from '../../services/employees/domain';
+import { putBankAccount, readBankAccount } from '../../services/employees/domain-bank';
+import { employeesStore, employeeSearchItems, getEmployee, listEmployeesPage, putEmployee, searchEmployeesPage, type Employee } from '../../services/employees/store';
 import { putOrganization } from '../../services/organizations/store';
 import { createUser, updateUser, type ScimDeps } from '../../services/scim/domain';
 import { dynamoUserStore } from '../../services/scim/store';
 import { sealRestricted, unsealRestricted } from '../../services/shared/crypto/restricted';
 import type { Db } from '../../services/shared/ddb/client';
 import { commit } from '../../services/shared/ddb/transaction';
+import { inUnitOfWork, READ_ONLY_UNIT, TransactionUnit, type UnitOfWork } from '../../services/shared/ddb/unit-of-work';
 import { EtagMismatchError, UniquenessConflictError } from '../../services/shared/errors';
 import { createTestTable } from '../support/table';
 
-/** The employees store and its transactions against DynamoDB Local. */
+/** The employees store and its transactions against DynamoDB Local, under the kit's unit of work. */
 let db: Db;
-let deps: EmployeeDeps;
 let scim: ScimDeps;
 beforeAll(async () => {
   db = await createTestTable();
-  deps = { store: dynamoEmployeeStore(db), now: () => new Date(), newId: randomUUID, seal: sealRestricted, unseal: unsealRestricted };
   scim = { store: dynamoUserStore(db), now: () => new Date(), newId: randomUUID };
 });
+
+/** The area's ports on `unit`, with the store's reads replaced where a test makes them stale. */
+const portsOf = (unit: UnitOfWork, reads: Partial<EmployeeStore> = {}): EmployeePorts => ({
+  store: { ...employeesStore(db, unit), ...reads },
+  now: () => new Date(),
+  newId: randomUUID,
+  seal: sealRestricted,
+  unseal: unsealRestricted,
+});
+/** Runs a use case as the area handler does: one unit of work, committed, run again on a concurrent change. */
+const run = <T>(work: (ports: EmployeePorts) => Promise<T>, reads: Partial<EmployeeStore> = {}, attempts?: number) =>
+  inUnitOfWork(db, (unit) => work(portsOf(unit, reads)), { sleep: async () => undefined, ...(attempts ? { attempts } : {}) });
+/** The store's reads, for the ones a test makes stale. */
+const reader = (): EmployeeStore => employeesStore(db, READ_ONLY_UNIT);
 
 const newOrg = async (): Promise<string> => {
   const id = randomUUID();
@@ -60,17 +73,17 @@ describe('listEmployeesPage', () => {
 describe('search index maintenance', () => {
   it('indexes an employee created through the API in its own transaction', async () => {
     const org = await newOrg();
-    const view = await createEmployee(deps, actor(org), { userName: 'mira@x.example', givenName: 'Mira', familyName: 'Hoffmann' }, async () => []);
+    const view = await run((ports) => createEmployee(ports, actor(org), { userName: 'mira@x.example', givenName: 'Mira', familyName: 'Hoffmann' }));
     expect((await searchEmployeesPage(db, org, 'hoff', { limit: 10 })).employees.map((e) => e.id)).toEqual([view.employee.id]);
   });
 
   it('writes no index item, employee or guard when the create loses its guard', async () => {
     const org = await newOrg();
-    await createEmployee(deps, actor(org), { userName: 'taken@x.example' }, async () => []);
+    await run((ports) => createEmployee(ports, actor(org), { userName: 'taken@x.example' }));
     const before = await searchItems(org);
     // A concurrent create claimed the value between the guard read and the commit.
-    const store = { ...deps.store, guardHolders: async () => new Map<string, string>() };
-    await expect(createEmployee({ ...deps, store }, actor(org), { userName: 'TAKEN@x.example', familyName: 'Ghost' }, async () => [])).rejects.toBeInstanceOf(UniquenessConflictError);
+    const blind = { guardHolders: async () => new Map<string, string>() };
+    await expect(run((ports) => createEmployee(ports, actor(org), { userName: 'TAKEN@x.example', familyName: 'Ghost' }), blind)).rejects.toBeInstanceOf(UniquenessConflictError);
     expect(await searchItems(org)).toEqual(before);
     expect((await searchEmployeesPage(db, org, 'ghost', { limit: 10 })).employees).toEqual([]);
   });
@@ -102,50 +115,51 @@ describe('search index maintenance', () => {
 describe('bank account transactions', () => {
   const setUp = async () => {
     const org = await newOrg();
-    const { employee } = await createEmployee(deps, actor(org), { userName: `${randomUUID()}@x.example` }, async () => []);
+    const { employee } = await run((ports) => createEmployee(ports, actor(org), { userName: `${randomUUID()}@x.example` }));
     return { org, employee };
   };
 
   it('stores the account sealed, the masked IBAN in clear, and bumps the employee version with it', async () => {
     const { org, employee } = await setUp();
     const account = { iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', accountHolder: 'Mira Hoffmann' };
-    const stored = await putBankAccount(deps, actor(org), employee.id, `"bank-account:${employee.id}:v0"`, account, async () => []);
+    const stored = await run((ports) => putBankAccount(ports, actor(org), employee.id, `"bank-account:${employee.id}:v0"`, account));
     expect(stored).toMatchObject({ version: 1, maskedIban: 'DE89 **** **** **** **30 00', sealed: { alg: 'AES-256-GCM', keyProvider: 'local' } });
     expect(JSON.stringify(stored)).not.toMatch(/370400440532013000|COBADEFF|Mira/);
     expect((await getEmployee(db, org, employee.id))?.version).toBe(2);
-    expect((await readBankAccount(deps, org, employee.id)).account).toEqual(account);
+    expect((await readBankAccount(portsOf(READ_ONLY_UNIT), org, employee.id)).account).toEqual(account);
   });
 
   it('refuses a write computed from a stale account version with ETAG_MISMATCH and writes nothing', async () => {
     const { org, employee } = await setUp();
     const account = { iban: 'DE89370400440532013000', bic: null, accountHolder: 'A' };
     // Read before the first PUT committed: version 0 with If-Match v0, committed after it.
-    const stale = { ...deps.store, getWithBankAccount: async (o: string, id: string) => ({ employee: (await deps.store.getWithBankAccount(o, id)).employee }) };
-    await putBankAccount(deps, actor(org), employee.id, `"bank-account:${employee.id}:v0"`, account, async () => []);
-    await expect(putBankAccount({ ...deps, store: stale }, actor(org), employee.id, `"bank-account:${employee.id}:v0"`, null, async () => [])).rejects.toBeInstanceOf(EtagMismatchError);
-    expect((await readBankAccount(deps, org, employee.id)).account).toEqual(account);
+    const stale = { getWithBankAccount: async (o: string, id: string) => ({ employee: (await reader().getWithBankAccount(o, id)).employee }) };
+    await run((ports) => putBankAccount(ports, actor(org), employee.id, `"bank-account:${employee.id}:v0"`, account));
+    await expect(run((ports) => putBankAccount(ports, actor(org), employee.id, `"bank-account:${employee.id}:v0"`, null), stale)).rejects.toBeInstanceOf(EtagMismatchError);
+    expect((await readBankAccount(portsOf(READ_ONLY_UNIT), org, employee.id)).account).toEqual(account);
   });
 
   it('reads again when the employee changed meanwhile, and gives up after a few attempts', async () => {
     const { org, employee } = await setUp();
     let reads = 0;
     const moving = {
-      ...deps.store,
       getWithBankAccount: async (o: string, id: string) => {
         reads += 1;
-        const current = await deps.store.getWithBankAccount(o, id);
+        const current = await reader().getWithBankAccount(o, id);
         return { ...current, employee: { ...current.employee!, version: current.employee!.version - 1 } };
       },
     };
-    await expect(putBankAccount({ ...deps, store: moving }, actor(org), employee.id, `"bank-account:${employee.id}:v0"`, null, async () => [])).rejects.toMatchObject({ code: 'TRANSACTION_CONFLICT' });
+    // The kit's retry, bounded here to 4 attempts (the area handler bounds it by attempts and the Lambda's time left).
+    await expect(run((ports) => putBankAccount(ports, actor(org), employee.id, `"bank-account:${employee.id}:v0"`, null), moving, 4)).rejects.toMatchObject({ code: 'TRANSACTION_CONFLICT' });
     expect(reads).toBe(4);
-    await expect(deps.store.commitBankAccount({
+    const unit = new TransactionUnit(db);
+    employeesStore(db, unit).saveBankAccount({
       employeeBefore: { ...employee, version: 7 },
       employeeAfter: { ...employee, version: 8 },
       after: { organizationId: org, employeeId: employee.id, version: 1, updatedAt: new Date().toISOString() },
       audit: { id: randomUUID(), organizationId: org, occurredAt: new Date().toISOString(), actor: { type: 'API_KEY', keyId: 'k', label: 'l' }, action: 'x', entity: { type: 'employee', id: employee.id }, requestId: 'r' },
-      extra: [],
-    })).rejects.toBeInstanceOf(EmployeeMovedError);
-    expect((await readBankAccount(deps, org, employee.id)).stored).toBeUndefined();
+    });
+    await expect(unit.commit()).rejects.toBeInstanceOf(EmployeeMovedError);
+    expect((await readBankAccount(portsOf(READ_ONLY_UNIT), org, employee.id)).stored).toBeUndefined();
   });
 });

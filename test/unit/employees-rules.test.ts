@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { applyProfile, changedFields, planGuards, updateEmployee, type EmployeeDeps, type EmployeeWrite } from '../../services/employees/domain';
+import { applyProfile, changedFields, planGuards, updateEmployee, type EmployeeChange, type EmployeePorts } from '../../services/employees/domain';
 import { employeeChangeItems } from '../../services/employees/store';
 import { bankAccountBodySchema, employeeDetail, employeeSummary, parseBirthDate, updateBodySchema } from '../../services/employees/schemas';
 import { employeeSearchItems, employeeSearchWords, holderKey, type Employee } from '../../services/employees/store';
@@ -179,13 +179,12 @@ describe('search index of employees', () => {
 });
 
 describe('updateEmployee', () => {
-  const deps = (stored: Employee, writes: EmployeeWrite[]): EmployeeDeps => ({
+  const deps = (stored: Employee, writes: EmployeeChange[]): EmployeePorts => ({
     store: {
       getWithBankAccount: async () => ({ employee: stored }),
       guardHolders: async (_org, values) => new Map(values.map((v) => [holderKey(v), ME])),
-      list: async () => ({ employees: [] }),
-      commitEmployee: async (w) => void writes.push(w),
-      commitBankAccount: async () => undefined,
+      saveEmployee: (w) => void writes.push(w),
+      saveBankAccount: () => undefined,
     },
     now: () => new Date('2026-03-02T08:00:00Z'),
     newId: () => 'a0000000-0000-4000-8000-000000000001',
@@ -195,21 +194,21 @@ describe('updateEmployee', () => {
   const actor = { principal: principal('employees:write'), requestId: 'req-1' };
 
   it('needs the current strong ETag', async () => {
-    const writes: EmployeeWrite[] = [];
+    const writes: EmployeeChange[] = [];
     for (const stale of [`"employee:${ME}:v2"`, 'W/"3"', '*']) {
-      await expect(updateEmployee(deps(employee(), writes), actor, ME, stale, { title: 'x' }, async () => [])).rejects.toBeInstanceOf(EtagMismatchError);
+      await expect(updateEmployee(deps(employee(), writes), actor, ME, stale, { title: 'x' })).rejects.toBeInstanceOf(EtagMismatchError);
     }
     expect(writes).toEqual([]);
   });
 
   it('refuses to reactivate an employee whose SCIM resource was deleted', async () => {
     const retired = employee({ active: false, scimDeleted: true });
-    await expect(updateEmployee(deps(retired, []), actor, ME, `"employee:${ME}:v3"`, { active: true }, async () => [])).rejects.toBeInstanceOf(ValidationError);
+    await expect(updateEmployee(deps(retired, []), actor, ME, `"employee:${ME}:v3"`, { active: true })).rejects.toBeInstanceOf(ValidationError);
   });
 
   it('bumps the version and audits the changed names', async () => {
-    const writes: EmployeeWrite[] = [];
-    const view = await updateEmployee(deps(employee(), writes), actor, ME, `"employee:${ME}:v3"`, { title: 'Lead' }, async () => []);
+    const writes: EmployeeChange[] = [];
+    const view = await updateEmployee(deps(employee(), writes), actor, ME, `"employee:${ME}:v3"`, { title: 'Lead' });
     expect(view.employee).toMatchObject({ version: 4, title: 'Lead', updatedAt: '2026-03-02T08:00:00.000Z' });
     expect(writes[0].audit).toMatchObject({ action: 'employee.updated', changedAttributes: ['title'], requestId: 'req-1' });
   });
