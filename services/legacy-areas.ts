@@ -1,5 +1,4 @@
 import type { z } from 'zod';
-import { locationsDocs } from './locations/openapi';
 import { SCIM_SCHEMAS } from './openapi/scim';
 import type { AreaDocs, OperationDoc } from './openapi/types';
 import { organizationDocs } from './organization/openapi';
@@ -93,27 +92,6 @@ export const LEGACY_AREAS: readonly AreaDefinition[] = [
       ['GET', '/organization', 'getOrganization', ['organization:read'], 'Get the organization'],
       ['GET', '/settings', 'getSettings', ['organization:read'], 'Get the organization settings'],
       ['PATCH', '/settings', 'updateSettings', ['organization:write'], 'Update the organization settings'],
-    ],
-  }),
-  legacyArea('locations', {
-    description: 'Locations, reusable contacts and QR rotation.',
-    // Locations, reusable contacts, QR secrets (hashed) and their search index.
-    permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
-    auditEntityTypes: ['location', 'contact'],
-    docs: locationsDocs,
-    rows: [
-      ['GET', '/locations', 'listLocations', ['locations:read'], 'List or search locations'],
-      ['POST', '/locations', 'createLocation', ['locations:write'], 'Create a location'],
-      ['GET', '/locations/{locationId}', 'getLocation', ['locations:read'], 'Get one location'],
-      ['PATCH', '/locations/{locationId}', 'updateLocation', ['locations:write'], 'Update a location'],
-      ['DELETE', '/locations/{locationId}', 'archiveLocation', ['locations:write'], 'Archive a location'],
-      ['POST', '/locations/{locationId}/qr/rotate', 'rotateLocationQr', ['locations:qr'], "Rotate a location's QR secret"],
-      ['PUT', '/locations/{locationId}/contacts/{contactId}', 'linkLocationContact', ['locations:write', 'contacts:write'], 'Link a contact to a location'],
-      ['DELETE', '/locations/{locationId}/contacts/{contactId}', 'unlinkLocationContact', ['locations:write', 'contacts:write'], 'Unlink a contact from a location'],
-      ['GET', '/contacts', 'listContacts', ['contacts:read'], 'List or search reusable contacts'],
-      ['POST', '/contacts', 'createContact', ['contacts:write'], 'Create a reusable contact'],
-      ['GET', '/contacts/{contactId}', 'getContact', ['contacts:read'], 'Get one contact'],
-      ['PATCH', '/contacts/{contactId}', 'updateContact', ['contacts:write'], 'Update a contact'],
     ],
   }),
   legacyArea('reports', {

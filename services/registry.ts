@@ -1,6 +1,7 @@
 import { auditArea } from './audit/area';
 import { employeesArea } from './employees/area';
 import { legacyAreaNamed } from './legacy-areas';
+import { locationsArea } from './locations/area';
 import { materialsArea } from './materials/area';
 import { type AreaDefinition, type FunctionDefinition } from './shared/area';
 import { timesheetsArea } from './timesheets/area';
@@ -20,7 +21,7 @@ const WRITING_AREAS: readonly AreaDefinition[] = [
   legacyAreaNamed('scim'),
   legacyAreaNamed('organization'),
   employeesArea,
-  legacyAreaNamed('locations'),
+  locationsArea,
   legacyAreaNamed('reports'),
   materialsArea,
 ];

@@ -1,18 +1,44 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
-import { sealRestricted } from '../shared/crypto/restricted';
-import { defaultDb } from '../shared/ddb/client';
+import { sealRestricted, type SealedValue } from '../shared/crypto/restricted';
+import { defaultDb, type Db } from '../shared/ddb/client';
+import { inUnitOfWork, READ_ONLY_UNIT } from '../shared/ddb/unit-of-work';
 import { AppError } from '../shared/errors';
+import { parseInput } from '../shared/http/validation';
 import { logger } from '../shared/logger';
-import { uuid } from '../shared/time';
-import { ingestEvidence, type IngestResult } from './ingest';
+import { duplicateOf, EventAlreadyIngestedError, ingestScan, type IngestResult } from './domain';
+import { batchSchema, evidenceSchema } from './schemas';
+import { evidencePorts, evidenceStore } from './store';
 
 /**
  * Lambda entry of the internal evidence channel: invoked directly by the scan service with
  * `{ organizationId, events: [...] }`; no API routes to it. Each event is appended on its
  * own (its own transaction); a rejected event does not stop the others.
  */
-const batchSchema = z.object({ organizationId: uuid(), events: z.array(z.unknown()).min(1).max(100) }).strict();
+
+export interface IngestDeps {
+  readonly db: Db;
+  readonly now: () => Date;
+  readonly newId: () => string;
+  readonly seal: (value: unknown) => Promise<SealedValue>;
+}
+
+export type { IngestResult } from './domain';
+
+/**
+ * Ingests one event: validates it (422 at the field), runs the use case in one unit of work
+ * (again while a read went stale), and answers a concurrent delivery of the same id that
+ * committed first with that delivery's outcome. Also the seed's and the tests' way in.
+ */
+export async function ingestEvidence(deps: IngestDeps, organizationId: string, raw: unknown): Promise<IngestResult> {
+  const parsed = parseInput(evidenceSchema, raw, 'body');
+  const input = { ...parsed, id: parsed.id ?? deps.newId() };
+  try {
+    return await inUnitOfWork(deps.db, (unit) => ingestScan(evidencePorts(deps.db, unit, deps.now(), deps), organizationId, input));
+  } catch (error) {
+    if (!(error instanceof EventAlreadyIngestedError)) throw error;
+    return duplicateOf(input.id, await evidenceStore(deps.db, READ_ONLY_UNIT).getWorkEvent(organizationId, input.id));
+  }
+}
 
 export interface IngestBatchResult {
   readonly results: readonly (IngestResult | { readonly error: { readonly code: string; readonly detail: string } })[];
@@ -20,7 +46,7 @@ export interface IngestBatchResult {
 
 export const handler = async (event: unknown): Promise<IngestBatchResult> => {
   const batch = batchSchema.parse(event);
-  const deps = { db: defaultDb(), now: () => new Date(), newId: randomUUID, seal: sealRestricted };
+  const deps: IngestDeps = { db: defaultDb(), now: () => new Date(), newId: randomUUID, seal: sealRestricted };
   const results = [];
   for (const raw of batch.events) {
     try {

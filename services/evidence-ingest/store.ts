@@ -5,28 +5,15 @@ import type { SealedValue } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import { ValidationError } from '../shared/errors';
-import type { ExportsPort } from '../timesheets/public';
-import { EVENT_LABEL, getWorkEvent, putRestrictedEventData, putWorkEvent, type WorkEvent } from '../work-events/public';
+import { projectScan, timesheetsStore, type ExportsPort } from '../timesheets/public';
+import { EVENT_LABEL, getWorkEvent, putRestrictedEventData, putWorkEvent } from '../work-events/public';
+import { EventAlreadyIngestedError, type EvidencePorts, type EvidenceStore, type WorkEventChange } from './domain';
 
 /**
  * The evidence channel's writes of work events (their items and keys are the work-events
  * area's, reached through its port): an event is appended once, in the same transaction as
  * the projection it makes, and only while its employee and location exist.
  */
-
-/** The event id was appended by a concurrent delivery of the same event: answer its first outcome. */
-export class EventAlreadyIngestedError extends Error {
-  constructor(readonly eventId: string) {
-    super(`Work event ${eventId} was ingested by a concurrent delivery.`);
-    this.name = 'EventAlreadyIngestedError';
-  }
-}
-
-export interface WorkEventChange {
-  readonly event: WorkEvent;
-  /** The sealed QR id, device, position and validation of the scan. */
-  readonly restricted?: SealedValue;
-}
 
 /**
  * Stages the event, its sealed restricted data, and the existence checks of its employee and
@@ -57,7 +44,21 @@ export function saveWorkEvent(unit: UnitOfWork, change: WorkEventChange): void {
 export const reportsExports: ExportsPort = { fenceLabel: FENCE_LABEL, fenceKey: reportKeys.fence, fenceFromItem, planStaleness };
 
 /** The evidence channel's store on DynamoDB, staging writes in `unit`. */
-export const evidenceStore = (db: Db, unit: UnitOfWork) => ({
-  getWorkEvent: (org: string, id: string) => getWorkEvent(db, org, id),
-  saveWorkEvent: (change: WorkEventChange) => saveWorkEvent(unit, change),
+export const evidenceStore = (db: Db, unit: UnitOfWork): EvidenceStore => ({
+  getWorkEvent: (org, id) => getWorkEvent(db, org, id),
+  saveWorkEvent: (change) => saveWorkEvent(unit, change),
 });
+
+/**
+ * The ports of one event in `unit`: its work events, and the timesheets store for its
+ * projection, both staging in the same unit of work, at one server time `at`.
+ */
+export function evidencePorts(db: Db, unit: UnitOfWork, at: Date, deps: { readonly newId: () => string; readonly seal: (value: unknown) => Promise<SealedValue> }): EvidencePorts {
+  const now = () => at;
+  return {
+    events: evidenceStore(db, unit),
+    project: (actor, scan) => projectScan({ store: timesheetsStore(db, unit, reportsExports), now, newId: deps.newId, seal: deps.seal }, actor, scan),
+    now,
+    seal: deps.seal,
+  };
+}

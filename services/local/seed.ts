@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
-import { ingestEvidence } from '../evidence-ingest/ingest';
+import { ingestEvidence } from '../evidence-ingest/handler';
 import { sealRestricted } from '../shared/crypto/restricted';
 import { issueApiKey } from '../api-keys/issue';
 import { getApiKey } from '../api-keys/store';

@@ -1,23 +1,51 @@
 import { createHash } from 'node:crypto';
+import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import { hasScope, requireScopes, type Principal } from '../shared/auth/principal';
-import { jitteredBackoff, type TxItem } from '../shared/ddb/transaction';
-import { EtagMismatchError, NotFoundError, TransactionConflictError, ValidationError, type FieldError } from '../shared/errors';
+import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
-import { masterDataAudit } from './audit';
-import type { Contact, ContactChange } from './contact-store';
-import type { LocationChange, LocationRecord } from './store';
+import { NotFoundError, ValidationError, type FieldError } from '../shared/errors';
+import type { Contact, LocationRecord, QrSecret } from './model';
 
-/** A location store: the DynamoDB adapter (store.ts, contact-store.ts) or a test double. */
+export type { Contact, LocationRecord, QrSecret } from './model';
+
+/** A location write: the location before (absent for a create) and after, with its audit entry. */
+export interface LocationChange {
+  /** The stored state the change was decided on; absent for a new location. */
+  readonly before?: LocationRecord;
+  readonly after: LocationRecord;
+  readonly audit: AuditEntry;
+  /** Contacts that must exist in the organization at commit time, with the body field that named each. */
+  readonly contactChecks?: readonly ContactCheck[];
+  /** A rotation: the new secret replaces `previousReference`'s (null: the first one). */
+  readonly qr?: { readonly next: QrSecret; readonly previousReference: string | null };
+}
+
+export interface ContactCheck {
+  readonly contactId: string;
+  /** The JSON pointer of the body field that named the contact (`/contactIds/<i>`). */
+  readonly pointer: string;
+}
+
+export interface ContactChange {
+  readonly before?: Contact;
+  readonly after: Contact;
+  readonly audit: AuditEntry;
+}
+
+/**
+ * The locations store port: reads, and `save*` that stage a change in the request's unit of
+ * work (committed once the use case returns, with the idempotency record). The DynamoDB
+ * adapter is store.ts (contacts: store-contacts.ts). A change whose reads went stale
+ * meanwhile makes the whole use case run again from its reads (the area handler does that).
+ */
 export interface LocationStore {
   getLocation(organizationId: string, id: string): Promise<LocationRecord | undefined>;
   getContact(organizationId: string, id: string): Promise<Contact | undefined>;
   getContacts(organizationId: string, ids: readonly string[]): Promise<ReadonlyMap<string, Contact>>;
   /** The public reference of the location's current QR secret; null before the first rotation. */
   getQrReference(organizationId: string, locationId: string): Promise<string | null>;
-  saveLocation(change: LocationChange, extra: readonly TxItem[]): Promise<void>;
-  saveContact(change: ContactChange, extra: readonly TxItem[]): Promise<void>;
-  /** Commits items of a write that changed nothing (its idempotency record). */
-  commitItems(items: readonly TxItem[]): Promise<void>;
+  saveLocation(change: LocationChange): void;
+  saveContact(change: ContactChange): void;
 }
 
 /** Ports of the locations use cases. */
@@ -27,18 +55,7 @@ export interface LocationPorts {
   readonly newId: () => string;
   /** Cryptographically random bytes (QR secrets and references). */
   readonly randomBytes: (size: number) => Buffer;
-  /** Waits between attempts of a contended write. */
-  readonly sleep?: (ms: number) => Promise<void>;
 }
-
-/** Who asks, and under which request ID (the audit entry's requestId = X-Request-Id). */
-export interface Actor {
-  readonly principal: Principal;
-  readonly requestId: string;
-}
-
-/** Items the caller commits in the same transaction (the idempotency record of the response). */
-export type ExtraItems<T> = (outcome: T) => Promise<readonly TxItem[]>;
 
 /**
  * A location as a caller may see it: `contacts` (the values of the linked contacts, in
@@ -56,10 +73,12 @@ export interface QrRotation {
 }
 
 export const MAX_CONTACTS_PER_LOCATION = 20;
-const ROTATION_ATTEMPTS = 5;
 
 export const locationEtag = (l: LocationRecord): string => entityEtag('location', l.id, l.version);
-export const contactEtag = (c: Contact): string => entityEtag('contact', c.id, c.version);
+
+/** An audit entry of this request, with a fresh id: names and ids only, never contact values, addresses or QR data. */
+export const audit = (ports: Pick<LocationPorts, 'newId'>, actor: Actor, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
+  auditEntry({ id: ports.newId(), actor, occurredAt, ...input });
 
 export interface LocationInput {
   readonly name: string;
@@ -78,9 +97,10 @@ export interface LocationPatch {
  * Creates a location. Input: name, address, optional contact ids; output: the location view.
  * 1. Linking contacts needs contacts:write; each contact must exist in the organization (422 at its index).
  * 2. Build version 1 (active, no QR rotation yet).
- * 3. Commit ONE transaction: location, search words, contact checks, audit (attribute names only), idempotency.
+ * 3. Stage it with its search words, the contact checks and an audit entry naming the
+ *    attributes given (never their values).
  */
-export async function createLocation(ports: LocationPorts, actor: Actor, input: LocationInput, extra: ExtraItems<LocationView>): Promise<LocationView> {
+export async function createLocation(ports: LocationPorts, actor: Actor, input: LocationInput): Promise<LocationView> {
   const org = actor.principal.organizationId;
   const contactIds = input.contactIds ?? [];
   if (input.contactIds !== undefined) requireScopes(actor.principal, ['contacts:write']);
@@ -99,10 +119,12 @@ export async function createLocation(ports: LocationPorts, actor: Actor, input: 
     createdAt: now,
     updatedAt: now,
   };
-  const view = visibleView(actor.principal, location, contacts);
-  const audit = masterDataAudit(ports.newId(), actor, now, 'location.created', { type: 'location', id: location.id }, { changedAttributes: presentAttributes(input) });
-  await ports.store.saveLocation({ after: location, audit, contactChecks: contactChecks(contactIds) }, await extra(view));
-  return view;
+  ports.store.saveLocation({
+    after: location,
+    audit: audit(ports, actor, now, { action: 'location.created', entity: { type: 'location', id: location.id }, changedAttributes: presentAttributes(input) }),
+    contactChecks: contactChecks(contactIds),
+  });
+  return visibleView(actor.principal, location, contacts);
 }
 
 /**
@@ -110,10 +132,10 @@ export async function createLocation(ports: LocationPorts, actor: Actor, input: 
  * 1. Read the location (404); If-Match must be its ETag (412).
  * 2. Replacing contactIds needs contacts:write and contacts of this organization (422).
  * 3. Nothing changed: answer the location as it is (same ETag, no audit entry).
- * 4. Commit the next version (archived moves it between the active and archived lists);
- *    of two changes from one ETag exactly one commits, the other gets 412.
+ * 4. Stage the next version (archived moves it between the active and archived lists); of
+ *    two changes from one ETag exactly one commits, the other runs again and answers 412.
  */
-export async function updateLocation(ports: LocationPorts, actor: Actor, id: string, ifMatch: string, patch: LocationPatch, extra: ExtraItems<LocationView>): Promise<LocationView> {
+export async function updateLocation(ports: LocationPorts, actor: Actor, id: string, ifMatch: string, patch: LocationPatch): Promise<LocationView> {
   const org = actor.principal.organizationId;
   const current = await existingLocation(ports.store, org, id);
   assertEtag(ifMatch, locationEtag(current));
@@ -129,7 +151,7 @@ export async function updateLocation(ports: LocationPorts, actor: Actor, id: str
   };
   const changed = changedAttributes(current, candidate, ['name', 'address', 'contactIds', 'archived']);
   const contacts = await visibleContacts(ports.store, actor.principal, candidate);
-  return commitLocationChange(ports, actor, current, candidate, changed, 'location.updated', contacts, extra, contactChecks(patch.contactIds ?? []));
+  return stageLocationChange(ports, actor, { current, candidate, changed, action: 'location.updated', contacts, checks: contactChecks(patch.contactIds ?? []) });
 }
 
 /**
@@ -138,23 +160,23 @@ export async function updateLocation(ports: LocationPorts, actor: Actor, id: str
  * If-Match is optional; when sent it must be the current ETag. Archiving an archived location
  * changes nothing.
  */
-export async function archiveLocation(ports: LocationPorts, actor: Actor, id: string, ifMatch: string | undefined, extra: ExtraItems<LocationView>): Promise<LocationView> {
+export async function archiveLocation(ports: LocationPorts, actor: Actor, id: string, ifMatch: string | undefined): Promise<LocationView> {
   const org = actor.principal.organizationId;
   const current = await existingLocation(ports.store, org, id);
   if (ifMatch !== undefined) assertEtag(ifMatch, locationEtag(current));
   const contacts = await visibleContacts(ports.store, actor.principal, current);
   const now = ports.now().toISOString();
-  const next: LocationRecord = { ...current, ...archiveState(current, true, now) };
-  return commitLocationChange(ports, actor, current, next, current.archived ? [] : ['archived'], 'location.archived', contacts, extra);
+  const candidate: LocationRecord = { ...current, ...archiveState(current, true, now) };
+  return stageLocationChange(ports, actor, { current, candidate, changed: current.archived ? [] : ['archived'], action: 'location.archived', contacts });
 }
 
 /**
  * Links a reusable contact to a location (needs locations:write and contacts:write).
  * 1. Location and contact must exist in the organization (404 for either path id).
  * 2. Already linked: nothing changes. At most 20 contacts per location (422).
- * 3. Commit the next version with the contact id appended, and an audit entry naming the contact id.
+ * 3. Stage the next version with the contact id appended, and an audit entry naming the contact id.
  */
-export async function linkContact(ports: LocationPorts, actor: Actor, locationId: string, contactId: string, ifMatch: string | undefined, extra: ExtraItems<LocationView>): Promise<LocationView> {
+export async function linkContact(ports: LocationPorts, actor: Actor, locationId: string, contactId: string, ifMatch: string | undefined): Promise<LocationView> {
   const org = actor.principal.organizationId;
   const current = await existingLocation(ports.store, org, locationId);
   if (ifMatch !== undefined) assertEtag(ifMatch, locationEtag(current));
@@ -163,21 +185,21 @@ export async function linkContact(ports: LocationPorts, actor: Actor, locationId
   if (!linked && current.contactIds.length >= MAX_CONTACTS_PER_LOCATION) {
     throw new ValidationError([{ parameter: 'contactId', detail: `Location ${locationId} already has ${MAX_CONTACTS_PER_LOCATION} contacts, the most a location can have; unlink one first.` }]);
   }
-  const next: LocationRecord = { ...current, contactIds: linked ? current.contactIds : [...current.contactIds, contactId] };
-  const contacts = await visibleContacts(ports.store, actor.principal, next);
-  return commitLocationChange(ports, actor, current, next, linked ? [] : ['contactIds'], 'location.contact_linked', contacts, extra, [], { contactId });
+  const candidate: LocationRecord = { ...current, contactIds: linked ? current.contactIds : [...current.contactIds, contactId] };
+  const contacts = await visibleContacts(ports.store, actor.principal, candidate);
+  return stageLocationChange(ports, actor, { current, candidate, changed: linked ? [] : ['contactIds'], action: 'location.contact_linked', contacts, references: { contactId } });
 }
 
 /** Unlinks a contact from a location; the contact itself stays. Not linked: nothing changes. */
-export async function unlinkContact(ports: LocationPorts, actor: Actor, locationId: string, contactId: string, ifMatch: string | undefined, extra: ExtraItems<LocationView>): Promise<LocationView> {
+export async function unlinkContact(ports: LocationPorts, actor: Actor, locationId: string, contactId: string, ifMatch: string | undefined): Promise<LocationView> {
   const org = actor.principal.organizationId;
   const current = await existingLocation(ports.store, org, locationId);
   if (ifMatch !== undefined) assertEtag(ifMatch, locationEtag(current));
   if (!(await ports.store.getContact(org, contactId))) throw new NotFoundError(`Contact ${contactId}`);
   const linked = current.contactIds.includes(contactId);
-  const next: LocationRecord = { ...current, contactIds: current.contactIds.filter((c) => c !== contactId) };
-  const contacts = await visibleContacts(ports.store, actor.principal, next);
-  return commitLocationChange(ports, actor, current, next, linked ? ['contactIds'] : [], 'location.contact_unlinked', contacts, extra, [], { contactId });
+  const candidate: LocationRecord = { ...current, contactIds: current.contactIds.filter((c) => c !== contactId) };
+  const contacts = await visibleContacts(ports.store, actor.principal, candidate);
+  return stageLocationChange(ports, actor, { current, candidate, changed: linked ? ['contactIds'] : [], action: 'location.contact_unlinked', contacts, references: { contactId } });
 }
 
 /**
@@ -185,138 +207,67 @@ export async function unlinkContact(ports: LocationPorts, actor: Actor, location
  * rotation time; the secret itself never leaves this function and is stored only as its SHA-256.
  * 1. Read the location (404) and the public reference of its current secret.
  * 2. Draw a new 256-bit secret and a new 128-bit public reference; hash the secret.
- * 3. Commit ONE transaction: the secret item replaces the previous one (which stops being
- *    valid at once), the location's next version with `qrRotatedAt`, an audit entry that says
- *    only that a rotation happened, idempotency.
- * 4. A concurrent change of the location or another rotation committed first: start again
- *    from 1, so the answer is always the secret in force when it committed.
+ * 3. Stage the secret item replacing the previous one (which stops being valid at once), the
+ *    location's next version with `qrRotatedAt`, and an audit entry that says only that a
+ *    rotation happened.
+ * A concurrent change of the location or another rotation that committed first makes the
+ * use case run again from 1, so the answer is always the secret in force when it committed.
  */
-export async function rotateQr(ports: LocationPorts, actor: Actor, locationId: string, extra: ExtraItems<QrRotation>): Promise<QrRotation> {
+export async function rotateQr(ports: LocationPorts, actor: Actor, locationId: string): Promise<QrRotation> {
   const org = actor.principal.organizationId;
-  for (let attempt = 1; ; attempt += 1) {
-    const current = await existingLocation(ports.store, org, locationId);
-    const previousReference = await ports.store.getQrReference(org, locationId);
-    const secret = ports.randomBytes(32).toString('base64url');
-    const rotatedAt = ports.now().toISOString();
-    const publicReference = `qr_${ports.randomBytes(16).toString('hex')}`;
-    const next: LocationRecord = { ...current, qrRotatedAt: rotatedAt, version: current.version + 1, updatedAt: rotatedAt };
-    const outcome: QrRotation = { view: visibleView(actor.principal, next, await visibleContacts(ports.store, actor.principal, next)), publicReference, rotatedAt };
-    const audit = masterDataAudit(ports.newId(), actor, rotatedAt, 'location.qr_rotated', { type: 'location', id: locationId });
-    try {
-      await ports.store.saveLocation(
-        { before: current, after: next, audit, qr: { next: { publicReference, secretHash: sha256Hex(secret), rotatedAt }, previousReference } },
-        await extra(outcome),
-      );
-      return outcome;
-    } catch (error) {
-      if (!(error instanceof EtagMismatchError)) throw error;
-      if (attempt >= ROTATION_ATTEMPTS) throw new TransactionConflictError({ cause: error });
-      await (ports.sleep ?? defaultSleep)(jitteredBackoff(attempt));
-    }
-  }
+  const current = await existingLocation(ports.store, org, locationId);
+  const previousReference = await ports.store.getQrReference(org, locationId);
+  const secret = ports.randomBytes(32).toString('base64url');
+  const rotatedAt = ports.now().toISOString();
+  const publicReference = `qr_${ports.randomBytes(16).toString('hex')}`;
+  const next: LocationRecord = { ...current, qrRotatedAt: rotatedAt, version: current.version + 1, updatedAt: rotatedAt };
+  ports.store.saveLocation({
+    before: current,
+    after: next,
+    audit: audit(ports, actor, rotatedAt, { action: 'location.qr_rotated', entity: { type: 'location', id: locationId } }),
+    qr: { next: { publicReference, secretHash: sha256Hex(secret), rotatedAt }, previousReference },
+  });
+  return { view: visibleView(actor.principal, next, await visibleContacts(ports.store, actor.principal, next)), publicReference, rotatedAt };
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export const sha256Hex = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex');
 
-export interface ContactInput {
-  readonly name: string;
-  readonly email?: string | null;
-  readonly phone?: string | null;
-  readonly role?: string | null;
-}
-
-export type ContactPatch = Partial<ContactInput>;
-
-/**
- * Creates a reusable contact (contacts:write). Output: the contact.
- * 1. Build version 1.  2. Commit ONE transaction: contact, search words, audit (attribute names only), idempotency.
- */
-export async function createContact(ports: LocationPorts, actor: Actor, input: ContactInput, extra: ExtraItems<Contact>): Promise<Contact> {
-  const now = ports.now().toISOString();
-  const contact: Contact = {
-    id: ports.newId(),
-    organizationId: actor.principal.organizationId,
-    name: input.name,
-    email: input.email ?? null,
-    phone: input.phone ?? null,
-    role: input.role ?? null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
-  };
-  const audit = masterDataAudit(ports.newId(), actor, now, 'contact.created', { type: 'contact', id: contact.id }, { changedAttributes: presentAttributes(input) });
-  await ports.store.saveContact({ after: contact, audit }, await extra(contact));
-  return contact;
-}
-
-/**
- * Changes a contact (partial); every location it is linked to shows the new values.
- * 1. Read (404); If-Match must be its ETag (412).  2. Nothing changed: answer it as it is.
- * 3. Commit the next version; the audit entry names the changed attributes, never their values.
- */
-export async function updateContact(ports: LocationPorts, actor: Actor, id: string, ifMatch: string, patch: ContactPatch, extra: ExtraItems<Contact>): Promise<Contact> {
-  const org = actor.principal.organizationId;
-  const current = await ports.store.getContact(org, id);
-  if (!current) throw new NotFoundError(`Contact ${id}`);
-  assertEtag(ifMatch, contactEtag(current));
-  const now = ports.now().toISOString();
-  const candidate: Contact = {
-    ...current,
-    name: patch.name ?? current.name,
-    email: patch.email === undefined ? current.email : patch.email,
-    phone: patch.phone === undefined ? current.phone : patch.phone,
-    role: patch.role === undefined ? current.role : patch.role,
-  };
-  const changed = changedAttributes(current, candidate, ['name', 'email', 'phone', 'role']);
-  if (changed.length === 0) {
-    await ports.store.commitItems(await extra(current));
-    return current;
-  }
-  const next: Contact = { ...candidate, version: current.version + 1, updatedAt: now };
-  const audit = masterDataAudit(ports.newId(), actor, now, 'contact.updated', { type: 'contact', id }, { changedAttributes: changed });
-  await ports.store.saveContact({ before: current, after: next, audit }, await extra(next));
-  return next;
-}
-
 /** Reads for responses: the views of these locations, with contact values only for keys that hold contacts:read. */
-export async function locationViews(store: LocationStore, principal: Principal, locations: readonly LocationRecord[]): Promise<LocationView[]> {
+export async function locationViews(store: Pick<LocationStore, 'getContacts'>, principal: Principal, locations: readonly LocationRecord[]): Promise<LocationView[]> {
   if (!hasScope(principal, 'contacts:read')) return locations.map((location) => ({ location }));
   const contacts = await store.getContacts(principal.organizationId, locations.flatMap((l) => l.contactIds));
   return locations.map((location) => ({ location, contacts: linkedContacts(location, contacts) }));
 }
 
-export async function existingLocation(store: LocationStore, org: string, id: string): Promise<LocationRecord> {
+export async function existingLocation(store: Pick<LocationStore, 'getLocation'>, org: string, id: string): Promise<LocationRecord> {
   const location = await store.getLocation(org, id);
   if (!location) throw new NotFoundError(`Location ${id}`);
   return location;
 }
 
-/** Commits `candidate` as the next version, or only the caller's items when nothing changed. */
-async function commitLocationChange(
-  ports: LocationPorts,
-  actor: Actor,
-  current: LocationRecord,
-  candidate: LocationRecord,
-  changed: readonly string[],
-  action: string,
-  contacts: ReadonlyMap<string, Contact>,
-  extra: ExtraItems<LocationView>,
-  checks: readonly { contactId: string; pointer: string }[] = [],
-  references?: Readonly<Record<string, string>>,
-): Promise<LocationView> {
-  if (changed.length === 0) {
-    const view = visibleView(actor.principal, current, contacts);
-    await ports.store.commitItems(await extra(view));
-    return view;
-  }
+interface LocationDecision {
+  readonly current: LocationRecord;
+  readonly candidate: LocationRecord;
+  /** The attribute names that differ; none: nothing is staged. */
+  readonly changed: readonly string[];
+  readonly action: string;
+  readonly contacts: ReadonlyMap<string, Contact>;
+  readonly checks?: readonly ContactCheck[];
+  readonly references?: Readonly<Record<string, string>>;
+}
+
+/** Stages `candidate` as the next version; when nothing changed, answers the location as it is. */
+function stageLocationChange(ports: LocationPorts, actor: Actor, d: LocationDecision): LocationView {
+  if (d.changed.length === 0) return visibleView(actor.principal, d.current, d.contacts);
   const now = ports.now().toISOString();
-  const next: LocationRecord = { ...candidate, version: current.version + 1, updatedAt: now };
-  const view = visibleView(actor.principal, next, contacts);
-  const audit = masterDataAudit(ports.newId(), actor, now, action, { type: 'location', id: next.id }, { changedAttributes: changed, references });
-  await ports.store.saveLocation({ before: current, after: next, audit, contactChecks: checks }, await extra(view));
-  return view;
+  const next: LocationRecord = { ...d.candidate, version: d.current.version + 1, updatedAt: now };
+  ports.store.saveLocation({
+    before: d.current,
+    after: next,
+    audit: audit(ports, actor, now, { action: d.action, entity: { type: 'location', id: next.id }, changedAttributes: d.changed, references: d.references }),
+    contactChecks: d.checks ?? [],
+  });
+  return visibleView(actor.principal, next, d.contacts);
 }
 
 function archiveState(current: LocationRecord, archived: boolean, now: string): Pick<LocationRecord, 'archived' | 'archivedAt'> {
@@ -341,7 +292,7 @@ async function existingContacts(store: LocationStore, org: string, ids: readonly
   return found;
 }
 
-const contactChecks = (ids: readonly string[]) => ids.map((contactId, i) => ({ contactId, pointer: `/contactIds/${i}` }));
+const contactChecks = (ids: readonly string[]): ContactCheck[] => ids.map((contactId, i) => ({ contactId, pointer: `/contactIds/${i}` }));
 
 async function visibleContacts(store: LocationStore, principal: Principal, location: LocationRecord): Promise<ReadonlyMap<string, Contact>> {
   if (!hasScope(principal, 'contacts:read') || location.contactIds.length === 0) return new Map();
@@ -355,11 +306,13 @@ function visibleView(principal: Principal, location: LocationRecord, contacts: R
 const linkedContacts = (location: LocationRecord, contacts: ReadonlyMap<string, Contact>): Contact[] =>
   location.contactIds.map((id) => contacts.get(id)).filter((c): c is Contact => c !== undefined);
 
-function changedAttributes<T extends object>(before: T, after: T, names: readonly (keyof T & string)[]): string[] {
+/** The names among `names` whose values differ between `before` and `after`. */
+export function changedAttributes<T extends object>(before: T, after: T, names: readonly (keyof T & string)[]): string[] {
   return names.filter((n) => JSON.stringify(before[n]) !== JSON.stringify(after[n]));
 }
 
-const presentAttributes = (input: object): string[] =>
+/** The names of the attributes given (neither absent nor null), sorted: what a create's audit entry names. */
+export const presentAttributes = (input: object): string[] =>
   Object.entries(input)
     .filter(([, v]) => v !== undefined && v !== null)
     .map(([k]) => k)

@@ -1,172 +1,75 @@
-import { legacyAreaNamed } from '../legacy-areas';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { defaultDb, type Db } from '../shared/ddb/client';
-import { NotFoundError } from '../shared/errors';
-import { createHandler } from '../shared/http/handler';
-import { DEFAULT_LIMIT, listRequest, nextCursor } from '../shared/http/list';
-import { optionalIdempotencyKey, requireIdempotencyKey, requireIfMatch } from '../shared/http/preconditions';
-import { created, ok, type ApiRequest, type HttpResult } from '../shared/http/request';
-import { parseBody } from '../shared/http/validation';
-import { isUuid } from '../shared/time';
-import { getContact, listContacts } from './contact-store';
-import {
-  archiveLocation,
-  contactEtag,
-  createContact,
-  createLocation,
-  existingLocation,
-  linkContact,
-  locationEtag,
-  locationViews,
-  rotateQr,
-  unlinkContact,
-  updateContact,
-  updateLocation,
-  type Actor,
-  type ExtraItems,
-  type LocationPorts,
-  type LocationView,
-  type QrRotation,
-} from './domain';
-import type { Contact } from './contact-store';
+import { defaultDb } from '../shared/ddb/client';
 import type { PagePosition } from '../shared/ddb/paging';
-import {
-  contactListQuery,
-  contactResponse,
-  createContactBody,
-  createLocationBody,
-  locationListQuery,
-  locationResponse,
-  qrRotationResponse,
-  rotateQrBody,
-  updateContactBody,
-  updateLocationBody,
-} from './schemas';
-import { dynamoLocationStore, listLocations } from './store';
-import { committedWrite } from '../shared/http/idempotent';
-import { optionalIfMatch } from '../shared/http/preconditions';
+import { NotFoundError } from '../shared/errors';
+import { areaHandler } from '../shared/http/area-handler';
+import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
+import { created, ok, type HttpResult } from '../shared/http/request';
+import { locationsArea } from './area';
+import { archiveLocation, createLocation, existingLocation, linkContact, locationEtag, locationViews, rotateQr, unlinkContact, updateLocation, type LocationPorts, type LocationView } from './domain';
+import { contactEtag, createContact, updateContact } from './domain-contacts';
+import type { Contact } from './model';
+import { contactResponse, locationResponse, qrRotationResponse } from './schemas';
+import { listLocations, locationsStore } from './store';
+import { getContact, listContacts } from './store-contacts';
 
-let deps: (LocationPorts & { readonly db: Db }) | undefined;
-const ports = () => {
-  if (!deps) {
-    const db = defaultDb();
-    deps = { db, store: dynamoLocationStore(db), now: () => new Date(), newId: randomUUID, randomBytes };
-  }
-  return deps;
-};
+const locationResult = (view: LocationView, status: 200 | 201, orgPath: string): HttpResult =>
+  status === 201
+    ? created(locationResponse(view), { ETag: locationEtag(view.location), Location: `${orgPath}/locations/${view.location.id}` })
+    : ok(locationResponse(view), { ETag: locationEtag(view.location) });
 
-const actorOf = (request: ApiRequest): Actor => ({ principal: request.principal, requestId: request.requestId });
-const orgPath = (request: ApiRequest) => `/v1/organizations/${request.principal.organizationId}`;
+const contactResult = (c: Contact, status: 200 | 201, orgPath: string): HttpResult =>
+  status === 201 ? created(contactResponse(c), { ETag: contactEtag(c), Location: `${orgPath}/contacts/${c.id}` }) : ok(contactResponse(c), { ETag: contactEtag(c) });
 
-/** A path id that is not a UUID names nothing: 404, as for an unknown id. */
-function pathId(request: ApiRequest, name: 'locationId' | 'contactId', what: string): string {
-  const id = request.pathParameters[name] ?? '';
-  if (!isUuid(id)) throw new NotFoundError(`${what} ${id}`);
-  return id.toLowerCase();
-}
-
-const locationResult = (view: LocationView, status: 200 | 201, request: ApiRequest): HttpResult => {
-  const headers = { ETag: locationEtag(view.location) };
-  return status === 201
-    ? created(locationResponse(view), { ...headers, Location: `${orgPath(request)}/locations/${view.location.id}` })
-    : ok(locationResponse(view), headers);
-};
-
-const contactResult = (contact: Contact, status: 200 | 201, request: ApiRequest): HttpResult => {
-  const headers = { ETag: contactEtag(contact) };
-  return status === 201 ? created(contactResponse(contact), { ...headers, Location: `${orgPath(request)}/contacts/${contact.id}` }) : ok(contactResponse(contact), headers);
-};
-
-/** Runs a location write and answers the location (200 + ETag). */
-const locationWrite = (request: ApiRequest, key: string | undefined, run: (p: LocationPorts, extra: ExtraItems<LocationView>) => Promise<LocationView>) =>
-  committedWrite<LocationView>(ports().db, request, key, (extra) => run(ports(), extra), (view) => locationResult(view, 200, request));
-
-export const handler = createHandler({
-  area: legacyAreaNamed('locations'),
+export const handler = areaHandler(locationsArea, {
+  ports: (unit): LocationPorts => ({ store: locationsStore(defaultDb(), unit), now: () => new Date(), newId: randomUUID, randomBytes }),
   operations: {
     async listLocations(request) {
-      const { query, binding, position: after } = await listRequest<typeof locationListQuery, PagePosition>(request, locationListQuery);
-      const { db, store } = ports();
-      const page = await listLocations(db, request.principal.organizationId, { archived: query.archived ?? false, q: query.q, limit: query.limit ?? DEFAULT_LIMIT, after });
-      const views = await locationViews(store, request.principal, page.items);
+      const { query } = request;
+      const { binding, position } = await listPosition<PagePosition>(request);
+      const page = await listLocations(defaultDb(), request.principal.organizationId, { archived: query.archived ?? false, q: query.q, limit: query.limit ?? DEFAULT_LIMIT, after: position });
+      const views = await locationViews(request.ports.store, request.principal, page.items);
       return ok({ items: views.map(locationResponse), nextCursor: await nextCursor(binding, page.next) });
     },
 
-    async createLocation(request) {
-      const key = requireIdempotencyKey(request);
-      const body = parseBody(createLocationBody, request.body);
-      return committedWrite<LocationView>(ports().db, request, key, (extra) => createLocation(ports(), actorOf(request), body, extra), (view) => locationResult(view, 201, request));
-    },
+    createLocation: async (request) => locationResult(await createLocation(request.ports, request.actor, request.body), 201, request.orgPath),
 
     async getLocation(request) {
-      const id = pathId(request, 'locationId', 'Location');
-      const { store } = ports();
-      const [view] = await locationViews(store, request.principal, [await existingLocation(store, request.principal.organizationId, id)]);
-      return locationResult(view, 200, request);
+      const { store } = request.ports;
+      const [view] = await locationViews(store, request.principal, [await existingLocation(store, request.principal.organizationId, request.params.locationId)]);
+      return locationResult(view, 200, request.orgPath);
     },
 
-    async updateLocation(request) {
-      const id = pathId(request, 'locationId', 'Location');
-      const ifMatch = requireIfMatch(request);
-      const key = optionalIdempotencyKey(request);
-      const body = parseBody(updateLocationBody, request.body);
-      return locationWrite(request, key, (p, extra) => updateLocation(p, actorOf(request), id, ifMatch, body, extra));
-    },
+    updateLocation: async (request) => locationResult(await updateLocation(request.ports, request.actor, request.params.locationId, request.ifMatch, request.body), 200, request.orgPath),
 
-    async archiveLocation(request) {
-      const id = pathId(request, 'locationId', 'Location');
-      const key = optionalIdempotencyKey(request);
-      return locationWrite(request, key, (p, extra) => archiveLocation(p, actorOf(request), id, optionalIfMatch(request), extra));
-    },
+    archiveLocation: async (request) => locationResult(await archiveLocation(request.ports, request.actor, request.params.locationId, request.ifMatch), 200, request.orgPath),
 
     async rotateLocationQr(request) {
-      const id = pathId(request, 'locationId', 'Location');
-      const key = requireIdempotencyKey(request);
-      if (request.body !== undefined) parseBody(rotateQrBody, request.body);
-      return committedWrite<QrRotation>(ports().db, request, key, (extra) => rotateQr(ports(), actorOf(request), id, extra), (rotation) =>
-        ok(qrRotationResponse(rotation), { ETag: locationEtag(rotation.view.location) }),
-      );
+      const rotation = await rotateQr(request.ports, request.actor, request.params.locationId);
+      return ok(qrRotationResponse(rotation), { ETag: locationEtag(rotation.view.location) });
     },
 
-    async linkLocationContact(request) {
-      const id = pathId(request, 'locationId', 'Location');
-      const contactId = pathId(request, 'contactId', 'Contact');
-      const key = optionalIdempotencyKey(request);
-      return locationWrite(request, key, (p, extra) => linkContact(p, actorOf(request), id, contactId, optionalIfMatch(request), extra));
-    },
+    linkLocationContact: async (request) =>
+      locationResult(await linkContact(request.ports, request.actor, request.params.locationId, request.params.contactId, request.ifMatch), 200, request.orgPath),
 
-    async unlinkLocationContact(request) {
-      const id = pathId(request, 'locationId', 'Location');
-      const contactId = pathId(request, 'contactId', 'Contact');
-      const key = optionalIdempotencyKey(request);
-      return locationWrite(request, key, (p, extra) => unlinkContact(p, actorOf(request), id, contactId, optionalIfMatch(request), extra));
-    },
+    unlinkLocationContact: async (request) =>
+      locationResult(await unlinkContact(request.ports, request.actor, request.params.locationId, request.params.contactId, request.ifMatch), 200, request.orgPath),
 
     async listContacts(request) {
-      const { query, binding, position: after } = await listRequest<typeof contactListQuery, PagePosition>(request, contactListQuery);
-      const page = await listContacts(ports().db, request.principal.organizationId, { q: query.q, limit: query.limit ?? DEFAULT_LIMIT, after });
+      const { query } = request;
+      const { binding, position } = await listPosition<PagePosition>(request);
+      const page = await listContacts(defaultDb(), request.principal.organizationId, { q: query.q, limit: query.limit ?? DEFAULT_LIMIT, after: position });
       return ok({ items: page.items.map(contactResponse), nextCursor: await nextCursor(binding, page.next) });
     },
 
-    async createContact(request) {
-      const key = requireIdempotencyKey(request);
-      const body = parseBody(createContactBody, request.body);
-      return committedWrite<Contact>(ports().db, request, key, (extra) => createContact(ports(), actorOf(request), body, extra), (c) => contactResult(c, 201, request));
-    },
+    createContact: async (request) => contactResult(await createContact(request.ports, request.actor, request.body), 201, request.orgPath),
 
     async getContact(request) {
-      const id = pathId(request, 'contactId', 'Contact');
-      const contact = await getContact(ports().db, request.principal.organizationId, id);
-      if (!contact) throw new NotFoundError(`Contact ${id}`);
-      return contactResult(contact, 200, request);
+      const contact = await getContact(defaultDb(), request.principal.organizationId, request.params.contactId);
+      if (!contact) throw new NotFoundError(`Contact ${request.params.contactId}`);
+      return contactResult(contact, 200, request.orgPath);
     },
 
-    async updateContact(request) {
-      const id = pathId(request, 'contactId', 'Contact');
-      const ifMatch = requireIfMatch(request);
-      const key = optionalIdempotencyKey(request);
-      const body = parseBody(updateContactBody, request.body);
-      return committedWrite<Contact>(ports().db, request, key, (extra) => updateContact(ports(), actorOf(request), id, ifMatch, body, extra), (c) => contactResult(c, 200, request));
-    },
+    updateContact: async (request) => contactResult(await updateContact(request.ports, request.actor, request.params.contactId, request.ifMatch, request.body), 200, request.orgPath),
   },
 });

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { uuid } from '../shared/time';
-import type { Contact } from './contact-store';
 import type { LocationView, QrRotation } from './domain';
+import type { Contact } from './model';
 import { booleanParameter, cursorParameter, nullableEmail, nullablePhone, nullableText, requiredName, searchParameter, utc } from '../shared/schemas/fields';
 
 /** Request and response shapes of locations and reusable contacts. */

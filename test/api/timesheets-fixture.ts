@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { putEmployee } from '../../services/employees/store';
-import { ingestEvidence } from '../../services/evidence-ingest/ingest';
+import { ingestEvidence } from '../../services/evidence-ingest/handler';
 import { sealRestricted } from '../../services/shared/crypto/restricted';
 import type { Db } from '../../services/shared/ddb/client';
 import { call, itemsOfType, type ApiFixture, type ApiResponse, type CallOptions } from '../support/api';

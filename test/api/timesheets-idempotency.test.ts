@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { setTimesheetCorrections } from '../../services/organizations/store';
 import * as transaction from '../../services/shared/ddb/transaction';
-import { locationKeys } from '../../services/locations/store';
+import { locationKeys } from '../../services/locations/public';
 import { call, countByType, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture, type ApiResponse } from '../support/api';
 import { addEmployee, auditItemsOf, correctEntry, createEntry, createdEntry, dayInterval, etagOf, getEntryResponse, manualBody, storedEntriesOf, timesheetsUrl, voidEntry } from './timesheets-fixture';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ingestEvidence, type IngestDeps } from '../../services/evidence-ingest/ingest';
+import { ingestEvidence, type IngestDeps } from '../../services/evidence-ingest/handler';
 import { listAuditEntries } from '../../services/audit/store';
 import { putEmployee } from '../../services/employees/store';
 import { putLocation } from '../../services/locations/store';

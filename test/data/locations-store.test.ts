@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditEntry } from '../../services/audit/model';
-import { listLocations, locationRecord, putLocation, saveLocation, type LocationRecord } from '../../services/locations/store';
+import type { LocationChange } from '../../services/locations/domain';
+import { locationFromItem, type LocationRecord } from '../../services/locations/model';
+import { listLocations, putLocation, saveLocation as stageLocation } from '../../services/locations/store';
 import type { Db } from '../../services/shared/ddb/client';
-import { EtagMismatchError, ValidationError } from '../../services/shared/errors';
+import { TransactionUnit } from '../../services/shared/ddb/unit-of-work';
+import { ConcurrentChangeError } from '../../services/shared/domain/conflict';
+import { ValidationError } from '../../services/shared/errors';
 import { scanTable } from '../support/api';
 import { createTestTable } from '../support/table';
 
@@ -39,6 +43,13 @@ const record = (name: string, over: Partial<LocationRecord> = {}): LocationRecor
 const searchScopesOf = async (id: string) =>
   [...new Set((await scanTable(db)).filter((i) => i.itemType === 'SearchIndex' && i.entityId === id).map((i) => (i.PK as string).split('#SEARCH#')[1]))];
 
+/** Stages one change in a fresh unit of work and commits it, as the area handler does. */
+async function saveLocation(change: LocationChange): Promise<void> {
+  const unit = new TransactionUnit(db);
+  stageLocation(unit, change);
+  await unit.commit();
+}
+
 beforeAll(async () => {
   db = await createTestTable();
 });
@@ -46,12 +57,12 @@ beforeAll(async () => {
 describe('saveLocation', () => {
   it('moves the search words to the archived scope and back', async () => {
     const created = record('Lighthouse Point');
-    await saveLocation(db, { after: created, audit: audit(created.id) }, []);
+    await saveLocation({ after: created, audit: audit(created.id) });
     expect(await searchScopesOf(created.id)).toEqual(['location']);
     const archived = { ...created, archived: true, archivedAt: at, version: 2 };
-    await saveLocation(db, { before: created, after: archived, audit: audit(created.id) }, []);
+    await saveLocation({ before: created, after: archived, audit: audit(created.id) });
     expect(await searchScopesOf(created.id)).toEqual(['location_archived']);
-    await saveLocation(db, { before: archived, after: { ...archived, archived: false, archivedAt: null, version: 3 }, audit: audit(created.id) }, []);
+    await saveLocation({ before: archived, after: { ...archived, archived: false, archivedAt: null, version: 3 }, audit: audit(created.id) });
     expect(await searchScopesOf(created.id)).toEqual(['location']);
   });
 
@@ -59,16 +70,16 @@ describe('saveLocation', () => {
     const id = randomUUID();
     await putLocation(db, { id, organizationId: ORG, name: 'Old Item', createdAt: at, updatedAt: at });
     const current = record('Old Item', { id });
-    await expect(saveLocation(db, { before: { ...current, version: 2 }, after: { ...current, name: 'X', version: 3 }, audit: audit(id) }, [])).rejects.toBeInstanceOf(EtagMismatchError);
-    await saveLocation(db, { before: current, after: { ...current, name: 'New Item', version: 2 }, audit: audit(id) }, []);
+    await expect(saveLocation({ before: { ...current, version: 2 }, after: { ...current, name: 'X', version: 3 }, audit: audit(id) })).rejects.toBeInstanceOf(ConcurrentChangeError);
+    await saveLocation({ before: current, after: { ...current, name: 'New Item', version: 2 }, audit: audit(id) });
     const stored = (await scanTable(db)).find((i) => i.itemType === 'Location' && i.id === id)!;
-    expect(locationRecord(stored as never)).toMatchObject({ name: 'New Item', version: 2 });
+    expect(locationFromItem(stored)).toMatchObject({ name: 'New Item', version: 2 });
   });
 
   it('writes nothing, audit included, when a contact check fails', async () => {
     const created = record('Checked', { contactIds: [randomUUID()] });
     const entry = audit(created.id);
-    await expect(saveLocation(db, { after: created, audit: entry, contactChecks: [{ contactId: created.contactIds[0], pointer: '/contactIds/0' }] }, [])).rejects.toBeInstanceOf(ValidationError);
+    await expect(saveLocation({ after: created, audit: entry, contactChecks: [{ contactId: created.contactIds[0], pointer: '/contactIds/0' }] })).rejects.toBeInstanceOf(ValidationError);
     const items = await scanTable(db);
     expect(items.filter((i) => i.id === created.id || i.id === entry.id || i.entityId === created.id)).toEqual([]);
   });
@@ -77,9 +88,9 @@ describe('saveLocation', () => {
 describe('listLocations', () => {
   it('pages the active and the archived partitions by name, one Query each', async () => {
     const org = randomUUID();
-    for (const name of ['b', 'a', 'c']) await saveLocation(db, { after: { ...record(name), organizationId: org }, audit: { ...audit('x'), organizationId: org } }, []);
+    for (const name of ['b', 'a', 'c']) await saveLocation({ after: { ...record(name), organizationId: org }, audit: { ...audit('x'), organizationId: org } });
     const archived = { ...record('z', { archived: true, archivedAt: at }), organizationId: org };
-    await saveLocation(db, { after: archived, audit: { ...audit(archived.id), organizationId: org } }, []);
+    await saveLocation({ after: archived, audit: { ...audit(archived.id), organizationId: org } });
     const first = await listLocations(db, org, { archived: false, limit: 2 });
     expect(first.items.map((l) => l.name)).toEqual(['a', 'b']);
     const second = await listLocations(db, org, { archived: false, limit: 2, after: first.next });

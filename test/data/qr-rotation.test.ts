@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { rotateQr, type LocationPorts } from '../../services/locations/domain';
-import { dynamoLocationStore, putLocation } from '../../services/locations/store';
+import { locationsStore, putLocation } from '../../services/locations/store';
 import type { Principal } from '../../services/shared/auth/principal';
 import type { Db } from '../../services/shared/ddb/client';
+import { inUnitOfWork, TransactionUnit, type UnitOfWork } from '../../services/shared/ddb/unit-of-work';
 import { scanTable } from '../support/api';
 import { createTestTable } from '../support/table';
 
@@ -21,15 +22,15 @@ beforeAll(async () => {
   await putLocation(db, { id: LOC, organizationId: ORG, name: 'Gate', createdAt: now, updatedAt: now });
 });
 
-function portsWith(secret: Buffer, reference: Buffer): LocationPorts {
+function portsWith(unit: UnitOfWork, secret: Buffer, reference: Buffer): LocationPorts {
   const draws = [secret, reference];
-  return { store: dynamoLocationStore(db), now: () => new Date(), newId: randomUUID, randomBytes: (size) => draws.shift()!.subarray(0, size) };
+  return { store: locationsStore(db, unit), now: () => new Date(), newId: randomUUID, randomBytes: (size) => draws.shift()!.subarray(0, size) };
 }
 
 describe('rotateQr on DynamoDB Local', () => {
   it('stores the SHA-256 of the secret and never the secret itself', async () => {
     const secret = Buffer.alloc(32, 0xab);
-    const rotation = await rotateQr(portsWith(secret, Buffer.alloc(16, 0x01)), { principal, requestId: 'req-1' }, LOC, async () => []);
+    const rotation = await inUnitOfWork(db, (unit) => rotateQr(portsWith(unit, secret, Buffer.alloc(16, 0x01)), { principal, requestId: 'req-1' }, LOC));
     expect(rotation.publicReference).toBe(`qr_${'01'.repeat(16)}`);
 
     const clear = secret.toString('base64url');
@@ -42,9 +43,9 @@ describe('rotateQr on DynamoDB Local', () => {
 
   it("commits the caller's items (the idempotency record) in the rotation's own transaction", async () => {
     const marker = { PK: `TEST#${randomUUID()}`, SK: 'MARK' };
-    await rotateQr(portsWith(Buffer.alloc(32, 2), Buffer.alloc(16, 2)), { principal, requestId: 'req-2' }, LOC, async (outcome) => [
-      { label: 'marker', op: { Put: { Item: { ...marker, publicReference: outcome.publicReference } } } },
-    ]);
+    const unit = new TransactionUnit(db);
+    const outcome = await rotateQr(portsWith(unit, Buffer.alloc(32, 2), Buffer.alloc(16, 2)), { principal, requestId: 'req-2' }, LOC);
+    await unit.commit([{ label: 'marker', op: { Put: { Item: { ...marker, publicReference: outcome.publicReference } } } }]);
     const items = await scanTable(db);
     expect(items.find((i) => i.PK === marker.PK)?.publicReference).toBe(items.find((i) => i.itemType === 'LocationQrSecret')!.publicReference);
   });

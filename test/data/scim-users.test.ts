@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { listAuditEntries } from '../../services/audit/store';
 import { employeeKeys, getEmployee, putEmployee } from '../../services/employees/store';
-import { ingestEvidence } from '../../services/evidence-ingest/ingest';
+import { ingestEvidence } from '../../services/evidence-ingest/handler';
 import { putLocation } from '../../services/locations/store';
 import { putOrganization } from '../../services/organizations/store';
 import { documentFromResource, fieldsOf, type UserFields } from '../../services/scim/document';
