@@ -6,9 +6,11 @@ export const organizationArea = defineArea({
   name: 'organization',
   api: 'public',
   description: 'The organization, its settings and capability facts.',
-  // Organization record and settings (updated with their audit entry in one transaction;
-  // DeleteItem releases the idempotency lock of a failed PATCH /settings).
-  permissions: { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'], cursorSecret: false, restrictedDataKey: false },
+  // The organization item (read consistently; settings updated with their audit entry in one
+  // transaction). PutItem: audit entry and idempotency record (lock and completion); GetItem:
+  // also the idempotency record of a replay; DeleteItem releases the lock of a failed PATCH.
+  // The cursor secret keys the HMAC of the Idempotency-Key's input (shared/http/idempotent.ts).
+  permissions: { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], cursorSecret: true, restrictedDataKey: false },
   auditEntityTypes: ['organization'],
   schemas: { Organization: organizationResponseSchema, OrganizationSettings: settingsResponseSchema, Capabilities: capabilitiesSchema },
   routes: {
