@@ -5,5 +5,5 @@
  * read), and the operator's writers (`npm run orgs`, the seed).
  */
 export { settingsOf, timesheetWritesEnabled, versionOf } from './domain';
-export { organizationKeys, type Organization, type OrganizationSettings } from './model';
+export { organizationFromItem, organizationKeys, type Organization, type OrganizationSettings } from './model';
 export { CAPABILITY_LABEL, getOrganization, listOrganizations, putOrganization, setTimesheetCorrections, timesheetCapabilityCheck, type CapabilityChange } from './store';
