@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import { auditItem } from '../services/audit/model';
 import { employeeExistsCheck, putEmployee } from '../services/employees/store';
 import { locationExistsCheck } from '../services/locations/store';
-import { timesheetCapabilityCheck } from '../services/organizations/store';
+import { organizationKeys, timesheetCapabilityCheck } from '../services/organization/public';
 import { fenceFromItem, planStaleness, reportKeys } from '../services/reports/store';
 import { createDb, type Db } from '../services/shared/ddb/client';
 import { commit, type TxItem } from '../services/shared/ddb/transaction';
@@ -248,7 +248,7 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
   const rawCreateSequence = async (employeeId: string) => {
     // What a create sends besides HTTP: the lock, the snapshot, the overlap window, the transaction.
     await rawDb.doc.send(new PutCommand({ TableName: rawDb.tableName, Item: { PK: `IDEM#lock-${randomUUID()}`, SK: 'IDEM', status: 'INPROGRESS' }, ConditionExpression: 'attribute_not_exists(PK)' }));
-    await batchGet(rawDb, [{ PK: `ORG#${demo.organizationId}`, SK: 'ORG' }, { PK: `ORG#${demo.organizationId}#EMP#${employeeId}`, SK: 'EMP' }, entryKeys.guard(demo.organizationId, employeeId), entryKeys.stats(demo.organizationId), reportKeys.fence(demo.organizationId), { PK: `ORG#${demo.organizationId}#LOC#${demo.locations[0]}`, SK: 'LOC' }]);
+    await batchGet(rawDb, [organizationKeys.organization(demo.organizationId), { PK: `ORG#${demo.organizationId}#EMP#${employeeId}`, SK: 'EMP' }, entryKeys.guard(demo.organizationId, employeeId), entryKeys.stats(demo.organizationId), reportKeys.fence(demo.organizationId), { PK: `ORG#${demo.organizationId}#LOC#${demo.locations[0]}`, SK: 'LOC' }]);
     const when = interval(dayFor(employeeId));
     const version = guards.get(employeeId) ?? 0;
     await closedEntriesNear(rawDb, guardFromItem(demo.organizationId, employeeId, version === 0 ? undefined : { version, openEntries: {}, maxClosedDurationMs: 8 * 3_600_000 }), when.startedAt, when.endedAt);

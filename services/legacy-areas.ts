@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { SCIM_SCHEMAS } from './openapi/scim';
 import type { AreaDocs, OperationDoc } from './openapi/types';
-import { organizationDocs } from './organization/openapi';
 import { reportsDocs } from './reports/openapi';
 import { SCIM_PREFIX, type AreaDefinition, type FunctionDefinition, type HttpMethod, type RouteContract, type RouteRow } from './shared/area';
 import type { Scope } from './shared/auth/scopes';
@@ -79,19 +78,6 @@ export const LEGACY_AREAS: readonly AreaDefinition[] = [
       scim('PUT', '/Users/{userId}', 'replaceUser', 'scim:write', 'Replace a SCIM user'),
       scim('PATCH', '/Users/{userId}', 'patchUser', 'scim:write', 'Patch a SCIM user'),
       scim('DELETE', '/Users/{userId}', 'deleteUser', 'scim:write', 'Deprovision a SCIM user'),
-    ],
-  }),
-  legacyArea('organization', {
-    description: 'The organization, its settings and capability facts.',
-    // Organization record and settings (updated with their audit entry in one transaction;
-    // DeleteItem releases the idempotency lock of a failed PATCH /settings).
-    permissions: { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'], cursorSecret: false, restrictedDataKey: false },
-    auditEntityTypes: ['organization'],
-    docs: organizationDocs,
-    rows: [
-      ['GET', '/organization', 'getOrganization', ['organization:read'], 'Get the organization'],
-      ['GET', '/settings', 'getSettings', ['organization:read'], 'Get the organization settings'],
-      ['PATCH', '/settings', 'updateSettings', ['organization:write'], 'Update the organization settings'],
     ],
   }),
   legacyArea('reports', {

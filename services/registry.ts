@@ -3,6 +3,7 @@ import { employeesArea } from './employees/area';
 import { legacyAreaNamed } from './legacy-areas';
 import { locationsArea } from './locations/area';
 import { materialsArea } from './materials/area';
+import { organizationArea } from './organization/area';
 import { type AreaDefinition, type FunctionDefinition } from './shared/area';
 import { timesheetsArea } from './timesheets/area';
 import { workEventsArea } from './work-events/area';
@@ -19,7 +20,7 @@ const WRITING_AREAS: readonly AreaDefinition[] = [
   workEventsArea,
   timesheetsArea,
   legacyAreaNamed('scim'),
-  legacyAreaNamed('organization'),
+  organizationArea,
   employeesArea,
   locationsArea,
   legacyAreaNamed('reports'),

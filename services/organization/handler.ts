@@ -1,46 +1,24 @@
-import { legacyAreaNamed } from '../legacy-areas';
 import { randomUUID } from 'node:crypto';
 import { defaultDb } from '../shared/ddb/client';
-import { createHandler } from '../shared/http/handler';
-import { idempotentWrite, toStored } from '../shared/http/idempotent';
-import { requireIdempotencyKey, requireIfMatch } from '../shared/http/preconditions';
-import { ok, type ApiRequest } from '../shared/http/request';
-import { parseBody } from '../shared/http/validation';
-import type { JsonValue } from '../shared/json';
-import { organizationEtag, readOrganization, settingsEtag, updateSettings, type OrganizationDeps } from './domain';
-import { assertNoReadOnlySettings, organizationResponse, settingsPatchSchema, settingsResponse } from './schemas';
-import { dynamoOrganizationStore } from './store';
-import type { Organization } from '../organizations/store';
+import { areaHandler } from '../shared/http/area-handler';
+import { ok, type HttpResult } from '../shared/http/request';
+import { organizationArea } from './area';
+import { organizationEtag, readOrganization, settingsEtag, updateSettings, type Organization, type OrganizationPorts } from './domain';
+import { organizationResponse, settingsResponse } from './schemas';
+import { organizationStore } from './store';
 
-let deps: OrganizationDeps | undefined;
-const organizationDeps = (): OrganizationDeps => (deps ??= { store: dynamoOrganizationStore(defaultDb()), now: () => new Date(), newId: randomUUID });
+const settingsResult = (org: Organization): HttpResult => ok(settingsResponse(org), { ETag: settingsEtag(org) });
 
-const settingsResult = (org: Organization) => ok(settingsResponse(org), { ETag: settingsEtag(org) });
-
-export const handler = createHandler({
-  area: legacyAreaNamed('organization'),
+export const handler = areaHandler(organizationArea, {
+  ports: (unit): OrganizationPorts => ({ store: organizationStore(defaultDb(), unit), now: () => new Date(), newId: randomUUID }),
   operations: {
     async getOrganization(request) {
-      const org = await readOrganization(organizationDeps(), request.principal.organizationId);
+      const org = await readOrganization(request.ports, request.principal.organizationId);
       return ok(organizationResponse(org), { ETag: organizationEtag(org) });
     },
 
-    async getSettings(request) {
-      return settingsResult(await readOrganization(organizationDeps(), request.principal.organizationId));
-    },
+    getSettings: async (request) => settingsResult(await readOrganization(request.ports, request.principal.organizationId)),
 
-    async updateSettings(request: ApiRequest) {
-      const key = requireIdempotencyKey(request);
-      const ifMatch = requireIfMatch(request);
-      assertNoReadOnlySettings(request.body);
-      const patch = parseBody(settingsPatchSchema, request.body);
-      const input: JsonValue = { body: (request.body ?? null) as JsonValue, ifMatch };
-      // The idempotency record of the response is committed in the change's own transaction.
-      return idempotentWrite(defaultDb(), request, key, input, async (complete) => {
-        const actor = { principal: request.principal, requestId: request.requestId };
-        const after = await updateSettings(organizationDeps(), actor, ifMatch, patch, async (planned) => [await complete(toStored(settingsResult(planned)))]);
-        return settingsResult(after);
-      });
-    },
+    updateSettings: async (request) => settingsResult(await updateSettings(request.ports, request.actor, request.ifMatch, request.body)),
   },
 });

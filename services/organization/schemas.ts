@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { settingsOf, timesheetWritesEnabled, type Organization, type Weekday } from '../organizations/store';
 import { ValidationError } from '../shared/errors';
+import { settingsOf, timesheetWritesEnabled, type Organization } from './domain';
+import { WEEKDAYS } from './model';
 
-/** Request and response shapes of the organization area (docs/areas/organization-employees.md). */
+/** Request and response shapes of the organization area (docs/areas/organization.md). */
 
-export const WEEKDAYS: readonly Weekday[] = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'];
+export { WEEKDAYS } from './model';
 
 /** Area/Location style names only: offsets such as `+01:00` are not time zones (no DST rules). */
 const TIME_ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
@@ -41,7 +42,7 @@ const canonical = (what: string, example: string, normalize: (v: string) => stri
 
 const timeZone = () => canonical('an IANA time zone name', 'Europe/Berlin', canonicalTimeZone).meta({ description: 'IANA time zone name, e.g. Europe/Berlin.' });
 const locale = () => canonical('a BCP 47 language tag', 'de-DE', canonicalLocale).meta({ description: 'BCP 47 language tag, e.g. de-DE; stored in canonical form.' });
-const weekday = () => z.enum(WEEKDAYS as [Weekday, ...Weekday[]], { error: `weekStartsOn must be one of ${WEEKDAYS.join(', ')}.` });
+const weekday = () => z.enum(WEEKDAYS, { error: `weekStartsOn must be one of ${WEEKDAYS.join(', ')}.` });
 
 /** Members of the settings representation a client can see but never change (422 pointing at them). */
 const READ_ONLY_SETTINGS: Readonly<Record<string, string>> = {
@@ -49,9 +50,14 @@ const READ_ONLY_SETTINGS: Readonly<Record<string, string>> = {
   updatedAt: 'updatedAt is read-only: it is set by every change.',
 };
 
+/** The read-only members `body` sends, with what to say about each. */
+function readOnlyMembers(body: unknown): [string, string][] {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];
+  return Object.entries(READ_ONLY_SETTINGS).filter(([field]) => field in body);
+}
+
 export function assertNoReadOnlySettings(body: unknown): void {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
-  const errors = Object.entries(READ_ONLY_SETTINGS).filter(([field]) => field in body).map(([field, detail]) => ({ pointer: `/${field}`, detail }));
+  const errors = readOnlyMembers(body).map(([field, detail]) => ({ pointer: `/${field}`, detail }));
   if (errors.length > 0) throw new ValidationError(errors);
 }
 
@@ -65,6 +71,16 @@ export const settingsPatchSchema = z
     }
   });
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
+
+/**
+ * The body of PATCH /settings as the route declares it: the read-only members are named as
+ * such (422 at `/capabilities`, `/updatedAt`) before the strict schema would call them
+ * unknown. The OpenAPI document shows `settingsPatchSchema` (a preprocess is transparent there).
+ */
+export const settingsPatchBody = z.preprocess((body, ctx) => {
+  for (const [field, detail] of readOnlyMembers(body)) ctx.addIssue({ code: 'custom', path: [field], message: detail, input: body });
+  return body;
+}, settingsPatchSchema);
 
 const utc = () => z.string().meta({ format: 'date-time', description: 'RFC 3339, UTC' });
 
@@ -89,7 +105,7 @@ export const organizationResponseSchema = z.object({
 export const settingsResponseSchema = z.object({
   timeZone: z.string().meta({ description: 'IANA time zone name for presenting times; the API itself answers in UTC.' }),
   locale: z.string().meta({ description: 'BCP 47 language tag.' }),
-  weekStartsOn: z.enum(WEEKDAYS as [Weekday, ...Weekday[]]),
+  weekStartsOn: z.enum(WEEKDAYS),
   capabilities: capabilitiesSchema,
   updatedAt: utc(),
 });

@@ -194,7 +194,7 @@ describe('GET /locations', () => {
   beforeAll(async () => {
     // A fresh organization of its own, so that the list holds exactly what this block creates.
     org = randomUUID();
-    const { putOrganization } = await import('../../services/organizations/store');
+    const { putOrganization } = await import('../../services/organization/public');
     const now = new Date().toISOString();
     await putOrganization(api.db, { id: org, name: 'List Org', entitlements: { timesheetCorrections: true }, rolloutGates: { timesheetCorrections: true }, createdAt: now, updatedAt: now });
     token = await keyWith(api, ['locations:read', 'locations:write'], org);

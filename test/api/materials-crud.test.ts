@@ -125,7 +125,7 @@ describe('GET /materials', () => {
 
   beforeAll(async () => {
     org = randomUUID();
-    const { putOrganization } = await import('../../services/organizations/store');
+    const { putOrganization } = await import('../../services/organization/public');
     const now = new Date().toISOString();
     await putOrganization(api.db, { id: org, name: 'Materials Org', entitlements: { timesheetCorrections: true }, rolloutGates: { timesheetCorrections: true }, createdAt: now, updatedAt: now });
     token = await keyWith(api, ['materials:read', 'materials:write'], org);

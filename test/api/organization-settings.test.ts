@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { issueApiKey } from '../../services/api-keys/issue';
 import { listAuditEntries } from '../../services/audit/store';
 import { organizationResponseSchema, settingsResponseSchema } from '../../services/organization/schemas';
-import { setTimesheetCorrections } from '../../services/organizations/store';
+import { setTimesheetCorrections } from '../../services/organization/public';
 import { call, countByType, expectPointers, expectProblem, keyIdOf, startApi, type ApiFixture, type ApiResponse } from '../support/api';
 
 /** GET /organization, GET|PATCH /settings through the local gateway with the real authorizer. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { issueApiKey } from '../../services/api-keys/issue';
 import { startLocalGateway, type LocalGateway } from '../../services/local/gateway';
-import { putOrganization } from '../../services/organizations/store';
+import { putOrganization } from '../../services/organization/public';
 import type { Db } from '../../services/shared/ddb/client';
 import { createTestTable } from '../support/table';
 

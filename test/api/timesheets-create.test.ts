@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { setTimesheetCorrections } from '../../services/organizations/store';
+import { setTimesheetCorrections } from '../../services/organization/public';
 import { timeEntryWriteResponseSchema } from '../../services/timesheets/schemas';
 import { logger } from '../../services/shared/logger';
 import { call, countByType, expectPointers, expectProblem, itemsOfType, keyIdOf, scanTable, startApi, type ApiFixture } from '../support/api';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { setTimesheetCorrections } from '../../services/organizations/store';
+import { setTimesheetCorrections } from '../../services/organization/public';
 import * as transaction from '../../services/shared/ddb/transaction';
 import { locationKeys } from '../../services/locations/public';
 import { call, countByType, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture, type ApiResponse } from '../support/api';

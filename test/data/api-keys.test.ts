@@ -1,6 +1,6 @@
 import { issueApiKey } from '../../services/api-keys/issue';
 import { getApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys/store';
-import { putOrganization, setTimesheetCorrections } from '../../services/organizations/store';
+import { putOrganization, setTimesheetCorrections } from '../../services/organization/public';
 import { parseApiKey, secretMatches } from '../../services/shared/auth/api-key';
 import type { Db } from '../../services/shared/ddb/client';
 import { createTestTable } from '../support/table';

@@ -3,7 +3,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createEmployee, EmployeeMovedError, type EmployeePorts, type EmployeeStore } from '../../services/employees/domain';
 import { putBankAccount, readBankAccount } from '../../services/employees/domain-bank';
 import { employeesStore, employeeSearchItems, getEmployee, listEmployeesPage, putEmployee, searchEmployeesPage, type Employee } from '../../services/employees/store';
-import { putOrganization } from '../../services/organizations/store';
+import { putOrganization } from '../../services/organization/public';
 import { createUser, updateUser, type ScimDeps } from '../../services/scim/domain';
 import { dynamoUserStore } from '../../services/scim/store';
 import { sealRestricted, unsealRestricted } from '../../services/shared/crypto/restricted';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { putEmployee } from '../../services/employees/store';
 import { putLocation } from '../../services/locations/store';
-import { putOrganization } from '../../services/organizations/store';
+import { putOrganization } from '../../services/organization/public';
 import { requestReport } from '../../services/reports/commands';
 import { fileStore, type FileStore } from '../../services/reports/files';
 import { FENCE_LABEL, fenceFromItem, getJob, getManifest, manifestEntries, openManifestItems, planStaleness, reportKeys } from '../../services/reports/store';

@@ -4,7 +4,7 @@ import { listAuditEntries } from '../../services/audit/store';
 import { employeeKeys, getEmployee, putEmployee } from '../../services/employees/store';
 import { ingestEvidence } from '../../services/evidence-ingest/handler';
 import { putLocation } from '../../services/locations/store';
-import { putOrganization } from '../../services/organizations/store';
+import { putOrganization } from '../../services/organization/public';
 import { documentFromResource, fieldsOf, type UserFields } from '../../services/scim/document';
 import { createUser, deleteUser, getUser, listUsers, updateUser, type Actor, type ScimDeps } from '../../services/scim/domain';
 import { dynamoUserStore } from '../../services/scim/store';

@@ -109,6 +109,19 @@ describe('least privilege', () => {
     }
   });
 
+  it('lets every area with an Idempotency-Key route read the cursor secret and keep the key\'s record', () => {
+    // The kit binds an Idempotency-Key to an HMAC of the request keyed from the cursor secret
+    // (shared/http/idempotent.ts): without the secret every such write fails in AWS (locally
+    // CURSOR_SECRET hides it). The record is locked (PutItem), read on a replay (GetItem),
+    // completed in the change's transaction (PutItem) and released after a failure (DeleteItem).
+    for (const area of AREAS.filter((a) => Object.values(a.routes).some((r) => r.idempotencyKey !== undefined))) {
+      const statements = statementsOf(testEnv, area.name);
+      expect([area.name, actionsOf(statements, 'secretsmanager:')]).toEqual([area.name, ['secretsmanager:GetSecretValue']]);
+      expect([area.name, 'CURSOR_SECRET_ARN' in functionProps(testEnv, area.name).Environment.Variables]).toEqual([area.name, true]);
+      expect(actionsOf(statements, 'dynamodb:')).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem']));
+    }
+  });
+
   it('keeps wildcard resources to the X-Ray statement and the export files prefix', () => {
     // The reports function reads, and the worker writes, objects under reports/ only.
     const exportFiles: Partial<Record<string, string[]>> = { reports: ['s3:GetObject'], 'reports-worker': ['s3:PutObject'] };

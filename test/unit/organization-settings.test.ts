@@ -1,5 +1,5 @@
-import type { Organization } from '../../services/organizations/store';
-import { settingsEtag, updateSettings, type OrganizationDeps, type SettingsWrite } from '../../services/organization/domain';
+import type { Organization } from '../../services/organization/public';
+import { settingsEtag, updateSettings, type OrganizationPorts, type SettingsChange } from '../../services/organization/domain';
 import { assertNoReadOnlySettings, canonicalLocale, canonicalTimeZone, settingsPatchSchema, settingsResponse } from '../../services/organization/schemas';
 import type { Principal } from '../../services/shared/auth/principal';
 import { EtagMismatchError, ValidationError } from '../../services/shared/errors';
@@ -16,10 +16,10 @@ const org = (over: Partial<Organization> = {}): Organization => ({
 });
 const principal: Principal = { organizationId: ORG, keyId: 'k1', keyLabel: 'Payroll sync', environment: 'TEST', scopes: new Set(['organization:write']) };
 
-function fakeDeps(stored: Organization | undefined): { deps: OrganizationDeps; writes: SettingsWrite[] } {
-  const writes: SettingsWrite[] = [];
-  const deps: OrganizationDeps = {
-    store: { get: async () => stored, commitSettings: async (w) => void writes.push(w) },
+function fakeDeps(stored: Organization | undefined): { deps: OrganizationPorts; writes: SettingsChange[] } {
+  const writes: SettingsChange[] = [];
+  const deps: OrganizationPorts = {
+    store: { getOrganization: async () => stored, saveSettings: (w) => void writes.push(w) },
     now: () => new Date('2026-03-02T08:00:00Z'),
     newId: () => 'a0000000-0000-4000-8000-000000000001',
   };
@@ -87,7 +87,7 @@ describe('updateSettings', () => {
 
   it('merges the patch, bumps the version and audits names with safe before/after values', async () => {
     const { deps, writes } = fakeDeps(org({ version: 3, settings: { timeZone: 'UTC', locale: 'en', weekStartsOn: 'MONDAY' } }));
-    const after = await updateSettings(deps, actor, `"settings:${ORG}:v3"`, { timeZone: 'Europe/Berlin' }, async () => []);
+    const after = await updateSettings(deps, actor, `"settings:${ORG}:v3"`, { timeZone: 'Europe/Berlin' });
     expect(after).toMatchObject({ version: 4, settings: { timeZone: 'Europe/Berlin', locale: 'en', weekStartsOn: 'MONDAY' }, updatedAt: '2026-03-02T08:00:00.000Z' });
     expect(settingsEtag(after)).toBe(`"settings:${ORG}:v4"`);
     expect(writes[0].audit).toMatchObject({
@@ -103,13 +103,13 @@ describe('updateSettings', () => {
 
   it('treats an organization never changed as version 0', async () => {
     const { deps } = fakeDeps(org());
-    await expect(updateSettings(deps, actor, `"settings:${ORG}:v0"`, { locale: 'fr' }, async () => [])).resolves.toMatchObject({ version: 1 });
+    await expect(updateSettings(deps, actor, `"settings:${ORG}:v0"`, { locale: 'fr' })).resolves.toMatchObject({ version: 1 });
   });
 
   it('refuses a stale or foreign ETag with ETAG_MISMATCH and writes nothing', async () => {
     const { deps, writes } = fakeDeps(org({ version: 2 }));
     for (const stale of [`"settings:${ORG}:v1"`, `W/"settings:${ORG}:v2"`, '*', `"organization:${ORG}:v2"`]) {
-      await expect(updateSettings(deps, actor, stale, { locale: 'fr' }, async () => [])).rejects.toBeInstanceOf(EtagMismatchError);
+      await expect(updateSettings(deps, actor, stale, { locale: 'fr' })).rejects.toBeInstanceOf(EtagMismatchError);
     }
     expect(writes).toEqual([]);
   });
