@@ -4,8 +4,7 @@ import { createEmployee, EmployeeMovedError, putBankAccount, readBankAccount, ty
 import { dynamoEmployeeStore } from '../../services/employees/dynamo-store';
 import { employeeSearchItems, getEmployee, listEmployeesPage, putEmployee, searchEmployeesPage, type Employee } from '../../services/employees/store';
 import { putOrganization } from '../../services/organizations/store';
-import { createUser, updateUser, type ScimDeps } from '../../services/scim/domain';
-import { dynamoUserStore } from '../../services/scim/store';
+import { createUser, scimDeps, updateUser, type ScimDeps } from '../support/scim-use-cases';
 import { sealRestricted, unsealRestricted } from '../../services/shared/crypto/restricted';
 import type { Db } from '../../services/shared/ddb/client';
 import { commit } from '../../services/shared/ddb/transaction';
@@ -19,7 +18,7 @@ let scim: ScimDeps;
 beforeAll(async () => {
   db = await createTestTable();
   deps = { store: dynamoEmployeeStore(db), now: () => new Date(), newId: randomUUID, seal: sealRestricted, unseal: unsealRestricted };
-  scim = { store: dynamoUserStore(db), now: () => new Date(), newId: randomUUID };
+  scim = scimDeps(db);
 });
 
 const newOrg = async (): Promise<string> => {
