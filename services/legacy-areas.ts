@@ -1,11 +1,10 @@
 import type { z } from 'zod';
-import { SCIM_SCHEMAS } from './openapi/scim';
 import type { AreaDocs, OperationDoc } from './openapi/types';
 import { reportsDocs } from './reports/openapi';
-import { SCIM_PREFIX, type AreaDefinition, type FunctionDefinition, type HttpMethod, type RouteContract, type RouteRow } from './shared/area';
+import { type AreaDefinition, type FunctionDefinition, type HttpMethod, type RouteContract } from './shared/area';
 import type { Scope } from './shared/auth/scopes';
 import type { ErrorCode } from './shared/errors';
-import { READ_WRITE, type FunctionPermissions } from './shared/permissions';
+import type { FunctionPermissions } from './shared/permissions';
 
 /**
  * TEMPORARY, while the area kit is rolled out (issue 10): the areas not yet declared in
@@ -53,33 +52,10 @@ function legacyArea(name: string, options: { api?: 'public' | 'scim'; descriptio
     schemas: schemaByRef,
     routes,
     ...(options.functions ? { functions: options.functions } : {}),
-    ...(options.api === 'scim' ? { openapi: { operation: SCIM_SCHEMAS.operation as unknown as (route: RouteRow) => Record<string, unknown>, components: SCIM_SCHEMAS.components } } : {}),
   };
 }
 
-const scim = (method: HttpMethod, path: string, operation: string, scope: Scope, summary: string): Row => [method, `${SCIM_PREFIX}${path}`, operation, [scope], summary];
-
 export const LEGACY_AREAS: readonly AreaDefinition[] = [
-  legacyArea('scim', {
-    api: 'scim',
-    description: 'SCIM 2.0 user provisioning (RFC 7643/7644).',
-    permissions: { table: READ_WRITE, cursorSecret: false, restrictedDataKey: false },
-    auditEntityTypes: ['employee'],
-    textParams: ['resourceTypeId', 'schemaId'],
-    rows: [
-      scim('GET', '/ServiceProviderConfig', 'getServiceProviderConfig', 'scim:read', 'SCIM service provider configuration'),
-      scim('GET', '/ResourceTypes', 'listResourceTypes', 'scim:read', 'SCIM resource types'),
-      scim('GET', '/ResourceTypes/{resourceTypeId}', 'getResourceType', 'scim:read', 'One SCIM resource type'),
-      scim('GET', '/Schemas', 'listSchemas', 'scim:read', 'SCIM schemas'),
-      scim('GET', '/Schemas/{schemaId}', 'getSchema', 'scim:read', 'One SCIM schema'),
-      scim('GET', '/Users', 'listUsers', 'scim:read', 'List or filter SCIM users'),
-      scim('POST', '/Users', 'createUser', 'scim:write', 'Provision a SCIM user'),
-      scim('GET', '/Users/{userId}', 'getUser', 'scim:read', 'Get one SCIM user'),
-      scim('PUT', '/Users/{userId}', 'replaceUser', 'scim:write', 'Replace a SCIM user'),
-      scim('PATCH', '/Users/{userId}', 'patchUser', 'scim:write', 'Patch a SCIM user'),
-      scim('DELETE', '/Users/{userId}', 'deleteUser', 'scim:write', 'Deprovision a SCIM user'),
-    ],
-  }),
   legacyArea('reports', {
     description: 'Exports (CSV, PDF, monthly report, payroll dispatch), their manifests and staleness.',
     // Report jobs and manifests: requests a job (queue), reads manifests, streams files (bucket).

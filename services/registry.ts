@@ -4,6 +4,7 @@ import { legacyAreaNamed } from './legacy-areas';
 import { locationsArea } from './locations/area';
 import { materialsArea } from './materials/area';
 import { organizationArea } from './organization/area';
+import { scimArea } from './scim/area';
 import { type AreaDefinition, type FunctionDefinition } from './shared/area';
 import { timesheetsArea } from './timesheets/area';
 import { workEventsArea } from './work-events/area';
@@ -19,7 +20,7 @@ import { workEventsArea } from './work-events/area';
 const WRITING_AREAS: readonly AreaDefinition[] = [
   workEventsArea,
   timesheetsArea,
-  legacyAreaNamed('scim'),
+  scimArea,
   organizationArea,
   employeesArea,
   locationsArea,

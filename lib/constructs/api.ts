@@ -313,7 +313,7 @@ export class RoutedApi extends Construct {
    * The deployment's logical id follows the route table and the gateway responses, so any
    * change of either is deployed; a Deployment only snapshots methods of its own stack.
    */
-  deploy(): Stage {
+  deploy(variables?: Readonly<Record<string, string>>): Stage {
     const props = this.props;
     const throttling = this.throttling();
     const deployment = new Deployment(this, 'Deployment', { api: this.restApi, description: `WFM ${this.api} routes` });
@@ -338,6 +338,7 @@ export class RoutedApi extends Construct {
       metricsEnabled: true,
       throttlingRateLimit: throttling.rateLimit,
       throttlingBurstLimit: throttling.burstLimit,
+      ...(variables ? { variables: { ...variables } } : {}),
     });
     if (props.stageDependsOn) stage.node.addDependency(props.stageDependsOn);
     // API Gateway creates its execution-log group on first use, without retention: create it

@@ -10,7 +10,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { AREAS, FUNCTIONS, PLATFORM_FUNCTIONS } from '../../services/registry';
-import { functionConstructId, ORG_PREFIX, routeRows, SCIM_PREFIX, type AreaDefinition } from '../../services/shared/area';
+import { functionConstructId, ORG_PREFIX, PUBLIC_BASE_URL_VARIABLE, routeRows, SCIM_PREFIX, type AreaDefinition } from '../../services/shared/area';
 import { PER_KEY_THROTTLE } from '../../services/shared/auth/usage';
 import type { ApiEnvironment } from '../../services/shared/config';
 import { ApiDomain } from '../constructs/api-domain';
@@ -18,7 +18,7 @@ import { ApiFirewall } from '../constructs/api-firewall';
 import { Observability } from '../constructs/observability';
 import { acknowledgeGuard } from '../guard';
 import { ApiGatewayAccountLogging } from '../constructs/api-gateway-account';
-import { ORIGIN_HEADER, RoutedApi } from '../constructs/api';
+import { ORIGIN_HEADER, RoutedApi, STAGE_NAMES } from '../constructs/api';
 import type { AreaFunction } from '../constructs/area-function';
 import { AreaStack, bindFunction } from './area-stack';
 import type { FunctionName } from '../permissions';
@@ -226,12 +226,19 @@ export class ApiStack extends Stack {
 
     // One host for both: the public API forwards the SCIM paths to the SCIM RestApi.
     const scimPrefix = `${ORG_PREFIX}${SCIM_PREFIX}`;
-    this.scimApi.deploy();
+    // The public base URL is configuration of the stages (absolute URLs in responses, e.g.
+    // SCIM's meta.location), never taken from request headers: the custom host, or the public
+    // API's execute-api URL with its stage.
+    const publicBaseUrl = props.domainName
+      ? `https://${props.domainName}`
+      : `https://${this.publicApi.restApi.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${STAGE_NAMES.public}`;
+    const stageVariables = { [PUBLIC_BASE_URL_VARIABLE]: publicBaseUrl };
+    this.scimApi.deploy(stageVariables);
     // Known to this stack only (its id's UUID, never in the template as a literal): the SCIM
     // WebACL lets through only requests that came by the public API's forward.
     const originSecret = Fn.select(2, Fn.split('/', Aws.STACK_ID));
     this.publicApi.forwardTo(this.scimApi, scimPrefix, originSecret);
-    this.publicApi.deploy();
+    this.publicApi.deploy(stageVariables);
 
     // Tenant-fair throttling: every key is an API key of this plan (the CLI registers it).
     this.usagePlan = new UsagePlan(this, 'PerKeyUsagePlan', {

@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { AUTHORIZER_CACHE_SECONDS } from '../authorizer/cache';
 import { handler as authorizerHandler } from '../authorizer/handler';
+import { AREAS } from '../registry';
 import { ROUTES, resourcePath, SCIM_PREFIX, ORG_PREFIX, type ApiName, type RouteSpec } from '../routes';
+import { PUBLIC_BASE_URL_VARIABLE } from '../shared/area';
 import { policyAllows, type PolicyDocument } from '../shared/auth/policy';
 import type { AccessLogLine } from '../shared/http/access-log';
 import {
@@ -44,6 +46,12 @@ export interface LocalGatewayOptions {
   readonly accessLogPath?: string;
   /** Extra routes served without authorization (e.g. the OpenAPI document). */
   readonly publicDocuments?: Readonly<Record<string, () => unknown>>;
+  /**
+   * The stages' `publicBaseUrl` variable (PUBLIC_BASE_URL_VARIABLE): the base of absolute
+   * URLs in responses, never taken from the Host header.
+   * @default - the gateway's own URL
+   */
+  readonly publicBaseUrl?: string;
 }
 
 export interface LocalGateway {
@@ -108,6 +116,8 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   const policyCache = new Map<string, { expires: number; result: APIGatewayAuthorizerResult }>();
   const handlers = new Map<string, ProxyHandler>();
   const buckets = new Map<string, { tokens: number; at: number }>();
+  /** Set once the server listens (its own URL unless configured). */
+  let publicBaseUrl = options.publicBaseUrl ?? '';
 
   const handlerOf = async (route: RouteSpec): Promise<ProxyHandler> => {
     let h = handlers.get(route.area);
@@ -185,6 +195,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const headers = flatHeaders(req);
     const query = parseQuery(url.search);
     const event = proxyEvent({ method, path, match, headers, multiValueHeaders: multiHeaders(req), query, body, requestId, api, sourceIp: req.socket.remoteAddress ?? '127.0.0.1' });
+    event.stageVariables = { [PUBLIC_BASE_URL_VARIABLE]: publicBaseUrl };
 
     // Identity source: API Gateway answers 401 without calling the authorizer when it is absent.
     const authorization = Object.entries(headers).find(([k]) => k.toLowerCase() === 'authorization')?.[1];
@@ -233,8 +244,10 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     server.listen(options.port, options.host, () => resolve());
   });
   const address = server.address() as AddressInfo;
+  const url = `http://${options.host}:${address.port}`;
+  publicBaseUrl = options.publicBaseUrl ?? url;
   return {
-    url: `http://${options.host}:${address.port}`,
+    url,
     server,
     close: () =>
       new Promise<void>((resolve) => {
@@ -339,8 +352,11 @@ function authorizerEvent(event: APIGatewayProxyEvent, api: ApiName): APIGatewayR
   };
 }
 
+/** The area function's own timeout (its registry row), as Lambda would apply it. */
+const timeoutMsOf = (area: string): number => (AREAS.find((a) => a.name === area)?.timeoutSeconds ?? LAMBDA_TIMEOUT_MS / 1000) * 1000;
+
 function lambdaContext(area: string, requestId: string): Context {
-  const deadline = Date.now() + LAMBDA_TIMEOUT_MS;
+  const deadline = Date.now() + timeoutMsOf(area);
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: `wfm-local-${area}`,

@@ -1,11 +1,9 @@
-import type { AuditEntry } from '../audit/model';
-import { holderKey, uniqueValueOf, type Employee, type EmployeeWrite, type GuardAction, type UniqueAttribute, type UniqueValue } from '../employees/public';
-import type { Principal } from '../shared/auth/principal';
-import type { TxItem } from '../shared/ddb/transaction';
-import { EtagMismatchError, NotFoundError, TransactionConflictError, UniquenessConflictError } from '../shared/errors';
-import { USER_FIELD_NAMES, type UserFields } from './document';
-import type { UserClause } from './filter';
-import { ifMatchHolds } from './resource';
+import { auditEntry as buildAuditEntry, type AuditEntry } from '../audit/model';
+import { holderKey, uniqueValueOf, type Employee, type GuardAction, type UniqueAttribute, type UniqueValue } from '../employees/public';
+import type { Actor } from '../shared/domain/actor';
+import { EtagMismatchError, NotFoundError, UniquenessConflictError } from '../shared/errors';
+import type { UserClause } from './domain-filter';
+import { USER_FIELD_NAMES, type UserFields } from './model';
 
 /**
  * SCIM provisioning rules. A SCIM user IS the organization's employee record: creating one
@@ -13,18 +11,18 @@ import { ifMatchHolds } from './resource';
  * and externalId (case-exact) are unique per organization through guard items committed in the
  * same transaction as the employee and its audit entry. DELETE retires the SCIM resource but
  * keeps the employee (and its guards): a later create with the same externalId or userName
- * re-links it. No HTTP, no SDK: the store is a port.
+ * re-links it. No HTTP, no SDK, no retries: the store is a port that stages each change in
+ * the request's unit of work; the kit commits it (with the audit entry and the idempotency
+ * record) and runs the use case again from its reads when something read moved meanwhile.
  */
 
-/** A SCIM user change is an employee change: its items are built by employeeChangeItems. */
-export type UserWrite = EmployeeWrite;
-
-/** Thrown by `UserStore.commit` when something read for the write changed before it committed. */
-export class StaleReadError extends Error {
-  constructor(options?: ErrorOptions) {
-    super('Data read for this write changed before it committed.', options);
-    this.name = 'StaleReadError';
-  }
+/** One SCIM user change: an employee change (employees/public.ts builds its items). */
+export interface UserWrite {
+  /** The stored state the change was computed from; absent for a new employee. */
+  readonly before?: Employee;
+  readonly after: Employee;
+  readonly guards: readonly GuardAction[];
+  readonly audit: AuditEntry;
 }
 
 /** The data port of SCIM users (services/scim/store.ts is the DynamoDB adapter). */
@@ -38,24 +36,20 @@ export interface UserStore {
   idsByDisplayName(organizationId: string, displayName: string): Promise<string[]>;
   /** Employees whose SCIM resource exists, in creation order. */
   visibleIds(organizationId: string): Promise<string[]>;
-  /** One transaction; StaleReadError when a condition failed because data changed. */
-  commit(write: UserWrite): Promise<void>;
+  /**
+   * Stages the change in the unit of work: committed with its audit entry in one transaction;
+   * a condition that fails because something read moved is a ConcurrentChangeError.
+   */
+  saveUser(write: UserWrite): void;
 }
 
-export interface ScimDeps {
+export interface ScimPorts {
   readonly store: UserStore;
   readonly now: () => Date;
   readonly newId: () => string;
 }
 
-/** Who asks, and under which request ID (the audit entry's requestId = X-Request-Id). */
-export interface Actor {
-  readonly principal: Principal;
-  readonly requestId: string;
-}
-
-/** Items the caller adds to the transaction, built from the state about to be committed. */
-export type ExtraItems = (after: Employee) => Promise<readonly TxItem[]>;
+export type { Actor };
 
 export interface WriteResult {
   readonly user: Employee;
@@ -63,13 +57,12 @@ export interface WriteResult {
   readonly relinked?: boolean;
 }
 
-const ATTEMPTS = 4;
 const UNIQUE_ATTRIBUTES: readonly UniqueAttribute[] = ['externalId', 'userName'];
 
 // ---- reads -----------------------------------------------------------------------------------
 
 /** GET /Users/{id}: the user, or 404 when it does not exist or its SCIM resource was deleted. */
-export async function getUser(deps: ScimDeps, organizationId: string, id: string): Promise<Employee> {
+export async function getUser(deps: ScimPorts, organizationId: string, id: string): Promise<Employee> {
   const user = await deps.store.getUser(organizationId, id);
   if (!user || user.scimDeleted) throw new NotFoundError(`User ${id}`);
   return user;
@@ -95,7 +88,7 @@ export interface ListPage {
  *    externalId or userName guard, e-mail lookup, displayName index), every clause checked
  *    on the records, ordered, then the page cut out.
  */
-export async function listUsers(deps: ScimDeps, organizationId: string, query: ListQuery): Promise<ListPage> {
+export async function listUsers(deps: ScimPorts, organizationId: string, query: ListQuery): Promise<ListPage> {
   const from = query.startIndex - 1;
   if (query.filter.length === 0) {
     const ids = await deps.store.visibleIds(organizationId);
@@ -110,7 +103,7 @@ export async function listUsers(deps: ScimDeps, organizationId: string, query: L
 
 const DRIVER_ORDER: readonly UserClause['attribute'][] = ['id', 'externalId', 'userName', 'emails.value', 'displayName'];
 
-async function candidatesOf(deps: ScimDeps, org: string, filter: readonly UserClause[]): Promise<Employee[]> {
+async function candidatesOf(deps: ScimPorts, org: string, filter: readonly UserClause[]): Promise<Employee[]> {
   const driver = [...filter].sort((a, b) => DRIVER_ORDER.indexOf(a.attribute) - DRIVER_ORDER.indexOf(b.attribute))[0];
   let ids: string[];
   switch (driver.attribute) {
@@ -164,12 +157,12 @@ const byCreation = (a: Employee, b: Employee) => (a.createdAt === b.createdAt ? 
  *    then userName): the same employee comes back (same id, history continues).
  * 4. Commit ONE transaction: employee, guards (claimed, kept, taken over from a retired
  *    holder, released), e-mail lookups, audit entry, the caller's idempotency record.
- * 5. If something read in 1 changed meanwhile (a concurrent create won a guard), start
- *    again from 1: the concurrent winner now answers 2.
+ * 5. If something read in 1 changed meanwhile (a concurrent create won a guard), the kit
+ *    runs it again from 1: the concurrent winner now answers 2.
  */
-export async function createUser(deps: ScimDeps, actor: Actor, fields: UserFields, extra?: ExtraItems): Promise<WriteResult> {
+export async function createUser(deps: ScimPorts, actor: Actor, fields: UserFields): Promise<WriteResult> {
   const org = actor.principal.organizationId;
-  return withRetries(async () => {
+  {
     const holders = await readHolders(deps, org, valuesOf(fields));
     const holderOf = (attribute: UniqueAttribute) => {
       const value = fields[attribute];
@@ -187,15 +180,9 @@ export async function createUser(deps: ScimDeps, actor: Actor, fields: UserField
     if (retained) await addHolders(deps, org, holders, valuesOf(retained));
     const guards = planGuards(after.id, retained, after, holders);
     const action = retained ? 'scim_user.relinked' : 'scim_user.created';
-    await deps.store.commit({
-      ...(retained ? { before: retained } : {}),
-      after,
-      guards,
-      audit: auditEntry(deps, actor, action, retained, after),
-      extra: extra ? await extra(after) : [],
-    });
+    deps.store.saveUser({ ...(retained ? { before: retained } : {}), after, guards, audit: auditEntry(deps, actor, action, retained, after) });
     return { user: after, ...(retained ? { relinked: true } : {}) };
-  });
+  }
 }
 
 /**
@@ -207,11 +194,12 @@ export async function createUser(deps: ScimDeps, actor: Actor, fields: UserField
  *    user's SCIM resource holds a new value.
  * 4. Commit ONE transaction: employee (only if still at the version read), guards moved in
  *    the same step, e-mail lookups, audit entry.
- * 5. If anything read changed meanwhile, start again from 1.
+ * 5. If anything read changed meanwhile, the kit runs it again from 1 (bounded, jittered):
+ *    a burst of PATCHes without If-Match to one user all succeed, one after the other.
  */
-export async function updateUser(deps: ScimDeps, actor: Actor, id: string, ifMatch: string | undefined, change: (before: Employee) => UserFields): Promise<WriteResult> {
+export async function updateUser(deps: ScimPorts, actor: Actor, id: string, ifMatch: string | undefined, change: (before: Employee) => UserFields): Promise<WriteResult> {
   const org = actor.principal.organizationId;
-  return withRetries(async () => {
+  {
     const before = await getUser(deps, org, id);
     if (!ifMatchHolds(ifMatch, before)) throw new EtagMismatchError();
     const fields = change(before);
@@ -221,9 +209,9 @@ export async function updateUser(deps: ScimDeps, actor: Actor, id: string, ifMat
     const holders = await readHolders(deps, org, [...valuesOf(before), ...valuesOf(after)]);
     const guards = planGuards(id, before, after, holders);
     const action = before.active === after.active ? 'scim_user.updated' : after.active ? 'scim_user.reactivated' : 'scim_user.deactivated';
-    await deps.store.commit({ before, after, guards, audit: auditEntry(deps, actor, action, before, after), extra: [] });
+    deps.store.saveUser({ before, after, guards, audit: auditEntry(deps, actor, action, before, after) });
     return { user: after };
-  });
+  }
 }
 
 /**
@@ -232,26 +220,24 @@ export async function updateUser(deps: ScimDeps, actor: Actor, id: string, ifMat
  * reports and audit stay, and it keeps its guards so that a later create with the same
  * externalId or userName re-links it.
  */
-export async function deleteUser(deps: ScimDeps, actor: Actor, id: string, ifMatch: string | undefined): Promise<void> {
+export async function deleteUser(deps: ScimPorts, actor: Actor, id: string, ifMatch: string | undefined): Promise<void> {
   const org = actor.principal.organizationId;
-  await withRetries(async () => {
-    const before = await getUser(deps, org, id);
-    if (!ifMatchHolds(ifMatch, before)) throw new EtagMismatchError();
-    const after: Employee = { ...before, active: false, scimDeleted: true, updatedAt: deps.now().toISOString(), version: before.version + 1 };
-    await deps.store.commit({ before, after, guards: [], audit: auditEntry(deps, actor, 'scim_user.deleted', before, after), extra: [] });
-    return { user: after };
-  });
+  const before = await getUser(deps, org, id);
+  if (!ifMatchHolds(ifMatch, before)) throw new EtagMismatchError();
+  const after: Employee = { ...before, active: false, scimDeleted: true, updatedAt: deps.now().toISOString(), version: before.version + 1 };
+  deps.store.saveUser({ before, after, guards: [], audit: auditEntry(deps, actor, 'scim_user.deleted', before, after) });
 }
 
-async function withRetries(attempt: () => Promise<WriteResult>): Promise<WriteResult> {
-  for (let i = 1; ; i += 1) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!(error instanceof StaleReadError)) throw error;
-      if (i >= ATTEMPTS) throw new TransactionConflictError({ cause: error });
-    }
-  }
+/**
+ * Whether an If-Match header admits the current version: absent, `*`, or any listed tag
+ * whose opaque value is the version (weak comparison, RFC 9110 §13.1.1).
+ */
+export function ifMatchHolds(header: string | undefined, e: Pick<Employee, 'version'>): boolean {
+  if (header === undefined || header.trim() === '') return true;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t.replace(/^W\//i, '').replace(/^"(.*)"$/, '$1') === String(e.version);
+  });
 }
 
 /** The next state of a stored employee with new SCIM fields; anything SCIM does not manage is kept. */
@@ -270,13 +256,13 @@ export interface Holder {
   readonly employee?: Employee;
 }
 
-async function readHolders(deps: ScimDeps, org: string, values: readonly UniqueValue[]): Promise<Map<string, Holder>> {
+async function readHolders(deps: ScimPorts, org: string, values: readonly UniqueValue[]): Promise<Map<string, Holder>> {
   const holders = new Map<string, Holder>();
   await addHolders(deps, org, holders, values);
   return holders;
 }
 
-async function addHolders(deps: ScimDeps, org: string, holders: Map<string, Holder>, values: readonly UniqueValue[]): Promise<void> {
+async function addHolders(deps: ScimPorts, org: string, holders: Map<string, Holder>, values: readonly UniqueValue[]): Promise<void> {
   const missing = values.filter((v) => !holders.has(holderKey(v)));
   if (missing.length === 0) return;
   const ids = await deps.store.guardHolders(org, missing);
@@ -345,18 +331,16 @@ function canonical(value: unknown): string {
   return JSON.stringify(Array.isArray(value) && value.length === 0 ? null : sorted(value ?? null));
 }
 
-function auditEntry(deps: ScimDeps, actor: Actor, action: string, before: Employee | undefined, after: Employee): AuditEntry {
+function auditEntry(deps: ScimPorts, actor: Actor, action: string, before: Employee | undefined, after: Employee): AuditEntry {
   const snapshot = (e: Employee) => ({ active: e.active, scimDeleted: e.scimDeleted === true });
-  return {
+  return buildAuditEntry({
     id: deps.newId(),
-    organizationId: after.organizationId,
+    actor,
     occurredAt: after.updatedAt,
-    actor: { type: 'API_KEY', keyId: actor.principal.keyId, label: actor.principal.keyLabel },
     action,
     entity: { type: 'employee', id: after.id },
     ...(before ? { before: snapshot(before) } : {}),
     after: snapshot(after),
     changedAttributes: changedAttributes(before, after),
-    requestId: actor.requestId,
-  };
+  });
 }

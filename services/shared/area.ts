@@ -20,6 +20,13 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type ApiName = 'public' | 'scim';
 
 export const ORG_PREFIX = '/v1/organizations/{organizationId}';
+
+/**
+ * The stage variable that holds the public base URL of the API (scheme, host and any stage
+ * path before ORG_PREFIX, e.g. `https://api.test.example.com`): configuration of the stage,
+ * set by the stack and by the local gateway, never taken from request headers.
+ */
+export const PUBLIC_BASE_URL_VARIABLE = 'publicBaseUrl';
 export const SCIM_PREFIX = '/scim/v2';
 
 /** `required`: missing is an error; `optional`: honoured when sent. */
@@ -104,6 +111,8 @@ export interface AreaDefinition<N extends string = string, R extends Readonly<Re
   /** The OpenAPI tag's description. */
   readonly description: string;
   readonly permissions: FunctionPermissions;
+  /** The function's timeout (the local gateway applies it too). @default 10 - seconds */
+  readonly timeoutSeconds?: number;
   /** The `entity.type` values of the audit entries the area writes (GET /audit filters on them). */
   readonly auditEntityTypes: readonly string[];
   /** Response schemas shown as OpenAPI components, by name. */

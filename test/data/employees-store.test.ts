@@ -4,8 +4,7 @@ import { createEmployee, EmployeeMovedError, type EmployeePorts, type EmployeeSt
 import { putBankAccount, readBankAccount } from '../../services/employees/domain-bank';
 import { employeesStore, employeeSearchItems, getEmployee, listEmployeesPage, putEmployee, searchEmployeesPage, type Employee } from '../../services/employees/store';
 import { putOrganization } from '../../services/organization/public';
-import { createUser, updateUser, type ScimDeps } from '../../services/scim/domain';
-import { dynamoUserStore } from '../../services/scim/store';
+import { createUser, scimDeps, updateUser, type ScimDeps } from '../support/scim-use-cases';
 import { sealRestricted, unsealRestricted } from '../../services/shared/crypto/restricted';
 import type { Db } from '../../services/shared/ddb/client';
 import { commit } from '../../services/shared/ddb/transaction';
@@ -18,7 +17,7 @@ let db: Db;
 let scim: ScimDeps;
 beforeAll(async () => {
   db = await createTestTable();
-  scim = { store: dynamoUserStore(db), now: () => new Date(), newId: randomUUID };
+  scim = scimDeps(db);
 });
 
 /** The area's ports on `unit`, with the store's reads replaced where a test makes them stale. */

@@ -5,9 +5,10 @@ import { employeeKeys, getEmployee, putEmployee } from '../../services/employees
 import { ingestEvidence } from '../../services/evidence-ingest/handler';
 import { putLocation } from '../../services/locations/store';
 import { putOrganization } from '../../services/organization/public';
-import { documentFromResource, fieldsOf, type UserFields } from '../../services/scim/document';
-import { createUser, deleteUser, getUser, listUsers, updateUser, type Actor, type ScimDeps } from '../../services/scim/domain';
-import { dynamoUserStore } from '../../services/scim/store';
+import { documentFromResource } from '../../services/scim/domain-patch';
+import { fieldsOf } from '../../services/scim/domain-document';
+import type { UserFields } from '../../services/scim/model';
+import { createUser, deleteUser, getUser, listUsers, scimDeps, updateUser, type Actor, type ScimDeps } from '../support/scim-use-cases';
 import type { Db } from '../../services/shared/ddb/client';
 import { getWorkEvent } from '../../services/work-events/store';
 import { createTestTable } from '../support/table';
@@ -16,7 +17,7 @@ let db: Db;
 let deps: ScimDeps;
 beforeAll(async () => {
   db = await createTestTable();
-  deps = { store: dynamoUserStore(db), now: () => new Date(), newId: randomUUID };
+  deps = scimDeps(db);
 });
 
 const newOrg = async (): Promise<string> => {

@@ -1,4 +1,4 @@
-import { schemaDocuments, serviceProviderConfig, userResourceType } from '../../services/scim/discovery';
+import { schemaDocuments, serviceProviderConfig, userResourceType } from '../../services/scim/schemas-discovery';
 
 const BASE = 'https://api.example/v1/organizations/o/scim/v2';
 

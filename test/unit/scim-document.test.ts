@@ -1,7 +1,8 @@
 import type { Employee } from '../../services/employees/store';
-import { applyPatch, documentFromResource, documentOf, fieldsOf, parsePatchBody, type UserDocument } from '../../services/scim/document';
+import { documentOf, fieldsOf, type UserDocument } from '../../services/scim/domain-document';
+import { applyPatch, documentFromResource, parsePatchBody } from '../../services/scim/domain-patch';
 import { AppError } from '../../services/shared/errors';
-import { ScimError } from '../../services/scim/errors';
+import { ScimError } from '../../services/scim/domain-errors';
 
 const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 const ID = '1b2c3d4e-5f60-4718-89a0-b1c2d3e4f501';

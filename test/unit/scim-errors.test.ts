@@ -1,4 +1,5 @@
-import { renderScimError, ScimError, invalidFilter } from '../../services/scim/errors';
+import { ScimError, invalidFilter } from '../../services/scim/domain-errors';
+import { renderScimError } from '../../services/scim/handler-errors';
 import {
   AccessDeniedError,
   AppError,

@@ -1,5 +1,5 @@
-import { ScimError } from '../../services/scim/errors';
-import { parseAttributePath, parseUserFilter, plusAsSpace } from '../../services/scim/filter';
+import { ScimError } from '../../services/scim/domain-errors';
+import { parseAttributePath, parseUserFilter, plusAsSpace } from '../../services/scim/domain-filter';
 
 const scimTypeOf = (fn: () => unknown): string | undefined => {
   try {

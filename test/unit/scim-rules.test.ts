@@ -1,6 +1,8 @@
 import { holderKey, type Employee } from '../../services/employees/store';
 import { changedAttributes, clauseHolds, planGuards, type Holder } from '../../services/scim/domain';
-import { etagOf, ifMatchHolds, project } from '../../services/scim/resource';
+import { ifMatchHolds } from '../../services/scim/domain';
+import { etagOf } from '../../services/scim/model';
+import { project } from '../../services/scim/schemas';
 
 const person = (id: string, overrides: Partial<Employee> = {}): Employee => ({
   id,

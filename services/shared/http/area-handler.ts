@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { z } from 'zod';
-import { pathParamNames, resourcePath, routeKey, routeRows, type AreaDefinition, type RouteContract, type RouteRow } from '../area';
+import { PUBLIC_BASE_URL_VARIABLE, pathParamNames, resourcePath, routeKey, routeRows, type AreaDefinition, type RouteContract, type RouteRow } from '../area';
 import { principalFrom, requireScopes, type Principal } from '../auth/principal';
 import { defaultDb } from '../ddb/client';
 import type { TxItem } from '../ddb/transaction';
@@ -52,6 +52,13 @@ export interface OperationRequest<R extends RouteContract, P> {
   readonly headers: Readonly<Record<string, string | undefined>>;
   /** `/v1/organizations/<organizationId>`: the base of Location headers. */
   readonly orgPath: string;
+  /**
+   * The organization's absolute public URL (`https://<host>[/<stage>]/v1/organizations/<id>`),
+   * from the stage's configuration (the `publicBaseUrl` stage variable, PUBLIC_BASE_URL_VARIABLE),
+   * never from the request's Host or X-Forwarded-* headers; `orgPath` when not configured.
+   * For absolute URLs in bodies (SCIM's meta.location).
+   */
+  readonly orgUrl: string;
   /** The request path, for the problem's `instance`. */
   readonly instance: string;
   readonly ports: P;
@@ -108,7 +115,7 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
       const route = event.route as unknown as RouteRow;
       const raw = rawRequest(event, context, route);
       const idempotencyKey = route.idempotencyKey === 'required' ? requireIdempotencyKey(raw) : route.idempotencyKey === 'optional' ? optionalIdempotencyKey(raw) : undefined;
-      const input = parseInputs(raw, route);
+      const input = parseInputs(raw, route, event.stageVariables?.[PUBLIC_BASE_URL_VARIABLE]);
       const operation = operations[route.operation];
       if (route.method === 'GET') return toProxyResult(await operation({ ...input, ports: options.ports(READ_ONLY_UNIT) }), mediaType);
 
@@ -146,7 +153,7 @@ function rawRequest(event: ApiEvent, context: Context, route: RouteRow): ApiRequ
 }
 
 /** Path ids (404 unless a UUID), If-Match (428 when required), query and body (422). */
-function parseInputs(raw: ApiRequest, route: RouteRow): Omit<OperationRequest<RouteContract, unknown>, 'ports'> {
+function parseInputs(raw: ApiRequest, route: RouteRow, publicBaseUrl: string | undefined): Omit<OperationRequest<RouteContract, unknown>, 'ports'> {
   const params: Record<string, string> = {};
   for (const name of pathParamNames(route.path)) {
     const value = raw.pathParameters[name] ?? '';
@@ -161,6 +168,7 @@ function parseInputs(raw: ApiRequest, route: RouteRow): Omit<OperationRequest<Ro
   const query = route.query ? parseQuery(route.query, raw.query) : parseQuery(NO_QUERY, raw.query);
   const body = parseRouteBody(route, raw.body);
   const actor: Actor = { principal: raw.principal, requestId: raw.requestId };
+  const orgPath = `/v1/organizations/${raw.principal.organizationId}`;
   return {
     route,
     principal: raw.principal,
@@ -171,7 +179,8 @@ function parseInputs(raw: ApiRequest, route: RouteRow): Omit<OperationRequest<Ro
     body: body as never,
     ifMatch: ifMatch as never,
     headers: raw.headers,
-    orgPath: `/v1/organizations/${raw.principal.organizationId}`,
+    orgPath,
+    orgUrl: `${(publicBaseUrl ?? '').replace(/\/+$/, '')}${orgPath}`,
     instance: raw.instance,
   };
 }

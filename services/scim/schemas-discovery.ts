@@ -8,7 +8,7 @@ import {
   SERVICE_PROVIDER_CONFIG_URN,
   USER_ATTRIBUTES,
   type AttributeDef,
-} from './schema';
+} from './model';
 
 /**
  * The discovery documents of RFC 7644 §4 (shapes of RFC 7643 §5-7): what a client reads

@@ -1,5 +1,8 @@
+import type { Employee } from '../employees/public';
+
 /**
- * The SCIM attributes this service keeps, as RFC 7643 §7 attribute definitions. One source
+ * The SCIM user model. Its entity is the organization's employee (keys and items are the
+ * employees area's: services/employees/public.ts); this file holds the SCIM attributes this service keeps, as RFC 7643 §7 attribute definitions. One source
  * for the /Schemas documents, for reading bodies and PATCH paths (names are matched
  * case-insensitively) and for the rendered User resource.
  */
@@ -122,3 +125,34 @@ export const findAttribute = (defs: readonly AttributeDef[] | undefined, name: s
   const lower = name.toLowerCase();
   return defs?.find((d) => d.name.toLowerCase() === lower);
 };
+
+// ---- the SCIM user over the employee -----------------------------------------------------------
+
+/** A SCIM User is the organization's employee record (services/employees/public.ts). */
+export type ScimUser = Employee;
+
+/** The SCIM-managed part of an employee. */
+export type UserFields = Pick<
+  Employee,
+  'userName' | 'externalId' | 'displayName' | 'givenName' | 'familyName' | 'formattedName' | 'title' | 'active' | 'emails' | 'phoneNumbers' | 'addresses' | 'employeeNumber' | 'department' | 'managerId'
+>;
+
+export const USER_FIELD_NAMES: readonly (keyof UserFields)[] = [
+  'userName',
+  'externalId',
+  'displayName',
+  'givenName',
+  'familyName',
+  'formattedName',
+  'title',
+  'active',
+  'emails',
+  'phoneNumbers',
+  'addresses',
+  'employeeNumber',
+  'department',
+  'managerId',
+];
+
+/** The weak ETag of a user (RFC 7644 §3.14): `W/"<version>"`. */
+export const etagOf = (e: Pick<Employee, 'version'>): string => `W/"${e.version}"`;

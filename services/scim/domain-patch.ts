@@ -1,37 +1,15 @@
-import type { Employee, EmployeeAddress, EmployeeEmail, EmployeePhoneNumber } from '../employees/public';
-import { invalidSyntax, invalidValue, invalidFilter, mutability, noTarget } from './errors';
-import { parseAttributePath, type Comparison } from './filter';
-import { attributesOf, ENTERPRISE_USER_URN, findAttribute, MAX_MULTI_VALUES, MAX_STRING_LENGTH, type AttributeDef, type SchemaName } from './schema';
+import { invalidFilter, invalidSyntax, invalidValue, mutability, noTarget } from './domain-errors';
+import { coerceComplex, coerceMulti, coerceScalar, hasAnyValue, isMeaningful } from './domain-coerce';
+import { freeze, isPlainObject, memberOf, nonEmpty, setOrDelete, type ComplexValue, type Container, type DocumentContext, type Mutable, type Scalar, type UserDocument } from './domain-document';
+import { parseAttributePath, type Comparison } from './domain-filter';
+import { attributesOf, CORE_USER_URN, ENTERPRISE_USER_URN, findAttribute, MAX_MULTI_VALUES, type AttributeDef, type SchemaName } from './model';
 
 /**
- * The canonical user document: the attributes we keep, under their schema's names, in two
- * containers (core, enterprise). POST and PUT bodies and PATCH operations are applied to it
- * with the leniency Entra ID and Okta need (decisions.md): attribute names in any case,
- * URN-qualified or dotted keys, `"True"`/`"False"` for booleans, `null` or `""` to clear,
- * unknown attributes ignored, `password` and `groups` ignored, `roles` only when empty,
- * `id` and `meta` read-only. Pure: no I/O.
+ * POST and PUT bodies and PATCH operations (RFC 7644 §3.3, §3.5.1, §3.5.2) applied to the
+ * canonical user document (domain-document.ts), schema-aware: paths resolve against the
+ * attribute definitions of model.ts, case-insensitively. Pure: no I/O.
  */
-export type Scalar = string | boolean;
-export type ComplexValue = Readonly<Record<string, Scalar>>;
-export type AttributeValue = Scalar | ComplexValue | readonly ComplexValue[];
-
-export interface UserDocument {
-  readonly core: Readonly<Record<string, AttributeValue>>;
-  readonly enterprise: Readonly<Record<string, AttributeValue>>;
-}
-
 export type PatchOperationName = 'add' | 'replace' | 'remove';
-
-export interface DocumentContext {
-  /** The resource's id (PUT, PATCH); a different `id` in the input is a mutability error. */
-  readonly currentId?: string;
-}
-
-type Container = Record<string, AttributeValue>;
-interface Mutable {
-  core: Container;
-  enterprise: Container;
-}
 
 type Target =
   | { readonly kind: 'ignore' }
@@ -43,14 +21,21 @@ type Target =
 /** Top-level names that are read-only or not kept, and ignored when sent (RFC 7644 §3.5.1 readOnly; Okta's password). */
 const IGNORED = new Set(['meta', 'schemas', 'groups', 'password', 'entitlements', 'x509certificates']);
 
-// ---- building documents --------------------------------------------------------------------
 
 /** A POST or PUT body as a document: every top-level member replaces that attribute of an empty user. */
 export function documentFromResource(body: unknown, context: DocumentContext): UserDocument {
   if (!isPlainObject(body)) throw invalidSyntax('The body must be a JSON object: a SCIM User resource.');
+  checkSchemas(memberOf(body, 'schemas'));
   const doc: Mutable = { core: {}, enterprise: {} };
   for (const [key, value] of Object.entries(body)) applyAt(doc, 'replace', key, value, context);
   return freeze(doc);
+}
+
+/** `schemas`, when sent, must name the core User schema (RFC 7643 §3): a resource of another type is not a User. */
+function checkSchemas(schemas: unknown): void {
+  if (schemas === undefined) return;
+  const urns = Array.isArray(schemas) ? schemas.filter((s): s is string => typeof s === 'string').map((s) => s.toLowerCase()) : [];
+  if (!urns.includes(CORE_USER_URN.toLowerCase())) throw invalidValue(`"schemas" must be an array that names ${CORE_USER_URN}.`);
 }
 
 export interface PatchOperation {
@@ -235,50 +220,6 @@ function applyToMultiValued(
   setOrDelete(container, def.name, values.length > 0 ? onePrimary(values, touched) : undefined);
 }
 
-// ---- coercion --------------------------------------------------------------------------------
-
-function coerceScalar(def: AttributeDef, raw: unknown, where: string): Scalar | undefined {
-  if (raw === null || raw === undefined) return undefined;
-  if (def.type === 'boolean') {
-    if (typeof raw === 'boolean') return raw;
-    if (typeof raw === 'string' && /^(true|false)$/i.test(raw.trim())) return raw.trim().toLowerCase() === 'true';
-    throw invalidValue(`${where} must be a boolean (true or false); got ${describe(raw)}.`);
-  }
-  if (typeof raw === 'number' && Number.isFinite(raw)) return String(raw);
-  if (typeof raw !== 'string') throw invalidValue(`${where} must be a string; got ${describe(raw)}.`);
-  if (raw.length > MAX_STRING_LENGTH) throw invalidValue(`${where} has ${raw.length} characters; at most ${MAX_STRING_LENGTH} are accepted.`);
-  return raw === '' ? undefined : raw;
-}
-
-/** The members given for a complex value; a member mapped to undefined is cleared. */
-function coerceComplex(def: AttributeDef, raw: unknown, where: string): Map<string, Scalar | undefined> | undefined {
-  if (raw === null || raw === undefined) return undefined;
-  if (Array.isArray(raw)) return raw.length === 0 ? undefined : coerceComplex(def, raw[0], where);
-  if ((typeof raw === 'string' || typeof raw === 'number') && findAttribute(def.subAttributes, 'value')) {
-    return new Map([['value', coerceScalar(findAttribute(def.subAttributes, 'value')!, raw, `${where}.value`)]]);
-  }
-  if (!isPlainObject(raw)) throw invalidValue(`${where} must be an object; got ${describe(raw)}.`);
-  const members = new Map<string, Scalar | undefined>();
-  for (const [key, value] of Object.entries(raw)) {
-    const sub = findAttribute(def.subAttributes, key);
-    if (sub) members.set(sub.name, coerceScalar(sub, value, `${where}.${sub.name}`));
-  }
-  return members;
-}
-
-function coerceMulti(def: AttributeDef, raw: unknown, where: string): Record<string, Scalar>[] {
-  if (raw === null || raw === undefined) return [];
-  const list = Array.isArray(raw) ? raw : [raw];
-  if (list.length > MAX_MULTI_VALUES) throw invalidValue(`${where} may hold at most ${MAX_MULTI_VALUES} values; got ${list.length}.`);
-  return list
-    .map((item, i) => {
-      const out: Record<string, Scalar> = {};
-      for (const [k, v] of coerceComplex(def, item, `${where}[${i}]`) ?? []) if (v !== undefined) out[k] = v;
-      return out;
-    })
-    .filter((v) => isMeaningful(def, v));
-}
-
 function matches(def: AttributeDef, value: Readonly<Record<string, Scalar>>, filter: readonly Comparison[]): boolean {
   return filter.every((c) => {
     const sub = findAttribute(def.subAttributes, c.path);
@@ -301,12 +242,6 @@ function filterMembers(def: AttributeDef, filter: readonly Comparison[]): Record
   return out;
 }
 
-/** A value with nothing but its type and primary flag carries no information and is dropped. */
-const isMeaningful = (def: AttributeDef, v: Readonly<Record<string, Scalar>>): boolean => {
-  const hasValueMember = def.subAttributes?.some((s) => s.name === 'value');
-  return hasValueMember ? v.value !== undefined : Object.keys(v).some((k) => k !== 'type' && k !== 'primary');
-};
-
 const sameValue = (a: Readonly<Record<string, Scalar>>, b: Readonly<Record<string, Scalar>>) => JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
 
 const sortKeys = (v: Readonly<Record<string, Scalar>>) => Object.fromEntries(Object.entries(v).sort(([x], [y]) => x.localeCompare(y)));
@@ -322,129 +257,3 @@ function onePrimary(values: Record<string, Scalar>[], touched: ReadonlySet<Recor
   for (const v of primaries) if (v !== keep) v.primary = false;
   return values;
 }
-
-// ---- employee mapping --------------------------------------------------------------------------
-
-/** The SCIM-managed part of an employee. */
-export type UserFields = Pick<
-  Employee,
-  'userName' | 'externalId' | 'displayName' | 'givenName' | 'familyName' | 'formattedName' | 'title' | 'active' | 'emails' | 'phoneNumbers' | 'addresses' | 'employeeNumber' | 'department' | 'managerId'
->;
-
-export const USER_FIELD_NAMES: readonly (keyof UserFields)[] = [
-  'userName',
-  'externalId',
-  'displayName',
-  'givenName',
-  'familyName',
-  'formattedName',
-  'title',
-  'active',
-  'emails',
-  'phoneNumbers',
-  'addresses',
-  'employeeNumber',
-  'department',
-  'managerId',
-];
-
-/** The document of an employee as it is stored. */
-export function documentOf(e: Employee): UserDocument {
-  const core: Container = {};
-  const name = compact({ formatted: e.formattedName, familyName: e.familyName, givenName: e.givenName });
-  setOrDelete(core, 'userName', e.userName);
-  setOrDelete(core, 'externalId', e.externalId);
-  setOrDelete(core, 'name', nonEmpty(name));
-  setOrDelete(core, 'displayName', e.displayName);
-  setOrDelete(core, 'title', e.title);
-  core.active = e.active;
-  for (const [name, values] of [
-    ['emails', e.emails],
-    ['phoneNumbers', e.phoneNumbers],
-    ['addresses', e.addresses],
-  ] as const) {
-    const def = findAttribute(attributesOf('core'), name)!;
-    setOrDelete(core, name, listOrUndefined((values ?? []).map((v) => inSchemaOrder(def, v as unknown as Record<string, unknown>))));
-  }
-  const enterprise: Container = {};
-  setOrDelete(enterprise, 'employeeNumber', e.employeeNumber);
-  setOrDelete(enterprise, 'department', e.department);
-  setOrDelete(enterprise, 'manager', e.managerId ? { value: e.managerId } : undefined);
-  return freeze({ core, enterprise });
-}
-
-/**
- * The employee fields of a document; `userName` is required (RFC 7643 §4.1.1). `active`
- * takes `defaultActive` when the document has none.
- */
-export function fieldsOf(doc: UserDocument, defaultActive: boolean): UserFields {
-  const core = doc.core;
-  const userName = core.userName;
-  if (typeof userName !== 'string' || userName.trim() === '') throw invalidValue('userName is required: a non-empty string, unique in the organization.');
-  const name = (core.name as ComplexValue | undefined) ?? {};
-  const manager = doc.enterprise.manager as ComplexValue | undefined;
-  return compact({
-    userName,
-    externalId: core.externalId as string | undefined,
-    displayName: core.displayName as string | undefined,
-    givenName: name.givenName as string | undefined,
-    familyName: name.familyName as string | undefined,
-    formattedName: name.formatted as string | undefined,
-    title: core.title as string | undefined,
-    active: typeof core.active === 'boolean' ? core.active : defaultActive,
-    emails: ((core.emails as readonly ComplexValue[] | undefined) ?? []) as unknown as EmployeeEmail[],
-    phoneNumbers: listOrUndefined(((core.phoneNumbers as readonly ComplexValue[] | undefined) ?? []) as unknown as EmployeePhoneNumber[]),
-    addresses: listOrUndefined(((core.addresses as readonly ComplexValue[] | undefined) ?? []) as unknown as EmployeeAddress[]),
-    employeeNumber: doc.enterprise.employeeNumber as string | undefined,
-    department: doc.enterprise.department as string | undefined,
-    managerId: manager?.value as string | undefined,
-  }) as UserFields;
-}
-
-// ---- helpers -----------------------------------------------------------------------------------
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A member of an object by case-insensitive name. */
-export function memberOf(object: Record<string, unknown>, name: string): unknown {
-  const lower = name.toLowerCase();
-  const key = Object.keys(object).find((k) => k.toLowerCase() === lower);
-  return key === undefined ? undefined : object[key];
-}
-
-function hasAnyValue(value: unknown): boolean {
-  if (value === null || value === undefined || value === '') return false;
-  if (Array.isArray(value)) return value.length > 0;
-  return true;
-}
-
-/** A complex value's members in the order of its schema, without empty ones (DynamoDB keeps no member order). */
-function inSchemaOrder(def: AttributeDef, value: Readonly<Record<string, unknown>>): ComplexValue {
-  const out: Record<string, Scalar> = {};
-  for (const sub of def.subAttributes ?? []) {
-    const v = value[sub.name];
-    if (typeof v === 'string' || typeof v === 'boolean') out[sub.name] = v;
-  }
-  return out;
-}
-
-function setOrDelete(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (value === undefined) delete target[key];
-  else target[key] = value;
-}
-
-function nonEmpty<T extends Record<string, unknown>>(value: T): T | undefined {
-  return Object.keys(value).length > 0 ? value : undefined;
-}
-
-const listOrUndefined = <T>(list: readonly T[]): T[] | undefined => (list.length > 0 ? [...list] : undefined);
-
-function compact<T extends Record<string, unknown>>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
-const describe = (raw: unknown): string => (raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw === 'object' ? 'an object' : JSON.stringify(raw).slice(0, 60));
-
-const freeze = (doc: Mutable): UserDocument => ({ core: doc.core, enterprise: doc.enterprise });
