@@ -4,7 +4,6 @@ import { locationsDocs } from './locations/openapi';
 import { SCIM_SCHEMAS } from './openapi/scim';
 import type { AreaDocs, OperationDoc } from './openapi/types';
 import { organizationDocs } from './organization/openapi';
-import { reportsDocs } from './reports/openapi';
 import { SCIM_PREFIX, type AreaDefinition, type FunctionDefinition, type HttpMethod, type RouteContract, type RouteRow } from './shared/area';
 import type { Scope } from './shared/auth/scopes';
 import type { ErrorCode } from './shared/errors';
@@ -131,30 +130,6 @@ export const LEGACY_AREAS: readonly AreaDefinition[] = [
       ['POST', '/contacts', 'createContact', ['contacts:write'], 'Create a reusable contact'],
       ['GET', '/contacts/{contactId}', 'getContact', ['contacts:read'], 'Get one contact'],
       ['PATCH', '/contacts/{contactId}', 'updateContact', ['contacts:write'], 'Update a contact'],
-    ],
-  }),
-  legacyArea('reports', {
-    description: 'Exports (CSV, PDF, monthly report, payroll dispatch), their manifests and staleness.',
-    // Report jobs and manifests: requests a job (queue), reads manifests, streams files (bucket).
-    permissions: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'ConditionCheckItem'], cursorSecret: true, restrictedDataKey: false },
-    auditEntityTypes: ['report_job', 'export_manifest'],
-    docs: reportsDocs,
-    functions: [
-      {
-        name: 'reports-worker',
-        description: 'Export generation',
-        timeoutSeconds: 300,
-        // Generates exports: reads entries, opens and publishes manifests, writes files and the payroll outbox.
-        permissions: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'BatchWriteItem'], cursorSecret: false, restrictedDataKey: false },
-      },
-    ],
-    rows: [
-      ['POST', '/reports/generation-jobs', 'createReportJob', ['reports:write'], 'Request an export (CSV, PDF, monthly report or payroll dispatch)'],
-      ['GET', '/reports/generation-jobs/{jobId}', 'getReportJob', ['reports:read'], 'Progress and result of an export request'],
-      ['GET', '/reports', 'listReports', ['reports:read'], 'Export manifests, newest first'],
-      ['GET', '/reports/outbox', 'listPayrollOutbox', ['reports:read'], 'Payroll dispatches waiting for the integration job'],
-      ['GET', '/reports/{manifestId}', 'getReport', ['reports:read'], 'One export manifest with the revisions it contains'],
-      ['GET', '/reports/files/{manifestId}', 'downloadReport', ['reports:read'], 'The file of an export'],
     ],
   }),
 ];

@@ -13,6 +13,7 @@ export {
   getEmployee,
   getEmployees,
   holderKey,
+  listEmployeesPage,
   listVisibleEmployeeIds,
   putEmployee,
   readGuardHolders,
