@@ -2,14 +2,10 @@
  * The architecture rules of services/ (docs/architecture.md), checked by `npm run lint:arch`
  * in every `npm test`. test/architecture/rules.test.ts proves that each rule fires on a
  * deliberate violation.
- *
- * LEGACY lists the folders not yet moved to the area kit (issue 10); each migrated area
- * leaves the list, and the list goes when it is empty.
  */
-const LEGACY = '^services/(reports|reports-worker)/';
 
 /** Platform code that composes areas: the registry, the derived route table, the local runtime, the CLI, OpenAPI. */
-const PLATFORM = '^services/(registry|routes|legacy-areas)\\.ts$|^services/(local|cli|openapi|authorizer|api-keys)/';
+const PLATFORM = '^services/(registry|routes)\\.ts$|^services/(local|cli|openapi|authorizer|api-keys)/';
 
 /** Where the AWS SDK may be imported: the platform's AWS adapters, and each area's store files. */
 const SDK_ALLOWED = ['^services/shared/(ddb|aws|crypto)/', '^services/[^/]+/store[^/]*\\.ts$', '^services/(local|cli)/', '^services/api-keys/store\\.ts$'];
@@ -20,21 +16,21 @@ module.exports = {
       name: 'no-cycles',
       severity: 'error',
       comment: 'An import cycle makes load order matter and hides which module owns what: split the shared part out.',
-      from: { path: '^services/', pathNot: LEGACY },
+      from: { path: '^services/' },
       to: { circular: true },
     },
     {
       name: 'sdk-only-in-stores',
       severity: 'error',
       comment: 'Only store files (and the shared AWS adapters) talk to AWS: domains, schemas and handlers stay testable without it.',
-      from: { path: '^services/', pathNot: [...SDK_ALLOWED, LEGACY] },
+      from: { path: '^services/', pathNot: SDK_ALLOWED },
       to: { path: '(^|/)node_modules/@aws-sdk/|^@aws-sdk/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'domain-is-pure',
       severity: 'error',
       comment: 'A domain holds rules on ports: no SDK, no store, no HTTP layer, no DynamoDB kit. Declare a port in the domain; the store implements it.',
-      from: { path: '^services/[^/]+/domain[^/]*\\.ts$', pathNot: LEGACY },
+      from: { path: '^services/[^/]+/domain[^/]*\\.ts$' },
       to: {
         path: ['(^|/)node_modules/@(aws-sdk|middy)/', '^@(aws-sdk|middy)/', '^services/[^/]+/store[^/]*\\.ts$', '^services/[^/]+/handler\\.ts$', '^services/shared/http/', '^services/shared/ddb/'],
         dependencyTypesNot: ['type-only'],
@@ -44,7 +40,7 @@ module.exports = {
       name: 'areas-through-ports',
       severity: 'error',
       comment: "An area uses another area only through that area's public.ts (its declared port); the audit model is the kit's.",
-      from: { path: '^services/([^/]+)/', pathNot: ['^services/shared/', PLATFORM, LEGACY] },
+      from: { path: '^services/([^/]+)/', pathNot: ['^services/shared/', PLATFORM] },
       to: { path: '^services/[^/]+/', pathNot: ['^services/$1/', '^services/shared/', '^services/[^/]+/public\\.ts$', '^services/audit/model\\.ts$'] },
     },
     {

@@ -4,7 +4,7 @@ import { auditItem } from '../services/audit/model';
 import { employeeExistsCheck, putEmployee } from '../services/employees/store';
 import { locationExistsCheck } from '../services/locations/store';
 import { organizationKeys, timesheetCapabilityCheck } from '../services/organization/public';
-import { fenceFromItem, planStaleness, reportKeys } from '../services/reports/store';
+import { fenceFromItem, planStaleness, reportKeys } from '../services/reports/public';
 import { createDb, type Db } from '../services/shared/ddb/client';
 import { commit, type TxItem } from '../services/shared/ddb/transaction';
 import type { TimeEntry } from '../services/timesheets/domain';

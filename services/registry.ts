@@ -1,10 +1,10 @@
 import { auditArea } from './audit/area';
 import { employeesArea } from './employees/area';
-import { legacyAreaNamed } from './legacy-areas';
 import { locationsArea } from './locations/area';
 import { materialsArea } from './materials/area';
 import { organizationArea } from './organization/area';
 import { scimArea } from './scim/area';
+import { reportsArea } from './reports/area';
 import { type AreaDefinition, type FunctionDefinition } from './shared/area';
 import { timesheetsArea } from './timesheets/area';
 import { workEventsArea } from './work-events/area';
@@ -24,7 +24,7 @@ const WRITING_AREAS: readonly AreaDefinition[] = [
   organizationArea,
   employeesArea,
   locationsArea,
-  legacyAreaNamed('reports'),
+  reportsArea,
   materialsArea,
 ];
 

@@ -3,6 +3,8 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { ArnPrincipal, Grant } from 'aws-cdk-lib/aws-iam';
 import { UsagePlan } from 'aws-cdk-lib/aws-apigateway';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Bucket, type IBucket } from 'aws-cdk-lib/aws-s3';
@@ -125,9 +127,11 @@ export class ApiStack extends Stack {
   /**
    * Export requests: the reports function queues a job message (and streams finished files
    * from the bucket); the worker consumes the queue, one message at a time, and writes the
-   * files. Messages that keep failing go to a dead-letter queue after 3 deliveries.
+   * files. Messages that keep failing go to a dead-letter queue after 3 deliveries. A job
+   * whose message was never sent (the send after the commit failed) stays in the due list:
+   * the sweeper, run every minute, sends it again.
    */
-  private reportsPipeline(reports: AreaFunction, worker: AreaFunction, bucket: IBucket): { queue: Queue; deadLetters: Queue } {
+  private reportsPipeline(reports: AreaFunction, worker: AreaFunction, sweeper: AreaFunction, bucket: IBucket): { queue: Queue; deadLetters: Queue } {
     // In the reports area's nested stack, beside its functions.
     const scope = Stack.of(reports);
     const deadLetters = new Queue(scope, 'ReportsDeadLetterQueue', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
@@ -142,6 +146,13 @@ export class ApiStack extends Stack {
     });
     reports.addEnvironment('REPORTS_QUEUE_URL', queue.queueUrl);
     queue.grantSendMessages(reports);
+    sweeper.addEnvironment('REPORTS_QUEUE_URL', queue.queueUrl);
+    queue.grantSendMessages(sweeper);
+    new Rule(scope, 'ReportsSweeperSchedule', {
+      description: 'Re-queues export jobs still QUEUED after 2 minutes',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(sweeper, { retryAttempts: 0 })],
+    });
     reports.addEnvironment('REPORTS_BUCKET', bucket.bucketName);
     Grant.addToPrincipal({ grantee: reports, actions: ['s3:GetObject'], resourceArns: [bucket.arnForObjects('reports/*')] });
     worker.addEnvironment('REPORTS_BUCKET', bucket.bucketName);
@@ -219,8 +230,8 @@ export class ApiStack extends Stack {
     this.areaStacks = areaStacks;
     this.functions = functions;
     const pipeline =
-      functions.reports && functions['reports-worker']
-        ? this.reportsPipeline(functions.reports, functions['reports-worker'], Bucket.fromBucketName(this, 'ReportsBucket', props.reportsBucketName))
+      functions.reports && functions['reports-worker'] && functions['reports-sweeper']
+        ? this.reportsPipeline(functions.reports, functions['reports-worker'], functions['reports-sweeper'], Bucket.fromBucketName(this, 'ReportsBucket', props.reportsBucketName))
         : undefined;
     this.reportsQueue = pipeline?.queue;
 

@@ -17,5 +17,5 @@ export {
 export type { EmployeeChange } from './domain';
 export { EMPLOYEE_LABEL, employeeChangeItems, employeeExistsCheck, employeeItems, putEmployee, saveEmployee, type EmployeeWrite } from './store';
 export { readGuardHolders } from './store-guards';
-export { employeeIdsByDisplayName, employeeIdsByEmail, getEmployee, getEmployees, listVisibleEmployeeIds } from './store-reads';
+export { employeeIdsByDisplayName, employeeIdsByEmail, getEmployee, getEmployees, listEmployeesPage, listVisibleEmployeeIds } from './store-reads';
 export { employeeSearchItems } from './store-search';

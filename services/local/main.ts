@@ -24,11 +24,13 @@ async function main(): Promise<void> {
 
   let ddb: DynamoDbLocal | undefined;
   let gateway: LocalGateway | undefined;
+  let sweeper: NodeJS.Timeout | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log(`${signal}: stopping`);
+    clearInterval(sweeper);
     await gateway?.close().catch(() => undefined);
     await ddb?.stop().catch(() => undefined);
     rmSync(join(LOCAL_DIR, 'runtime.json'), { force: true });
@@ -76,6 +78,13 @@ async function main(): Promise<void> {
     // The deployed per-key usage plan's throttle; WFM_LOCAL_THROTTLE=off for load tests.
     ...(process.env.WFM_LOCAL_THROTTLE === 'off' ? {} : { perKeyThrottle: PER_KEY_THROTTLE }),
   });
+  // The reports sweeper, as the EventBridge rule runs it in AWS: once a minute, re-queues
+  // export jobs still QUEUED after 2 minutes (their message was lost).
+  const { handler: sweepReports } = await import('../reports/handler-sweeper');
+  sweeper = setInterval(() => {
+    sweepReports().catch((error: unknown) => log(`reports sweeper failed: ${(error as Error).message}`));
+  }, 60_000);
+  sweeper.unref();
   const baseUrl = `${gateway.url}/v1/organizations/${demo.organizationId}`;
   writeFileSync(join(LOCAL_DIR, 'demo.json'), `${JSON.stringify({ baseUrl, ...demo }, null, 2)}\n`, { mode: 0o600 });
   log(`demo data and keys in .local/demo.json; try: curl -i ${baseUrl}/timesheets -H "Authorization: Bearer $(node -p "require('./.local/demo.json').keys.admin")"`);

@@ -1,25 +1,16 @@
-import { createHash } from 'node:crypto';
-import type { FieldError } from '../shared/errors';
-import { workedMinutes, type TimeEntry } from '../timesheets/public';
+import { auditEntry, type AuditEntry } from '../audit/model';
+import type { Actor } from '../shared/domain/actor';
+import { entityEtag } from '../shared/domain/etag';
+import { ValidationError, type FieldError } from '../shared/errors';
+import type { TimeEntry } from '../timesheets/public';
+import type { JobMessage, Manifest, Period, ReportJob, ReportKind, ReportScope } from './model';
 
 /**
  * Exports and their manifests: what an export contains, when a change makes it stale, and
- * the file formats. Pure rules: no HTTP, no DynamoDB.
+ * the request of an export. Pure rules on ports: no HTTP, no DynamoDB. The worker's use
+ * cases are in domain-worker.ts, the file formats in domain-files.ts.
  */
-export const REPORT_KINDS = ['TIMESHEET_CSV', 'TIMESHEET_PDF', 'MONTHLY_REPORT', 'PAYROLL_DISPATCH'] as const;
-export type ReportKind = (typeof REPORT_KINDS)[number];
-
-/** [from, to), UTC. */
-export interface Period {
-  readonly from: string;
-  readonly to: string;
-}
-
-/** Empty lists mean "every employee" / "every location". */
-export interface ReportScope {
-  readonly employeeIds: readonly string[];
-  readonly locationIds: readonly string[];
-}
+export { REPORT_KINDS, type Period, type ReportKind, type ReportScope } from './model';
 
 export const MAX_PERIOD_DAYS: Readonly<Record<ReportKind, number>> = {
   TIMESHEET_CSV: 366,
@@ -79,91 +70,119 @@ export function monthsOf(period: Period): string[] {
   return months;
 }
 
-export const contentHash = (bytes: Buffer): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+/** Strong ETags: raised by every change of the job (status, progress) or of the manifest (stale mark, replacement). */
+export const jobEtag = (j: Pick<ReportJob, 'id' | 'version'>): string => entityEtag('report-job', j.id, j.version);
+export const manifestEtag = (m: Pick<Manifest, 'id' | 'version'>): string => entityEtag('export-manifest', m.id, m.version);
+
+// ---- requesting an export
+
+/** How a job reaches the worker: a queue message after the commit (SQS in AWS, this process locally). */
+export interface JobQueue {
+  send(message: JobMessage): Promise<void>;
+}
+
+/** What requesting an export reads and stages. */
+export interface ReportStore {
+  getManifest(org: string, id: string): Promise<Manifest | undefined>;
+  /** Which of the ids name an employee / a location of the organization. */
+  existing(org: string, ids: { readonly employeeIds: readonly string[]; readonly locationIds: readonly string[] }): Promise<{ employees: ReadonlySet<string>; locations: ReadonlySet<string> }>;
+  /** Stages the new job (QUEUED, in the due list) with its audit entry. */
+  saveNewJob(job: ReportJob, audit: AuditEntry): void;
+  /** Sends the job's message once the unit of work committed. */
+  dispatchAfterCommit(message: JobMessage): void;
+}
+
+export interface ReportPorts {
+  readonly store: ReportStore;
+  readonly now: () => Date;
+  readonly newId: () => string;
+}
+
+export interface ReportRequest {
+  readonly kind: ReportKind;
+  readonly period?: Period;
+  readonly employeeIds?: readonly string[];
+  readonly locationIds?: readonly string[];
+  readonly replacesManifestId?: string;
+}
 
 /**
- * RFC 4180 CSV that opens right in a spreadsheet: UTF-8 with a byte order mark, CRLF line
- * ends, a header row, fields quoted when they hold a comma, quote or line break (quotes
- * doubled). Text that a spreadsheet would run as a formula (=, +, -, @ at the start) is
- * prefixed with an apostrophe; numbers are left alone.
+ * Requests an export. Input: kind, period and scope, or a stale payroll manifest to
+ * replace; output: the QUEUED job (the worker does the rest).
+ * 1. A replacement names a stale, not yet replaced PAYROLL_DISPATCH manifest of this
+ *    organization and takes its period and scope; payroll is never resent otherwise.
+ * 2. Otherwise the period must end after it starts and fit the kind; every employee and
+ *    location in scope must belong to the organization (422 pointing at it).
+ * 3. Stage the job (in the sweeper's due list) and its audit entry; after the commit, send
+ *    its message. A send that fails leaves the job QUEUED and due: the sweeper sends it again.
  */
-export function toCsv(rows: readonly (readonly (string | number | boolean | null)[])[]): Buffer {
-  const cell = (value: string | number | boolean | null) => {
-    if (value === null) return '';
-    if (typeof value !== 'string') return String(value);
-    const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-    return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+export async function requestReport(ports: ReportPorts, actor: Actor, req: ReportRequest): Promise<ReportJob> {
+  const org = actor.principal.organizationId;
+  const { period, scope } = req.replacesManifestId ? await replacementTarget(ports, org, req) : await checkedScope(ports, org, req);
+  const now = ports.now().toISOString();
+  const job: ReportJob = {
+    id: ports.newId(),
+    organizationId: org,
+    kind: req.kind,
+    period,
+    scope,
+    replacesManifestId: req.replacesManifestId ?? null,
+    status: 'QUEUED',
+    progress: { processedEmployees: 0, totalEmployees: scope.employeeIds.length > 0 ? scope.employeeIds.length : null },
+    manifestId: null,
+    failureReason: null,
+    requestedBy: { keyId: actor.principal.keyId, label: actor.principal.keyLabel },
+    requestId: actor.requestId,
+    runId: null,
+    runningSince: null,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
   };
-  const text = rows.map((row) => row.map(cell).join(',')).join('\r\n') + '\r\n';
-  return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text, 'utf8')]);
+  ports.store.saveNewJob(
+    job,
+    auditEntry({
+      id: ports.newId(),
+      actor,
+      occurredAt: now,
+      action: req.replacesManifestId ? 'report_job.replacement_requested' : 'report_job.requested',
+      entity: { type: 'report_job', id: job.id },
+      references: { kind: job.kind, ...(job.replacesManifestId ? { replacesManifestId: job.replacesManifestId } : {}) },
+      after: { periodFrom: period.from, periodTo: period.to, employees: scope.employeeIds.length, locations: scope.locationIds.length },
+    }),
+  );
+  ports.store.dispatchAfterCommit({ organizationId: org, jobId: job.id });
+  return job;
 }
 
-export interface PersonInfo {
-  readonly displayName: string;
-  readonly employeeNumber: string | null;
-  readonly externalId: string | null;
-}
-
-const minutes = (e: TimeEntry) => workedMinutes(e) ?? 0;
-const byStart = (a: TimeEntry, b: TimeEntry) => (a.startedAt === b.startedAt ? (a.id < b.id ? -1 : 1) : a.startedAt < b.startedAt ? -1 : 1);
-
-/** One line per entry: the exact revision exported. */
-export function timesheetRows(entries: readonly TimeEntry[], people: ReadonlyMap<string, PersonInfo>, locationNames: ReadonlyMap<string, string>) {
-  const header = ['entry_id', 'revision', 'employee_id', 'employee_name', 'started_at', 'ended_at', 'break_minutes', 'worked_minutes', 'origin', 'adjusted', 'context', 'location_id', 'location_or_address'];
-  const rows = [...entries].sort(byStart).map((e) => [
-    e.id,
-    e.revision,
-    e.employeeId,
-    people.get(e.employeeId)?.displayName ?? '',
-    e.startedAt,
-    e.endedAt,
-    e.breakMinutes,
-    minutes(e),
-    e.origin,
-    e.adjusted,
-    e.context.kind,
-    e.context.kind === 'REGISTERED_LOCATION' ? e.context.locationId : null,
-    e.context.kind === 'REGISTERED_LOCATION' ? (locationNames.get(e.context.locationId) ?? '') : e.context.addressLabel,
-  ]);
-  return [header, ...rows];
-}
-
-interface Totals {
-  entries: number;
-  days: Set<string>;
-  worked: number;
-  manual: number;
-  adjusted: number;
-}
-
-function totalsByEmployee(entries: readonly TimeEntry[]): Map<string, Totals> {
-  const totals = new Map<string, Totals>();
-  for (const e of entries) {
-    const t = totals.get(e.employeeId) ?? { entries: 0, days: new Set<string>(), worked: 0, manual: 0, adjusted: 0 };
-    t.entries += 1;
-    t.days.add(e.startedAt.slice(0, 10));
-    t.worked += minutes(e);
-    if (e.origin === 'MANUAL') t.manual += 1;
-    if (e.adjusted) t.adjusted += 1;
-    totals.set(e.employeeId, t);
+async function replacementTarget(ports: ReportPorts, org: string, req: ReportRequest): Promise<{ period: Period; scope: ReportScope }> {
+  const fail = (pointer: string, detail: string): never => {
+    throw new ValidationError([{ pointer, detail }]);
+  };
+  if (req.kind !== 'PAYROLL_DISPATCH') fail('/replacesManifestId', 'Only a PAYROLL_DISPATCH replaces a manifest; internal reports are simply requested again.');
+  if (req.period || req.employeeIds || req.locationIds) {
+    fail(req.period ? '/period' : req.employeeIds ? '/employeeIds' : '/locationIds', 'A replacement takes the period and scope of the manifest it replaces; leave them out.');
   }
-  return totals;
+  const stale = await ports.store.getManifest(org, req.replacesManifestId!);
+  if (!stale || stale.status !== 'PUBLISHED') return fail('/replacesManifestId', `Manifest ${req.replacesManifestId} does not exist in this organization.`);
+  if (stale.kind !== 'PAYROLL_DISPATCH') fail('/replacesManifestId', `Manifest ${stale.id} is a ${stale.kind}, not a PAYROLL_DISPATCH.`);
+  if (!stale.stale) fail('/replacesManifestId', `Manifest ${stale.id} is not stale: its payroll dispatch is still correct, nothing to replace.`);
+  if (stale.replacedByManifestId) fail('/replacesManifestId', `Manifest ${stale.id} was already replaced by ${stale.replacedByManifestId}.`);
+  return { period: stale.period, scope: stale.scope };
 }
 
-/** Monthly report: totals per employee. */
-export function monthlyRows(entries: readonly TimeEntry[], people: ReadonlyMap<string, PersonInfo>) {
-  const header = ['employee_id', 'employee_name', 'days_worked', 'entries', 'worked_minutes', 'worked_hours', 'manual_entries', 'adjusted_entries'];
-  const rows = [...totalsByEmployee(entries).entries()]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([id, t]) => [id, people.get(id)?.displayName ?? '', t.days.size, t.entries, t.worked, Math.round((t.worked / 60) * 100) / 100, t.manual, t.adjusted]);
-  return [header, ...rows];
-}
-
-/** Payroll dispatch: worked minutes per employee for the period, keyed as payroll knows people. */
-export function payrollRows(entries: readonly TimeEntry[], people: ReadonlyMap<string, PersonInfo>, period: Period) {
-  const header = ['period_from', 'period_to', 'employee_id', 'employee_number', 'external_id', 'worked_minutes', 'entries'];
-  const rows = [...totalsByEmployee(entries).entries()]
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([id, t]) => [period.from, period.to, id, people.get(id)?.employeeNumber ?? null, people.get(id)?.externalId ?? null, t.worked, t.entries]);
-  return [header, ...rows];
+async function checkedScope(ports: ReportPorts, org: string, req: ReportRequest): Promise<{ period: Period; scope: ReportScope }> {
+  if (!req.period) throw new ValidationError([{ pointer: '/period', detail: 'period is required: { from, to } (from inclusive, to exclusive).' }]);
+  const errors: FieldError[] = [...periodErrors(req.kind, req.period)];
+  const employeeIds = [...new Set(req.employeeIds ?? [])];
+  const locationIds = [...new Set(req.locationIds ?? [])];
+  const found = employeeIds.length + locationIds.length > 0 ? await ports.store.existing(org, { employeeIds, locationIds }) : { employees: new Set<string>(), locations: new Set<string>() };
+  for (const id of employeeIds) {
+    if (!found.employees.has(id)) errors.push({ pointer: `/employeeIds/${(req.employeeIds ?? []).indexOf(id)}`, detail: `Employee ${id} does not exist in this organization.` });
+  }
+  for (const id of locationIds) {
+    if (!found.locations.has(id)) errors.push({ pointer: `/locationIds/${(req.locationIds ?? []).indexOf(id)}`, detail: `Location ${id} does not exist in this organization.` });
+  }
+  if (errors.length > 0) throw new ValidationError(errors);
+  return { period: req.period, scope: { employeeIds, locationIds } };
 }

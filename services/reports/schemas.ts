@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { limitParameter } from '../shared/http/query';
+import { pageSchema } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
-import { REPORT_KINDS } from './domain';
-import type { Manifest, OutboxRecord, ReportJob } from './store';
+import { REPORT_KINDS, type Manifest, type ManifestEntry, type OutboxRecord, type ReportJob } from './model';
+
+/** Wire shapes of the reports area: strict requests, and responses that list every member they show. */
 
 /** `limit` and `cursor` of the reports lists. */
 export const pageQuery = z.object({ limit: limitParameter(), cursor: z.string().max(2048).optional() }).strict();
@@ -62,6 +64,8 @@ export const manifestResponseSchema = z
   .object({ ...manifestFields, entries: z.array(z.object({ id: z.uuid(), revision: z.number().int() })).meta({ description: 'The time entries and the exact revisions exported.' }) })
   .meta({ id: 'ExportManifest' });
 
+export const manifestListSchema = pageSchema(manifestSummarySchema);
+
 export const outboxResponseSchema = z
   .object({
     id: z.uuid(),
@@ -72,6 +76,8 @@ export const outboxResponseSchema = z
     createdAt: utc(),
   })
   .meta({ id: 'PayrollOutboxRecord' });
+
+export const outboxListSchema = pageSchema(outboxResponseSchema);
 
 const orgPath = (org: string) => `/v1/organizations/${org}`;
 
@@ -109,6 +115,11 @@ export const manifestSummary = (m: Manifest): z.infer<typeof manifestSummarySche
   replacesManifestId: m.replacesManifestId,
   replacedByManifestId: m.replacedByManifestId,
   download: `${orgPath(m.organizationId)}/reports/files/${m.id}`,
+});
+
+export const manifestResponse = (m: Manifest, entries: readonly ManifestEntry[]): z.infer<typeof manifestResponseSchema> => ({
+  ...manifestSummary(m),
+  entries: entries.map((e) => ({ id: e.id, revision: e.revision })),
 });
 
 export const outboxResponse = (r: OutboxRecord): z.infer<typeof outboxResponseSchema> => ({

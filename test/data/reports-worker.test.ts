@@ -6,10 +6,14 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { putEmployee } from '../../services/employees/store';
 import { putLocation } from '../../services/locations/store';
 import { putOrganization } from '../../services/organization/public';
-import { requestReport } from '../../services/reports/commands';
-import { fileStore, type FileStore } from '../../services/reports/files';
-import { FENCE_LABEL, fenceFromItem, getJob, getManifest, manifestEntries, openManifestItems, planStaleness, reportKeys } from '../../services/reports/store';
-import { runReportJob, type WorkerDeps } from '../../services/reports/worker';
+import { requestReport, type ReportRequest } from '../../services/reports/domain';
+import type { FileStore } from '../../services/reports/domain-files';
+import { runReportJob, type WorkerPorts } from '../../services/reports/domain-worker';
+import { reportsStore } from '../../services/reports/store';
+import { fileStore } from '../../services/reports/store-files';
+import { getJob } from '../../services/reports/store-jobs';
+import { FENCE_LABEL, fenceFromItem, getManifest, manifestEntries, openManifestItems, planStaleness, reportKeys } from '../../services/reports/store-manifests';
+import { reportsWorkerStore } from '../../services/reports/store-worker';
 import { sealRestricted } from '../../services/shared/crypto/restricted';
 import type { Principal } from '../../services/shared/auth/principal';
 import type { Db } from '../../services/shared/ddb/client';
@@ -30,7 +34,9 @@ const LOC = 'efefefef-efef-4fef-8fef-efefefefefef';
 const t = '2026-01-01T00:00:00.000Z';
 const principal: Principal = { organizationId: ORG, keyId: 'k'.repeat(20), keyLabel: 'test key', environment: 'TEST', scopes: new Set(['timesheets:write', 'reports:write']) };
 const actor = { principal, requestId: 'req-test' };
-const noExtra = async () => [];
+/** Requests an export as the handler does (in a unit of work); the message is not sent: the tests run the worker. */
+const request = (req: ReportRequest) => inUnitOfWork(db, (unit) => requestReport({ store: reportsStore(db, unit, { send: async () => undefined }), now: () => new Date(), newId: randomUUID }, actor, req));
+const workerPorts = (files: FileStore): WorkerPorts => ({ store: reportsWorkerStore(db), files, now: () => new Date(), newId: randomUUID });
 const PERIOD = { from: '2026-03-01T00:00:00.000Z', to: '2026-04-01T00:00:00.000Z' };
 
 beforeAll(async () => {
@@ -47,7 +53,7 @@ const newEntry = (day: number) =>
 describe('generating an export while entries change', () => {
   it('starts over when a correction makes the pending manifest stale, and publishes the current revision', async () => {
     const { entry } = await newEntry(2);
-    const job = await requestReport({ db, now: () => new Date(), newId: randomUUID }, actor, { kind: 'TIMESHEET_CSV', period: PERIOD }, noExtra);
+    const job = await request({ kind: 'TIMESHEET_CSV', period: PERIOD });
     let corrected: Awaited<ReturnType<typeof correctTimeEntry>> | undefined;
     const real = fileStore();
     // The correction lands after the worker read the entries and before it publishes.
@@ -58,8 +64,7 @@ describe('generating an export while entries change', () => {
         await real.put(key, body, type);
       },
     };
-    const deps: WorkerDeps = { db, files, now: () => new Date(), newId: randomUUID };
-    await runReportJob(deps, { organizationId: ORG, jobId: job.id });
+    await runReportJob(workerPorts(files), { organizationId: ORG, jobId: job.id });
 
     const done = await getJob(db, ORG, job.id);
     expect(done).toMatchObject({ status: 'SUCCEEDED' });
@@ -80,7 +85,7 @@ describe('generating an export while entries change', () => {
     const plan = await planStaleness(db, oldFence, undefined, entry, { at: t, requestId: 'r' });
     // An export opens a manifest for March: the fence moves on.
     await commit(db, openManifestItems(
-      { id: randomUUID(), organizationId: ORG, kind: 'TIMESHEET_CSV', period: PERIOD, scope: { employeeIds: [], locationIds: [] }, status: 'PENDING', jobId: 'j', entryCount: 0, contentHash: null, contentType: null, byteSize: null, fileKey: null, requestedBy: { keyId: 'k', label: 'l' }, createdAt: t, publishedAt: null, stale: null, replacesManifestId: null, replacedByManifestId: null },
+      { id: randomUUID(), organizationId: ORG, kind: 'TIMESHEET_CSV', period: PERIOD, scope: { employeeIds: [], locationIds: [] }, status: 'PENDING', jobId: 'j', entryCount: 0, contentHash: null, contentType: null, byteSize: null, fileKey: null, requestedBy: { keyId: 'k', label: 'l' }, createdAt: t, publishedAt: null, stale: null, replacesManifestId: null, replacedByManifestId: null, version: 1 },
       ['2026-03'],
       oldFence,
     ));
@@ -92,7 +97,7 @@ describe('generating an export while entries change', () => {
   it('publishes nothing and fails the job when the period keeps changing', async () => {
     const { entry } = await newEntry(16);
     let current = entry;
-    const job = await requestReport({ db, now: () => new Date(), newId: randomUUID }, actor, { kind: 'TIMESHEET_CSV', period: PERIOD }, noExtra);
+    const job = await request({ kind: 'TIMESHEET_CSV', period: PERIOD });
     const real = fileStore();
     const files: FileStore = {
       get: real.get,
@@ -101,7 +106,7 @@ describe('generating an export while entries change', () => {
         await real.put(key, body, type);
       },
     };
-    await runReportJob({ db, files, now: () => new Date(), newId: randomUUID }, { organizationId: ORG, jobId: job.id });
+    await runReportJob(workerPorts(files), { organizationId: ORG, jobId: job.id });
     expect(await getJob(db, ORG, job.id)).toMatchObject({ status: 'FAILED', manifestId: null, failureReason: expect.stringMatching(/kept changing/) });
   });
 });

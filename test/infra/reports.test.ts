@@ -41,14 +41,24 @@ describe('reports pipeline', () => {
     });
   });
 
-  it('lets the reports function send to the queue and the worker consume it, and no one else', () => {
+  it('lets the reports function and the sweeper send to the queue and the worker consume it, and no one else', () => {
     const policies = Object.values(resourcesOf(built.apiTemplate, 'AWS::IAM::Policy')).map((p) => JSON.stringify(p.Properties));
     const sending = policies.filter((p) => p.includes('sqs:SendMessage'));
     const receiving = policies.filter((p) => p.includes('sqs:ReceiveMessage'));
-    expect(sending).toHaveLength(1);
+    expect(sending).toHaveLength(2);
     expect(receiving).toHaveLength(1);
-    expect(sending[0]).toContain('ReportsFunctionRole');
+    expect(sending.find((p) => p.includes('ReportsFunctionRole'))).toBeDefined();
+    expect(sending.find((p) => p.includes('ReportsSweeperFunctionRole'))).toBeDefined();
     expect(receiving[0]).toContain('ReportsWorkerFunctionRole');
+  });
+
+  it('runs the sweeper every minute, with the queue URL', () => {
+    const rules = Object.values(resourcesOf(built.apiTemplate, 'AWS::Events::Rule'));
+    const sweep = rules.find((r) => r.Properties?.ScheduleExpression === 'rate(1 minute)');
+    expect(sweep).toBeDefined();
+    expect(JSON.stringify(sweep?.Properties?.Targets)).toContain('ReportsSweeperFunction');
+    const sweeper = Object.values(resourcesOf(built.apiTemplate, 'AWS::Lambda::Function')).find((f) => JSON.stringify(f.Properties?.Description ?? '').includes('stranded'));
+    expect(Object.keys(sweeper?.Properties?.Environment?.Variables ?? {})).toContain('REPORTS_QUEUE_URL');
   });
 
   it('answers PDF downloads as binary', () => {

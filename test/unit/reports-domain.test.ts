@@ -1,4 +1,5 @@
-import { changesExport, includes, monthsOf, periodErrors, toCsv } from '../../services/reports/domain';
+import { changesExport, includes, monthsOf, periodErrors } from '../../services/reports/domain';
+import { toCsv } from '../../services/reports/domain-files';
 import type { TimeEntry } from '../../services/timesheets/domain';
 
 const period = { from: '2026-03-01T00:00:00.000Z', to: '2026-04-01T00:00:00.000Z' };

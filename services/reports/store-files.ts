@@ -2,14 +2,13 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 
+import type { FileStore } from './domain-files';
+
 /**
  * Where export files live: the S3 bucket REPORTS_BUCKET in AWS, a folder locally
  * (LOCAL_FILE_STORE_DIR, default .local/files). Keys are `reports/<org>/<manifestId>.<ext>`.
  */
-export interface FileStore {
-  put(key: string, body: Buffer, contentType: string): Promise<void>;
-  get(key: string): Promise<Buffer | undefined>;
-}
+export type { FileStore };
 
 let s3: S3Client | undefined;
 

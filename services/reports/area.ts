@@ -1,0 +1,107 @@
+import { defineArea } from '../shared/area';
+import { createJobBodySchema, jobResponseSchema, manifestListSchema, manifestResponseSchema, manifestSummarySchema, outboxListSchema, outboxResponseSchema, pageQuery } from './schemas';
+
+/** Exports (CSV, PDF, monthly report, payroll dispatch), their manifests, the payroll outbox, and the worker behind them. */
+export const reportsArea = defineArea({
+  name: 'reports',
+  api: 'public',
+  description: 'Exports (CSV, PDF, monthly report, payroll dispatch), their manifests and staleness.',
+  // Report jobs and manifests: requests a job (queue), reads manifests, streams files (bucket).
+  permissions: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'ConditionCheckItem'], cursorSecret: true, restrictedDataKey: false },
+  auditEntityTypes: ['report_job', 'export_manifest'],
+  schemas: {
+    ReportJob: jobResponseSchema,
+    ExportManifest: manifestResponseSchema,
+    ExportManifestSummary: manifestSummarySchema,
+    ExportManifestList: manifestListSchema,
+    PayrollOutboxRecord: outboxResponseSchema,
+    PayrollOutboxList: outboxListSchema,
+  },
+  functions: [
+    {
+      name: 'reports-worker',
+      entry: 'services/reports/handler-worker.ts',
+      description: 'Export generation',
+      timeoutSeconds: 300,
+      // Generates exports: reads entries, opens and publishes manifests, writes files and the payroll outbox.
+      permissions: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'BatchWriteItem'], cursorSecret: false, restrictedDataKey: false },
+    },
+    {
+      name: 'reports-sweeper',
+      entry: 'services/reports/handler-sweeper.ts',
+      description: 'Re-queues stranded export jobs',
+      timeoutSeconds: 60,
+      // Reads the due list of queued jobs (GSI1) and moves a job's due time on; sends to the queue.
+      permissions: { table: ['Query', 'UpdateItem'], cursorSecret: false, restrictedDataKey: false },
+    },
+  ],
+  routes: {
+    createReportJob: {
+      method: 'POST',
+      path: '/reports/generation-jobs',
+      scopes: ['reports:write'],
+      summary: 'Request an export (CSV, PDF, monthly report or payroll dispatch)',
+      description:
+        'Requests an export of the CLOSED entries that start in the period (from inclusive, to exclusive), for every employee and location or the ones listed. ' +
+        'A replacement dispatch names a stale PAYROLL_DISPATCH manifest in replacesManifestId instead of a period: it is pinned to the current revisions and linked to the stale one. ' +
+        'Answers 202 with the job; poll it for the manifest. A job whose queue message was lost is queued again within minutes.',
+      body: createJobBodySchema,
+      idempotencyKey: 'required',
+      success: { status: 202, description: 'The queued job.', schema: jobResponseSchema, headers: ['Location', 'Idempotency-Replayed'] },
+      problems: [],
+    },
+    getReportJob: {
+      method: 'GET',
+      path: '/reports/generation-jobs/{jobId}',
+      scopes: ['reports:read'],
+      summary: 'Progress and result of an export request',
+      description: 'Status, progress and result (manifestId or failureReason) of an export request. The ETag changes with every change of status or progress.',
+      success: { status: 200, description: 'The job.', schema: jobResponseSchema, headers: ['ETag'] },
+      problems: [],
+    },
+    listReports: {
+      method: 'GET',
+      path: '/reports',
+      scopes: ['reports:read'],
+      summary: 'Export manifests, newest first',
+      description: 'Published export manifests, newest first; stale ones stay listed and traceable.',
+      query: pageQuery,
+      success: { status: 200, description: 'A page of manifests.', schema: manifestListSchema },
+      problems: [],
+    },
+    listPayrollOutbox: {
+      method: 'GET',
+      path: '/reports/outbox',
+      scopes: ['reports:read'],
+      summary: 'Payroll dispatches waiting for the integration job',
+      description: 'Payroll dispatches waiting for the payroll integration job to send them. Payroll is never resent automatically.',
+      query: pageQuery,
+      success: { status: 200, description: 'A page of outbox records.', schema: outboxListSchema },
+      problems: [],
+    },
+    getReport: {
+      method: 'GET',
+      path: '/reports/{manifestId}',
+      scopes: ['reports:read'],
+      summary: 'One export manifest with the revisions it contains',
+      description:
+        'One manifest: kind, period, scope, the exact revisions it contains, content hash, staleness and replacement links. The ETag changes when the manifest goes stale or is replaced.',
+      success: { status: 200, description: 'The manifest.', schema: manifestResponseSchema, headers: ['ETag'] },
+      problems: [],
+    },
+    downloadReport: {
+      method: 'GET',
+      path: '/reports/files/{manifestId}',
+      scopes: ['reports:read'],
+      summary: 'The file of an export',
+      description: 'The file: CSV (UTF-8 with BOM, RFC 4180, header row) or PDF. The ETag is the manifest content hash.',
+      success: {
+        status: 200,
+        description: 'The file.',
+        headers: ['ETag', 'Content-Disposition'],
+        content: { 'text/csv': { type: 'string' }, 'application/pdf': { type: 'string', contentMediaType: 'application/pdf' } },
+      },
+      problems: [],
+    },
+  },
+});

@@ -1,0 +1,253 @@
+import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Db } from '../shared/ddb/client';
+import { batchGet, collectAll } from '../shared/ddb/read';
+import { commit, TransactionCancelledError, type TxItem } from '../shared/ddb/transaction';
+import type { TimeEntry } from '../timesheets/public';
+import { changesExport, monthOf } from './domain';
+import {
+  fenceFromItem,
+  fenceToItem,
+  manifestEntryFromItem,
+  manifestEntryToItem,
+  manifestFromItem,
+  manifestToItem,
+  monthIndexFromItem,
+  monthIndexToItem,
+  outboxFromItem,
+  outboxToItem,
+  reportKeys,
+  type ExportFence,
+  type Manifest,
+  type ManifestEntry,
+  type MonthIndexEntry,
+  type OutboxRecord,
+  type Staleness,
+} from './model';
+
+/**
+ * The DynamoDB side of export manifests: the export fence and the month index that make a
+ * timesheet write see every manifest it changes (planStaleness, used inside timesheet
+ * writes), opening, publishing and abandoning manifests, and the newest-first lists of
+ * manifests and of the payroll outbox. Keys and item shapes: model.ts.
+ */
+
+export const FENCE_LABEL = 'exportFence';
+export const MANIFEST_LABEL = 'manifest';
+export const REPLACED_LABEL = 'replaced';
+export { fenceFromItem, reportKeys, type ExportFence };
+
+export async function getManifest(db: Db, org: string, id: string): Promise<Manifest | undefined> {
+  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: reportKeys.manifest(org, id), ConsistentRead: true }));
+  return out.Item ? manifestFromItem(out.Item) : undefined;
+}
+
+/** The exact revisions a manifest holds, in entry id order. */
+export async function manifestEntries(db: Db, org: string, id: string): Promise<ManifestEntry[]> {
+  const items = await collectAll(db, {
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :e)',
+    ExpressionAttributeValues: { ':pk': reportKeys.manifest(org, id).PK, ':e': 'E#' },
+  });
+  return items.map(manifestEntryFromItem);
+}
+
+export interface PageQuery {
+  readonly limit: number;
+  readonly startKey?: Record<string, unknown>;
+}
+
+export interface Page<T> {
+  readonly items: T[];
+  readonly last?: Record<string, unknown>;
+}
+
+/** Published manifests, newest first: one Query on GSI1. */
+export const listManifests = (db: Db, org: string, q: PageQuery): Promise<Page<Manifest>> => newestFirst(db, reportKeys.manifestsByOrganization(org), q, manifestFromItem);
+
+/** Payroll outbox records, newest first: one Query on GSI1. */
+export const listOutbox = (db: Db, org: string, q: PageQuery): Promise<Page<OutboxRecord>> => newestFirst(db, reportKeys.outboxByOrganization(org), q, outboxFromItem);
+
+async function newestFirst<T>(db: Db, pk: string, q: PageQuery, map: (item: Record<string, unknown>) => T): Promise<Page<T>> {
+  const out = await db.doc.send(
+    new QueryCommand({
+      TableName: db.tableName,
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ExpressionAttributeValues: { ':pk': pk },
+      ScanIndexForward: false,
+      Limit: q.limit + 1,
+      ExclusiveStartKey: q.startKey,
+    }),
+  );
+  const raw = out.Items ?? [];
+  const page = raw.slice(0, q.limit);
+  const lastItem = raw.length > q.limit ? page.at(-1) : undefined;
+  return { items: page.map(map), ...(lastItem ? { last: { PK: lastItem.PK, SK: lastItem.SK, GSI1PK: lastItem.GSI1PK, GSI1SK: lastItem.GSI1SK } } : {}) };
+}
+
+// ---- opening, publishing, abandoning
+
+/**
+ * Transaction items that open a PENDING manifest before any entry is read: the manifest, its
+ * month-index items, and the next export-fence version. Any timesheet write checks the fence
+ * it read, so once this commits, every later write sees this manifest in the month index
+ * and marks it stale if it changes its content.
+ */
+export function openManifestItems(m: Manifest, months: readonly string[], fence: ExportFence): TxItem[] {
+  const next: ExportFence = { organizationId: m.organizationId, version: fence.version + 1, months: [...new Set([...fence.months, ...months])].sort() };
+  return [
+    { label: MANIFEST_LABEL, op: { Put: { Item: manifestToItem(m), ConditionExpression: 'attribute_not_exists(PK)' } } },
+    ...months.map((month): TxItem => ({ label: `index:${month}`, op: { Put: { Item: monthIndexToItem(m, month) } } })),
+    {
+      label: FENCE_LABEL,
+      op: {
+        Put: {
+          Item: fenceToItem(next),
+          ...(fence.version === 0 ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': fence.version } }),
+        },
+      },
+    },
+  ];
+}
+
+/** Opens the pending manifest behind the fence; a concurrent opener moves the fence: read it again (5 times at most). */
+export async function openManifest(db: Db, manifest: Manifest, months: readonly string[]): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    const [fenceItem] = await batchGet(db, [reportKeys.fence(manifest.organizationId)]);
+    try {
+      await commit(db, openManifestItems(manifest, months, fenceFromItem(manifest.organizationId, fenceItem)));
+      return;
+    } catch (error) {
+      if (!(error instanceof TransactionCancelledError && error.failed(FENCE_LABEL)) || attempt >= 5) throw error;
+    }
+  }
+}
+
+/** Writes the manifest's entry items (25 per BatchWriteItem) while it is still PENDING. */
+export async function putManifestEntries(db: Db, org: string, manifestId: string, entries: readonly Pick<TimeEntry, 'id' | 'revision'>[]): Promise<void> {
+  for (let i = 0; i < entries.length; i += 25) {
+    let requests = entries.slice(i, i + 25).map((e) => ({ PutRequest: { Item: manifestEntryToItem(org, manifestId, e) } }));
+    for (let attempt = 0; requests.length > 0; attempt += 1) {
+      if (attempt > 5) throw new Error('BatchWriteItem left items unprocessed after retries.');
+      const out = await db.doc.send(new BatchWriteCommand({ RequestItems: { [db.tableName]: requests } }));
+      requests = (out.UnprocessedItems?.[db.tableName] as typeof requests | undefined) ?? [];
+      if (requests.length > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
+    }
+  }
+}
+
+/**
+ * Transaction items that publish a manifest: only if it is still PENDING and no change made
+ * it stale meanwhile (then the worker starts over); its month-index items say PUBLISHED.
+ */
+export function publishManifestItems(m: Manifest, months: readonly string[], published: Pick<Manifest, 'entryCount' | 'contentHash' | 'contentType' | 'byteSize' | 'fileKey' | 'publishedAt'>): TxItem[] {
+  const fields = Object.entries({ ...published, status: 'PUBLISHED', version: m.version + 1, GSI1PK: reportKeys.manifestsByOrganization(m.organizationId), GSI1SK: `${m.createdAt}#${m.id}` });
+  return [
+    {
+      label: MANIFEST_LABEL,
+      op: {
+        Update: {
+          Key: reportKeys.manifest(m.organizationId, m.id),
+          UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+          ConditionExpression: '#status = :pending AND attribute_not_exists(stale)',
+          ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(fields.map(([k], i) => [`#f${i}`, k])) },
+          ExpressionAttributeValues: { ':pending': 'PENDING', ...Object.fromEntries(fields.map(([, v], i) => [`:v${i}`, v])) },
+        },
+      },
+    },
+    ...months.map((month): TxItem => ({
+      label: `index:${month}`,
+      op: { Update: { Key: reportKeys.monthIndex(m.organizationId, month, m.id), UpdateExpression: 'SET #status = :published', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':published': 'PUBLISHED' } } },
+    })),
+  ];
+}
+
+/** The stale manifest a replacement supersedes: it must still be stale and not replaced. */
+export const supersedeItem = (org: string, staleId: string, replacementId: string): TxItem => ({
+  label: REPLACED_LABEL,
+  op: {
+    Update: {
+      Key: reportKeys.manifest(org, staleId),
+      UpdateExpression: 'SET replacedByManifestId = :by ADD version :one',
+      ConditionExpression: 'attribute_exists(stale) AND attribute_not_exists(replacedByManifestId)',
+      ExpressionAttributeValues: { ':by': replacementId, ':one': 1 },
+    },
+  },
+});
+
+/** A new payroll outbox record. */
+export const outboxItem = (r: OutboxRecord): TxItem => ({ label: 'outbox', op: { Put: { Item: outboxToItem(r), ConditionExpression: 'attribute_not_exists(PK)' } } });
+
+/** A manifest given up (it went stale while being generated, or generation failed). */
+export async function abandonManifest(db: Db, org: string, m: Pick<Manifest, 'id'>, months: readonly string[]): Promise<void> {
+  await db.doc
+    .send(
+      new UpdateCommand({ TableName: db.tableName, Key: reportKeys.manifest(org, m.id), UpdateExpression: 'SET #status = :a', ConditionExpression: '#status = :p', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':a': 'ABANDONED', ':p': 'PENDING' } }),
+    )
+    .catch((error: Error) => {
+      if (error.name !== 'ConditionalCheckFailedException') throw error;
+    });
+  for (const month of months) {
+    await db.doc.send(new UpdateCommand({ TableName: db.tableName, Key: reportKeys.monthIndex(org, month, m.id), UpdateExpression: 'SET #status = :a', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':a': 'ABANDONED' } }));
+  }
+}
+
+// ---- export fence and staleness (used inside timesheet writes)
+
+export interface StalePlan {
+  /** Published manifests whose content the change alters (the audit entry and the response name them). */
+  readonly staleExportManifestIds: string[];
+  /** The fence check and a stale mark per affected manifest (pending ones too). */
+  readonly items: TxItem[];
+}
+
+/**
+ * The export manifests a change from `before` to `after` alters: a key lookup in the month
+ * index of the months the entry started in (before and after), skipped when the fence
+ * says no manifest covers those months. The fence check makes the lookup and the write one
+ * step against a manifest being opened concurrently.
+ */
+export async function planStaleness(db: Db, fence: ExportFence, before: TimeEntry | undefined, after: TimeEntry, change: { readonly at: string; readonly requestId: string }): Promise<StalePlan> {
+  const org = fence.organizationId;
+  const months = [...new Set([before?.startedAt, after.startedAt].filter((s): s is string => s !== undefined).map(monthOf))].filter((m) => fence.months.includes(m));
+  const affected = new Map<string, MonthIndexEntry>();
+  for (const month of months) {
+    const items = await collectAll(db, {
+      ConsistentRead: true,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': reportKeys.monthIndex(org, month, '').PK },
+    });
+    for (const item of items.map(monthIndexFromItem)) {
+      if (item.status === 'ABANDONED') continue;
+      if (changesExport(item.period, item.scope, before, after)) affected.set(item.manifestId, item);
+    }
+  }
+  const staleness: Staleness = { at: change.at, entryId: after.id, revision: after.revision, requestId: change.requestId };
+  const marks = [...affected.keys()].sort().map(
+    (manifestId): TxItem => ({
+      label: `stale:${manifestId}`,
+      op: {
+        Update: {
+          Key: reportKeys.manifest(org, manifestId),
+          // The first change that made the content stale is kept; the version (ETag) moves on.
+          UpdateExpression: 'SET stale = if_not_exists(stale, :s) ADD version :one',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':s': staleness, ':one': 1 },
+        },
+      },
+    }),
+  );
+  const fenceCheck: TxItem = {
+    label: FENCE_LABEL,
+    op: {
+      ConditionCheck: {
+        Key: reportKeys.fence(org),
+        ConditionExpression: fence.version === 0 ? 'attribute_not_exists(PK)' : 'version = :v',
+        ...(fence.version === 0 ? {} : { ExpressionAttributeValues: { ':v': fence.version } }),
+      },
+    },
+  };
+  return {
+    staleExportManifestIds: [...affected.values()].filter((m) => m.status === 'PUBLISHED').map((m) => m.manifestId).sort(),
+    items: [fenceCheck, ...marks],
+  };
+}
