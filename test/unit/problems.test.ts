@@ -1,5 +1,5 @@
 import { AppError, NotFoundError, ScopeRequiredError, ServiceUnavailableError, ValidationError } from '../../services/shared/errors';
-import { renderProblem } from '../../services/shared/http/handler';
+import { renderProblem } from '../../services/shared/http/render-problem';
 import { PROBLEMS, problemType, toProblem } from '../../services/shared/http/problems';
 
 describe('toProblem', () => {

@@ -12,7 +12,7 @@ import { retryOnConflict } from '../domain/conflict';
 import { AccessDeniedError, AppError, NotFoundError, UnauthenticatedError, ValidationError } from '../errors';
 import { addLogKeys, logger, withLogScope } from '../logger';
 import { isUuid } from '../time';
-import { renderProblem } from './handler';
+import { renderProblem } from './render-problem';
 import { idempotentWrite, requestInput, toStored } from './idempotent';
 import { errorResponses, jsonBody, requestIdHeader, requestIdOf, requestLogKeys, toProxyResult, type ApiEvent, type ErrorRenderer } from './middleware';
 import { optionalIdempotencyKey, optionalIfMatch, requireIdempotencyKey, requireIfMatch } from './preconditions';
