@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NotFound, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NotFound, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { requiredEnv } from '../config';
 import { translateSdkError } from '../ddb/client';
@@ -178,6 +178,15 @@ export async function measureObject(bucket: string, key: string, maxBytes: numbe
     return { size, contentType: out.ContentType, sha256: hash.digest('base64') };
   } catch (error) {
     if (isMissing(error)) return undefined;
+    throw translateSdkError(error);
+  }
+}
+
+/** Copies an object within a bucket (server-side: the bytes never pass through here). */
+export async function copyObject(bucket: string, fromKey: string, toKey: string): Promise<void> {
+  try {
+    await s3Client().send(new CopyObjectCommand({ Bucket: bucket, Key: toKey, CopySource: `${bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}` }));
+  } catch (error) {
     throw translateSdkError(error);
   }
 }
