@@ -8,7 +8,7 @@ import type { FunctionPermissions, TableAction } from '../services/shared/permis
  * (AreaFunction.bind*), and test/infra/functions.test.ts checks that the synthesized
  * policies hold exactly these actions.
  */
-export type { FunctionPermissions, TableAction } from '../services/shared/permissions';
+export type { FunctionPermissions, ObjectAction, ObjectGrant, TableAction } from '../services/shared/permissions';
 
 /** A Lambda function of the api stack, by its registry name. */
 export type FunctionName = string;

@@ -1,4 +1,5 @@
 import { auditArea } from './audit/area';
+import { documentsArea } from './documents/area';
 import { employeesArea } from './employees/area';
 import { locationsArea } from './locations/area';
 import { materialsArea } from './materials/area';
@@ -26,6 +27,7 @@ const WRITING_AREAS: readonly AreaDefinition[] = [
   locationsArea,
   reportsArea,
   materialsArea,
+  documentsArea,
 ];
 
 export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTypes));

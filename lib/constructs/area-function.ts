@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -9,7 +9,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ENV, type ApiEnvironment } from '../../services/shared/config';
 import { READABLE_PURPOSES, RESTRICTED_PURPOSES } from '../../services/shared/crypto/purposes';
-import { dynamoDbAction, type TableAction } from '../permissions';
+import { dynamoDbAction, type ObjectGrant, type TableAction } from '../permissions';
 import { fromRoot, handlerEntry } from '../paths';
 import { acknowledgeGuard } from '../guard';
 import { acknowledgeLogGroup } from './api';
@@ -157,6 +157,22 @@ export class AreaFunction extends NodejsFunction {
     );
     if (options.decrypt) {
       this.addToRolePolicy(new PolicyStatement({ actions: ['kms:Decrypt'], resources: [key.keyArn], conditions: { StringEquals: { 'kms:EncryptionContext:purpose': [...READABLE_PURPOSES] } } }));
+    }
+  }
+
+  /**
+   * Sets `variable` to the bucket's name and grants exactly each grant's object actions on the
+   * keys under its prefix (never the bucket itself, never s3:*). The prefix wildcard is the
+   * narrowest resource that covers objects not yet created: acknowledged per prefix.
+   */
+  bindBucketObjects(variable: string, bucket: { readonly name: string; readonly nagName: string }, grants: readonly ObjectGrant[], reason: string): void {
+    const bucketName = bucket.name;
+    this.addEnvironment(variable, bucketName);
+    for (const grant of grants) {
+      if (!/^[a-z0-9-]+\/$/.test(grant.prefix)) throw new Error(`AreaFunction ${this.node.id}: a bucket prefix is lower-case words ending in "/", got "${grant.prefix}".`);
+      Grant.addToPrincipal({ grantee: this, actions: [...grant.actions], resourceArns: [`arn:${Aws.PARTITION}:s3:::${bucketName}/${grant.prefix}*`] });
+      // On the role: the finding is on its policy, which sits beside the function.
+      Validations.of(this.role!).acknowledge({ id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${bucket.nagName}/${grant.prefix}*]`, reason });
     }
   }
 }

@@ -8,6 +8,7 @@ import { functionConstructId, type AreaDefinition, type ApiName, type FunctionDe
 import type { ApiEnvironment } from '../../services/shared/config';
 import type { RoutedApi } from '../constructs/api';
 import { AreaFunction } from '../constructs/area-function';
+import { documentsBucketName, documentsBucketNagName } from './data-stack';
 
 export interface AreaStackProps extends NestedStackProps {
   /** The area's declaration (services/<area>/area.ts). */
@@ -64,5 +65,13 @@ export function bindFunction(
   fn.bindTable(props.table, permissions.table);
   if (permissions.cursorSecret) fn.bindCursorSecret(props.cursorSecret);
   if (permissions.restrictedDataKey) fn.bindRestrictedDataKey(props.restrictedDataKey, { decrypt: permissions.restrictedDataDecrypt });
+  if (permissions.documentsBucket) {
+    fn.bindBucketObjects(
+      'DOCUMENTS_BUCKET',
+      { name: documentsBucketName(props.apiEnvironment), nagName: documentsBucketNagName(props.apiEnvironment) },
+      permissions.documentsBucket,
+      'Documents are objects under uploads/<organizationId>/ and documents/<organizationId>/ named by ids: the prefix is the narrowest resource that covers objects not yet created.',
+    );
+  }
   return fn;
 }

@@ -5,10 +5,22 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { ApiEnvironment } from '../../services/shared/config';
 import { AppTable } from '../constructs/app-table';
-import { acknowledgeGuard, limitGrantsToAwsServices } from '../guard';
+import { acknowledgeGuard, GUARD_PLUGIN, GUARD_RULES, limitGrantsToAwsServices } from '../guard';
 
 /** The bucket of export files: one per environment, account and region. */
 export const reportsBucketName = (environment: ApiEnvironment): string => `wfm-${environment.toLowerCase()}-reports-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
+
+/** The bucket of documents (uploaded files): one per environment, account and region. */
+export const documentsBucketName = (environment: ApiEnvironment): string => `wfm-${environment.toLowerCase()}-documents-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
+
+/** How cdk-nag prints that name in a finding id (tokens as `<AWS::AccountId>`). */
+export const documentsBucketNagName = (environment: ApiEnvironment): string => `wfm-${environment.toLowerCase()}-documents-<AWS::AccountId>-<AWS::Region>`;
+
+/** Key prefixes of the documents bucket: presigned uploads land in `uploads/`, verified files live in `documents/`. */
+export const DOCUMENT_PREFIXES = { uploads: 'uploads/', documents: 'documents/' } as const;
+
+/** Abandoned or rejected uploads are gone after this many days (the lifecycle rule on `uploads/`). */
+export const ABANDONED_UPLOAD_DAYS = 1;
 
 export interface DataStackProps extends StackProps {
   /** TEST or LIVE. */
@@ -31,6 +43,7 @@ export class DataStack extends Stack {
   readonly restrictedDataKey: Key;
   readonly cursorSecret: Secret;
   readonly reportsBucket: Bucket;
+  readonly documentsBucket: Bucket;
 
   constructor(scope: Construct, id: string, props: DataStackProps) {
     super(scope, id, props);
@@ -89,12 +102,41 @@ export class DataStack extends Stack {
       ],
     });
 
+    // Documents: private, encrypted, versioned, TLS only, access-logged. Bytes arrive by
+    // presigned PUT under uploads/ and move to documents/ only once their size and checksum
+    // were verified; whatever stays under uploads/ (abandoned, rejected) expires.
+    this.documentsBucket = new Bucket(this, 'DocumentsBucket', {
+      bucketName: documentsBucketName(props.apiEnvironment),
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'documents/',
+      removalPolicy,
+      autoDeleteObjects: !retain,
+      lifecycleRules: [
+        { id: 'ExpireAbandonedUploads', prefix: DOCUMENT_PREFIXES.uploads, expiration: Duration.days(ABANDONED_UPLOAD_DAYS), noncurrentVersionExpiration: Duration.days(1) },
+        { id: 'ExpireNoncurrentVersions', noncurrentVersionExpiration: Duration.days(30), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+    });
+    const guardReasons = {
+      s3Kms: 'S3-managed encryption (SSE-S3): access is IAM-scoped to the uploads/ and documents/ prefixes of the documents function, and a customer key would add a KMS grant that every presigned URL holder would need too.',
+      s3ObjectLock: 'Documents are archived in DynamoDB, never overwritten in place, and TEST must be deletable; Object Lock would forbid deleting a TEST stack and abandoned uploads could not expire.',
+      s3Notifications: 'Uploads are verified by the explicit completion call (size and checksum), which commits the document state in one transaction; an S3 event would be a second, racing path.',
+    } as const;
+    for (const [rule, reason] of Object.entries(guardReasons)) {
+      Validations.of(this.documentsBucket).acknowledge({ id: `${GUARD_PLUGIN}::${GUARD_RULES[rule as keyof typeof guardReasons]}`, reason });
+    }
+
     acknowledgeGuard(accessLogs, 's3Kms', 's3Logging', 's3ObjectLock', 's3Versioning', 's3Notifications');
     acknowledgeGuard(this.reportsBucket, 's3Kms', 's3ObjectLock', 's3Notifications');
     // CDK's own provider that empties TEST buckets on delete.
     if (!retain) acknowledgeGuard(this, 'lambdaInVpc');
 
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The single DynamoDB table' });
+    new CfnOutput(this, 'DocumentsBucketName', { value: this.documentsBucket.bucketName, description: 'Documents (presigned uploads and downloads)' });
     new CfnOutput(this, 'ReportsBucketName', { value: this.reportsBucket.bucketName, description: 'Export files' });
   }
 }

@@ -3,14 +3,17 @@ import { join, resolve } from 'node:path';
 import { createDb } from '../shared/ddb/client';
 import { PER_KEY_THROTTLE } from '../shared/auth/usage';
 import { ENV } from '../shared/config';
+import { BUCKET_ENV, S3_ENDPOINT_ENV } from '../shared/aws/s3';
 import { startDynamoDbLocal, ensureTable, localClient, type DynamoDbLocal } from './dynamodb';
+import { LOCAL_DOCUMENTS_BUCKET, startS3Local, type S3Local } from './s3';
 import type { LocalGateway } from './gateway';
 import { loadLocalSecrets } from './secrets';
 
 /**
  * `npm start`: the whole API on http://127.0.0.1:3000 (PORT, HOST), backed by DynamoDB Local
- * with data under .local/ (`--in-memory` for a throw-away run), the demo seed, and
- * .local/demo.json. Stops cleanly on SIGINT/SIGTERM, DynamoDB Local included.
+ * and the embedded S3 server (s3rver) with data under .local/ (`--in-memory` for a throw-away
+ * run), the demo seed, and .local/demo.json. Stops cleanly on SIGINT/SIGTERM, DynamoDB Local
+ * and S3 included.
  */
 const LOCAL_DIR = resolve(process.cwd(), process.env.WFM_LOCAL_DIR ?? '.local');
 const TABLE_NAME = process.env.LOCAL_TABLE_NAME ?? 'wfm-local';
@@ -23,6 +26,7 @@ async function main(): Promise<void> {
   const secrets = loadLocalSecrets(LOCAL_DIR);
 
   let ddb: DynamoDbLocal | undefined;
+  let s3: S3Local | undefined;
   let gateway: LocalGateway | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   let stopping = false;
@@ -33,6 +37,7 @@ async function main(): Promise<void> {
     clearInterval(sweeper);
     await gateway?.close().catch(() => undefined);
     await ddb?.stop().catch(() => undefined);
+    await s3?.stop().catch(() => undefined);
     rmSync(join(LOCAL_DIR, 'runtime.json'), { force: true });
     log('stopped');
     process.exit(0);
@@ -47,6 +52,12 @@ async function main(): Promise<void> {
   client.destroy();
   log(`table ${TABLE_NAME} ${table} at ${ddb.endpoint} (DynamoDB Local pid ${ddb.pid})`);
 
+  // Documents (S3 in AWS): presigned URLs signed by the same adapter, served by s3rver.
+  s3 = await startS3Local({ port: Number(process.env.S3_LOCAL_PORT ?? 0), host, buckets: [LOCAL_DOCUMENTS_BUCKET], ...(inMemory ? {} : { dataDir: join(LOCAL_DIR, 's3') }) });
+  log(`S3 (s3rver) at ${s3.endpoint}, bucket ${LOCAL_DOCUMENTS_BUCKET}`);
+  process.env[S3_ENDPOINT_ENV] = s3.endpoint;
+  process.env[BUCKET_ENV.documents] = LOCAL_DOCUMENTS_BUCKET;
+
   // The handlers and the authorizer read their configuration from the environment, as in Lambda.
   process.env[ENV.TABLE_NAME] = TABLE_NAME;
   process.env[ENV.DYNAMODB_ENDPOINT] = ddb.endpoint;
@@ -60,7 +71,7 @@ async function main(): Promise<void> {
 
   // Operator commands (npm run keys / orgs) find the running local table here.
   mkdirSync(LOCAL_DIR, { recursive: true });
-  writeFileSync(join(LOCAL_DIR, 'runtime.json'), `${JSON.stringify({ tableName: TABLE_NAME, dynamodbEndpoint: ddb.endpoint, pid: process.pid }, null, 2)}\n`);
+  writeFileSync(join(LOCAL_DIR, 'runtime.json'), `${JSON.stringify({ tableName: TABLE_NAME, dynamodbEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint, pid: process.pid }, null, 2)}\n`);
   const db = createDb({ tableName: TABLE_NAME, endpoint: ddb.endpoint });
   const { seedDemo } = await import('./seed');
   const demo = await seedDemo(db, secrets.seedSecret);

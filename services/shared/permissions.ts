@@ -18,6 +18,16 @@ export type TableAction =
   | 'DeleteItem'
   | 'ConditionCheckItem';
 
+/** An S3 object action the documents bucket grants. */
+export type ObjectAction = 's3:GetObject' | 's3:PutObject' | 's3:DeleteObject';
+
+/** Object actions on the keys under one prefix of a bucket (`arn:...:s3:::<bucket>/<prefix>*`). */
+export interface ObjectGrant {
+  /** A key prefix ending in `/`, e.g. `uploads/`. */
+  readonly prefix: string;
+  readonly actions: readonly ObjectAction[];
+}
+
 export interface FunctionPermissions {
   /** DynamoDB actions on the table and its indexes. */
   readonly table: readonly TableAction[];
@@ -27,6 +37,12 @@ export interface FunctionPermissions {
   readonly restrictedDataKey: boolean;
   /** Also `kms:Decrypt` on that key: only the bank-account resource ever reads sealed data back. */
   readonly restrictedDataDecrypt?: boolean;
+  /**
+   * Object actions on the documents bucket (DOCUMENTS_BUCKET), per key prefix; presigned URLs
+   * act with the signer's permissions, so these bound what any URL it hands out can do.
+   * @default - no access to the documents bucket
+   */
+  readonly documentsBucket?: readonly ObjectGrant[];
 }
 
 /** Everything a request/response area usually needs on the table: reads, and conditional transactions. */

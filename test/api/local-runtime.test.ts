@@ -36,6 +36,9 @@ describe('the local runtime (npm start)', () => {
     });
     const javaPid = Number(/DynamoDB Local pid (\d+)/.exec(output)?.[1]);
     expect(javaPid).toBeGreaterThan(0);
+    // The embedded S3 server for documents runs in the same process.
+    const s3Endpoint = /S3 \(s3rver\) at (http:\/\/\S+),/.exec(output)?.[1];
+    expect([200, 403]).toContain((await fetch(`${s3Endpoint}/wfm-local-documents?list-type=2`)).status);
 
     const demo = JSON.parse(readFileSync(join(localDir, 'demo.json'), 'utf8')) as { baseUrl: string; keys: Record<string, string> };
     expect(demo.baseUrl.startsWith(`${ready}/v1/organizations/`)).toBe(true);

@@ -122,14 +122,20 @@ describe('least privilege', () => {
     }
   });
 
-  it('keeps wildcard resources to the X-Ray statement and the export files prefix', () => {
-    // The reports function reads, and the worker writes, objects under reports/ only.
-    const exportFiles: Partial<Record<string, string[]>> = { reports: ['s3:GetObject'], 'reports-worker': ['s3:PutObject'] };
+  it('keeps wildcard resources to the X-Ray statement, the export files prefix and the documents prefixes', () => {
+    // The reports function reads, and the worker writes, objects under reports/ only; the
+    // documents function works on uploads/ and documents/ of its bucket as its row lists.
+    const objectGrants: Partial<Record<string, string[][]>> = {
+      reports: [['s3:GetObject']],
+      'reports-worker': [['s3:PutObject']],
+      // Grants of the same actions on both prefixes are merged into one statement (minimizePolicies).
+      ...Object.fromEntries(FUNCTION_NAMES.filter((n) => FUNCTION_PERMISSIONS[n].documentsBucket).map((n) => [n, [...new Set(FUNCTION_PERMISSIONS[n].documentsBucket!.map((g) => [...g.actions].sort().join(' ')))].map((a) => a.split(' '))])),
+    };
     for (const name of FUNCTION_NAMES) {
       const wildcards = statementsOf(testEnv, name).filter((s) => JSON.stringify(s.Resource).includes('*'));
-      const expected = [['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], ...(exportFiles[name] ? [exportFiles[name]] : [])];
+      const expected = [['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], ...(objectGrants[name] ?? [])];
       expect(wildcards.map((s) => actionsOf([s], ''))).toEqual(expected);
-      for (const s of wildcards.filter((w) => actionsOf([w], 's3:').length > 0)) expect(JSON.stringify(s.Resource)).toMatch(/reports-.*\/reports\/\*"/);
+      for (const s of wildcards.filter((w) => actionsOf([w], 's3:').length > 0)) expect(JSON.stringify(s.Resource)).toMatch(/reports-.*\/reports\/\*"|documents-.*\/(uploads|documents)\/\*"/);
     }
   });
 

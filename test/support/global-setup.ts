@@ -1,10 +1,16 @@
 import { startDynamoDbLocal } from '../../services/local/dynamodb';
+import { LOCAL_DOCUMENTS_BUCKET, startS3Local } from '../../services/local/s3';
+import { BUCKET_ENV, S3_ENDPOINT_ENV } from '../../services/shared/aws/s3';
 
-/** Starts DynamoDB Local once per jest run; workers inherit its endpoint. */
+/** Starts DynamoDB Local and the embedded S3 server once per jest run; workers inherit their endpoints. */
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
-  const ddb = await startDynamoDbLocal({ port: 0 });
+  const [ddb, s3] = await Promise.all([startDynamoDbLocal({ port: 0 }), startS3Local({ port: 0, buckets: [LOCAL_DOCUMENTS_BUCKET] })]);
   process.env.DYNAMODB_ENDPOINT = ddb.endpoint;
-  (globalThis as { __DYNAMODB_LOCAL__?: typeof ddb }).__DYNAMODB_LOCAL__ = ddb;
-  process.stdout.write(`\nDynamoDB Local ready at ${ddb.endpoint} in ${Date.now() - started} ms\n`);
+  process.env[S3_ENDPOINT_ENV] = s3.endpoint;
+  process.env[BUCKET_ENV.documents] = LOCAL_DOCUMENTS_BUCKET;
+  const state = globalThis as { __DYNAMODB_LOCAL__?: typeof ddb; __S3_LOCAL__?: typeof s3 };
+  state.__DYNAMODB_LOCAL__ = ddb;
+  state.__S3_LOCAL__ = s3;
+  process.stdout.write(`\nDynamoDB Local ready at ${ddb.endpoint}, S3 (s3rver) at ${s3.endpoint} in ${Date.now() - started} ms\n`);
 }

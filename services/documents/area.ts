@@ -1,0 +1,149 @@
+import { defineArea } from '../shared/area';
+import { READ_WRITE } from '../shared/permissions';
+import { pageSchema } from '../shared/schemas/fields';
+import {
+  completedUploadResponseSchema,
+  createUploadSessionBody,
+  documentListQuery,
+  documentResponseSchema,
+  downloadSessionResponseSchema,
+  emptyBody,
+  linkListQuery,
+  locationDocumentResponseSchema,
+  uploadSessionResponseSchema,
+} from './schemas';
+
+const documentList = pageSchema(documentResponseSchema);
+const locationDocumentList = pageSchema(locationDocumentResponseSchema);
+
+/** Documents: metadata here, bytes in S3 through presigned upload and download sessions; location links. */
+export const documentsArea = defineArea({
+  name: 'documents',
+  api: 'public',
+  description: 'Documents: presigned upload sessions with size and checksum verification, presigned download sessions, location document links.',
+  // The table, and objects of the documents bucket by prefix: presigned PUTs land in uploads/
+  // (PutObject signs them; GetObject reads them back for the check), verified bytes are copied
+  // to documents/ (GetObject for the copy source and presigned GETs, PutObject for the copy).
+  permissions: {
+    table: READ_WRITE,
+    cursorSecret: true,
+    restrictedDataKey: false,
+    documentsBucket: [
+      { prefix: 'uploads/', actions: ['s3:PutObject', 's3:GetObject'] },
+      { prefix: 'documents/', actions: ['s3:PutObject', 's3:GetObject'] },
+    ],
+  },
+  auditEntityTypes: ['document'],
+  schemas: {
+    Document: documentResponseSchema,
+    DocumentList: documentList,
+    UploadSession: uploadSessionResponseSchema,
+    CompletedUploadSession: completedUploadResponseSchema,
+    DownloadSession: downloadSessionResponseSchema,
+    LocationDocument: locationDocumentResponseSchema,
+    LocationDocumentList: locationDocumentList,
+  },
+  routes: {
+    listDocuments: {
+      method: 'GET',
+      path: '/documents',
+      scopes: ['documents:read'],
+      summary: 'List documents',
+      description: 'Active documents (or archived ones with `archived=true`), oldest first (createdAt, then id), in every state.',
+      query: documentListQuery,
+      success: { status: 200, description: 'A page of documents.', schema: documentList },
+      problems: [],
+    },
+    createUploadSession: {
+      method: 'POST',
+      path: '/documents/upload-sessions',
+      scopes: ['documents:write'],
+      summary: 'Open an upload session',
+      description:
+        'Creates a PENDING document and an upload session valid 15 minutes, with a presigned PUT that accepts exactly the declared size, content type and SHA-256 (all three signed). Send the file with one PUT to `upload.url` with exactly `upload.headers`, then complete the session. Bytes never pass through this API. The content type must be one of the allowed types (422); a location or employee owner must exist in this organization (422).',
+      body: createUploadSessionBody,
+      idempotencyKey: 'required',
+      success: { status: 201, description: 'The session, its presigned upload and the PENDING document.', schema: uploadSessionResponseSchema, headers: ['ETag', 'Location'] },
+      problems: [],
+    },
+    completeUploadSession: {
+      method: 'POST',
+      path: '/documents/upload-sessions/{sessionId}/complete',
+      scopes: ['documents:write'],
+      summary: 'Complete an upload session',
+      description:
+        'Reads the uploaded bytes back and checks size, SHA-256 and content type against the session. Matching bytes make the document AVAILABLE; anything else makes it REJECTED with `rejectionReason` (never AVAILABLE), and the session is completed either way. Nothing uploaded yet is 409 UPLOAD_NOT_RECEIVED (the session stays open); an expired session is 409 UPLOAD_SESSION_EXPIRED, a completed one 409 UPLOAD_SESSION_COMPLETED.',
+      body: emptyBody,
+      bodyOptional: true,
+      idempotencyKey: 'required',
+      success: { status: 200, description: 'The completed session and its document (AVAILABLE or REJECTED).', schema: completedUploadResponseSchema, headers: ['ETag'] },
+      problems: ['UPLOAD_SESSION_COMPLETED', 'UPLOAD_SESSION_EXPIRED', 'UPLOAD_NOT_RECEIVED'],
+    },
+    getDocument: {
+      method: 'GET',
+      path: '/documents/{documentId}',
+      scopes: ['documents:read'],
+      summary: 'Get one document',
+      description: 'The metadata of one document, archived or not. The bytes are only reachable through a download session.',
+      success: { status: 200, description: 'The document.', schema: documentResponseSchema, headers: ['ETag'] },
+      problems: [],
+    },
+    archiveDocument: {
+      method: 'POST',
+      path: '/documents/{documentId}/archive',
+      scopes: ['documents:write'],
+      summary: 'Archive a document',
+      description: 'Archives the document: it leaves the default list and stays readable, downloadable and linked. Archiving an archived document changes nothing.',
+      body: emptyBody,
+      bodyOptional: true,
+      ifMatch: 'required',
+      idempotencyKey: 'optional',
+      success: { status: 200, description: 'The archived document.', schema: documentResponseSchema, headers: ['ETag'] },
+      problems: [],
+    },
+    createDownloadSession: {
+      method: 'POST',
+      path: '/documents/{documentId}/download-sessions',
+      scopes: ['documents:download'],
+      summary: 'Open a download session',
+      description:
+        'A presigned GET of an AVAILABLE document, valid 5 minutes, answering with the document\'s name (Content-Disposition: attachment) and content type. Each call signs a new URL and is audited; a PENDING or REJECTED document is 409 DOCUMENT_NOT_AVAILABLE. Needs documents:download (documents:read alone does not reach the bytes).',
+      body: emptyBody,
+      bodyOptional: true,
+      success: { status: 200, description: 'The presigned download.', schema: downloadSessionResponseSchema },
+      problems: ['DOCUMENT_NOT_AVAILABLE'],
+    },
+    listLocationDocuments: {
+      method: 'GET',
+      path: '/locations/{locationId}/documents',
+      scopes: ['documents:read'],
+      summary: 'Documents linked to a location',
+      description: 'The links of a location, by document id, each with the document. Links, not copies: a document may be linked to many locations.',
+      query: linkListQuery,
+      success: { status: 200, description: 'A page of location documents.', schema: locationDocumentList },
+      problems: [],
+    },
+    linkLocationDocument: {
+      method: 'PUT',
+      path: '/locations/{locationId}/documents/{documentId}',
+      scopes: ['documents:write'],
+      summary: 'Link a document to a location',
+      description: 'Links an AVAILABLE document to a location (409 DOCUMENT_NOT_AVAILABLE otherwise); linking a linked document changes nothing. Both must belong to this organization (404). The body may be absent or `{}`.',
+      body: emptyBody,
+      bodyOptional: true,
+      idempotencyKey: 'optional',
+      success: { status: 200, description: 'The link.', schema: locationDocumentResponseSchema, headers: ['ETag'] },
+      problems: ['DOCUMENT_NOT_AVAILABLE'],
+    },
+    unlinkLocationDocument: {
+      method: 'DELETE',
+      path: '/locations/{locationId}/documents/{documentId}',
+      scopes: ['documents:write'],
+      summary: 'Unlink a document from a location',
+      description: 'Removes the link; the document itself stays.',
+      idempotencyKey: 'optional',
+      success: { status: 204, description: 'Unlinked.' },
+      problems: [],
+    },
+  },
+});

@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { booleanParameter, cursorParameter, requiredName, utc } from '../shared/schemas/fields';
+import { limitParameter } from '../shared/http/query';
+import { uuid } from '../shared/time';
+import { DOCUMENT_STATES, OWNER_TYPES, REJECTION_REASONS, type Document, type LocationDocument } from './model';
+
+/** Request and response shapes of documents, upload and download sessions, and location links. */
+
+/** The largest document an upload session accepts (25 MiB): the completion check reads it through once. */
+export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
+
+const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,62}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+const TAG = /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,49}$/u;
+
+const owner = z
+  .discriminatedUnion(
+    'type',
+    [
+      z.object({ type: z.literal('ORGANIZATION') }).strict(),
+      z.object({ type: z.literal('LOCATION'), locationId: uuid() }).strict(),
+      z.object({ type: z.literal('EMPLOYEE'), employeeId: uuid() }).strict(),
+    ],
+    { error: 'owner.type must be ORGANIZATION, LOCATION (with locationId) or EMPLOYEE (with employeeId).' },
+  )
+  .meta({ description: 'Who the document belongs to: the organization, one location or one employee (of this organization).' });
+
+export const createUploadSessionBody = z
+  .object({
+    name: requiredName('name', 255).refine((n) => !/[\u0000-\u001f\u007f/\\]/.test(n), { message: 'name must not contain control characters or slashes.' }).meta({ description: 'The file name offered on download.' }),
+    contentType: z
+      .string({ error: 'contentType is required: a media type such as application/pdf.' })
+      .trim()
+      .toLowerCase()
+      .regex(MEDIA_TYPE, { message: 'contentType must be a media type such as application/pdf (no parameters).' })
+      .meta({ description: 'The exact Content-Type the upload sends (signed into the URL); one of the allowed types.' }),
+    size: z
+      .number({ error: 'size must be a whole number of bytes.' })
+      .int({ message: 'size must be a whole number of bytes.' })
+      .min(1, { message: 'size must be at least 1 byte.' })
+      .max(MAX_DOCUMENT_BYTES, { message: `size is at most ${MAX_DOCUMENT_BYTES} bytes (25 MiB).` })
+      .meta({ description: `The exact size in bytes (signed into the URL), 1..${MAX_DOCUMENT_BYTES}.` }),
+    sha256: z
+      .string({ error: 'sha256 is required: the SHA-256 of the file, 64 hex digits.' })
+      .trim()
+      .toLowerCase()
+      .regex(SHA256_HEX, { message: 'sha256 must be the SHA-256 of the file as 64 hex digits (e.g. the output of sha256sum).' }),
+    owner: owner.optional(),
+    tags: z
+      .array(z.string().trim().regex(TAG, { message: 'A tag is 1 to 50 letters, digits, spaces, dots, dashes or underscores.' }), { error: 'tags must be an array of strings.' })
+      .max(20, { message: 'At most 20 tags.' })
+      .optional(),
+  })
+  .strict();
+
+export const documentListQuery = z
+  .object({
+    archived: booleanParameter('archived', '`true` lists archived documents instead of active ones; default `false`.'),
+    limit: limitParameter(),
+    cursor: cursorParameter(),
+  })
+  .strict();
+
+export const linkListQuery = z.object({ limit: limitParameter(), cursor: cursorParameter() }).strict();
+
+/** Commands without input accept an absent body or `{}`. */
+export const emptyBody = z.object({}).strict();
+
+export const documentResponseSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    contentType: z.string(),
+    size: z.number().int(),
+    sha256: z.string().meta({ description: 'SHA-256 of the bytes, lower-case hex.' }),
+    owner: z.object({ type: z.enum(OWNER_TYPES), id: z.uuid().nullable().meta({ description: 'The location or employee; null for the organization.' }) }),
+    tags: z.array(z.string()),
+    state: z.enum(DOCUMENT_STATES).meta({ description: 'PENDING until the upload session completes; then AVAILABLE (bytes verified) or REJECTED (they did not match).' }),
+    rejectionReason: z.enum(REJECTION_REASONS).nullable(),
+    archived: z.boolean(),
+    archivedAt: utc().nullable(),
+    version: z.number().int(),
+    createdAt: utc(),
+    updatedAt: utc(),
+  })
+  .meta({ id: 'Document' });
+
+const presignedRequest = (method: 'PUT' | 'GET') =>
+  z.object({
+    method: z.literal(method),
+    url: z.string().meta({ description: 'A presigned URL: a secret until it expires. Never a permanent link.' }),
+    headers: z.record(z.string(), z.string()).meta({ description: 'Headers to send exactly as given (they are signed).' }),
+    expiresAt: utc(),
+  });
+
+export const uploadSessionResponseSchema = z
+  .object({
+    id: z.uuid(),
+    documentId: z.uuid(),
+    state: z.enum(['OPEN', 'COMPLETED']),
+    expiresAt: utc(),
+    upload: presignedRequest('PUT').meta({ description: 'Send the file with one PUT to `url` with exactly these headers before `expiresAt`.' }),
+    document: documentResponseSchema,
+  })
+  .meta({ id: 'UploadSession' });
+
+export const completedUploadResponseSchema = z
+  .object({ id: z.uuid(), state: z.literal('COMPLETED'), completedAt: utc(), document: documentResponseSchema })
+  .meta({ id: 'CompletedUploadSession' });
+
+export const downloadSessionResponseSchema = z
+  .object({ documentId: z.uuid(), download: presignedRequest('GET') })
+  .meta({ id: 'DownloadSession', description: 'A presigned GET of the document, valid for a few minutes.' });
+
+export const locationDocumentResponseSchema = z
+  .object({ locationId: z.uuid(), documentId: z.uuid(), linkedAt: utc(), document: documentResponseSchema })
+  .meta({ id: 'LocationDocument', description: 'A link from a location to a document: the document is not copied.' });
+
+export function documentResponse(d: Document): z.infer<typeof documentResponseSchema> {
+  return {
+    id: d.id,
+    name: d.name,
+    contentType: d.contentType,
+    size: d.size,
+    sha256: d.sha256,
+    owner: { type: d.ownerType, id: d.ownerId },
+    tags: [...d.tags],
+    state: d.state,
+    rejectionReason: d.rejectionReason,
+    archived: d.archived,
+    archivedAt: d.archivedAt,
+    version: d.version,
+    createdAt: d.createdAt,
+    updatedAt: d.updatedAt,
+  };
+}
+
+export const locationDocumentResponse = (l: LocationDocument, d: Document): z.infer<typeof locationDocumentResponseSchema> => ({
+  locationId: l.locationId,
+  documentId: l.documentId,
+  linkedAt: l.linkedAt,
+  document: documentResponse(d),
+});

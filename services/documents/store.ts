@@ -1,0 +1,112 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { employeeExistsCheck, getEmployee } from '../employees/public';
+import { getLocation, locationExistsCheck } from '../locations/public';
+import type { Db } from '../shared/ddb/client';
+import { movedOn, versionedPut } from '../shared/ddb/entity';
+import { indexPage, getByIds, type Page, type PagePosition } from '../shared/ddb/paging';
+import type { TxItem } from '../shared/ddb/transaction';
+import type { UnitOfWork } from '../shared/ddb/unit-of-work';
+import type { CompletionChange, DocumentsStore, LinkChange, UploadChange } from './domain';
+import { documentFromItem, documentKeys, documentToItem, linkFromItem, linkToItem, sessionFromItem, sessionToItem, type Document, type LocationDocument, type UploadSession } from './model';
+
+/** Transaction item labels: roles, never values (they reach the logs). */
+const DOCUMENT_LABEL = 'document';
+const SESSION_LABEL = 'upload_session';
+const LINK_LABEL = 'location_document';
+const OWNER_LABEL = 'document_owner';
+
+export async function getDocument(db: Db, org: string, id: string): Promise<Document | undefined> {
+  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: documentKeys.document(org, id), ConsistentRead: true }));
+  return out.Item ? documentFromItem(out.Item) : undefined;
+}
+
+export async function getSession(db: Db, org: string, id: string): Promise<UploadSession | undefined> {
+  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: documentKeys.session(org, id), ConsistentRead: true }));
+  return out.Item ? sessionFromItem(out.Item) : undefined;
+}
+
+export async function getLink(db: Db, org: string, locationId: string, documentId: string): Promise<LocationDocument | undefined> {
+  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: documentKeys.link(org, locationId, documentId), ConsistentRead: true }));
+  return out.Item ? linkFromItem(out.Item) : undefined;
+}
+
+/** Documents of these ids that exist in the organization, by id. */
+export const getDocuments = (db: Db, org: string, ids: readonly string[]): Promise<Map<string, Document>> => getByIds(db, ids, (id) => documentKeys.document(org, id), documentFromItem);
+
+/** One page of the organization's documents, oldest first (GSI1: createdAt, then id). */
+export async function listDocuments(db: Db, org: string, archived: boolean, limit: number, after?: PagePosition): Promise<Page<Document>> {
+  const page = await indexPage(db, 'GSI1', documentKeys.byOrganization(org, archived), limit, after);
+  return { items: page.items.map(documentFromItem), ...(page.next ? { next: page.next } : {}) };
+}
+
+/** One page of a location's document links by document id (consistent Query of the location's link partition). */
+export async function listLinks(db: Db, org: string, locationId: string, limit: number, afterDocumentId?: string): Promise<{ items: LocationDocument[]; after?: string }> {
+  const out = await db.doc.send(
+    new QueryCommand({
+      TableName: db.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': documentKeys.linkPartition(org, locationId), ':prefix': 'DOC#' },
+      ExclusiveStartKey: afterDocumentId ? documentKeys.link(org, locationId, afterDocumentId) : undefined,
+      ConsistentRead: true,
+      Limit: limit + 1,
+    }),
+  );
+  const raw = out.Items ?? [];
+  const items = raw.slice(0, limit).map(linkFromItem);
+  return { items, ...(raw.length > limit ? { after: items.at(-1)!.documentId } : {}) };
+}
+
+const ownerCheck = (d: Document): TxItem[] =>
+  d.ownerType === 'LOCATION' && d.ownerId
+    ? [{ ...locationExistsCheck(d.organizationId, d.ownerId), label: OWNER_LABEL }]
+    : d.ownerType === 'EMPLOYEE' && d.ownerId
+      ? [{ ...employeeExistsCheck(d.organizationId, d.ownerId), label: OWNER_LABEL }]
+      : [];
+
+/** The new session and PENDING document; the owner must still exist when they commit. */
+export function saveUpload(unit: UnitOfWork, change: UploadChange): void {
+  unit.stage({
+    items: [versionedPut(DOCUMENT_LABEL, documentToItem(change.document)), versionedPut(SESSION_LABEL, sessionToItem(change.session)), ...ownerCheck(change.document)],
+    audit: change.audit,
+    explain: movedOn(DOCUMENT_LABEL, SESSION_LABEL, OWNER_LABEL),
+  });
+}
+
+/** Session and document move together, each only at the version read. */
+export function saveCompletion(unit: UnitOfWork, change: CompletionChange): void {
+  unit.stage({
+    items: [versionedPut(SESSION_LABEL, sessionToItem(change.after.session), change.before.session), versionedPut(DOCUMENT_LABEL, documentToItem(change.after.document), change.before.document)],
+    audit: change.audit,
+    explain: movedOn(SESSION_LABEL, DOCUMENT_LABEL),
+  });
+}
+
+export function saveLink(unit: UnitOfWork, change: LinkChange): void {
+  const { organizationId: org, locationId, documentId } = change.link;
+  const items: TxItem[] =
+    change.kind === 'link'
+      ? [
+          { label: LINK_LABEL, op: { Put: { Item: linkToItem(change.link), ConditionExpression: 'attribute_not_exists(PK)' } } },
+          { ...locationExistsCheck(org, locationId), label: OWNER_LABEL },
+          {
+            label: DOCUMENT_LABEL,
+            op: { ConditionCheck: { Key: documentKeys.document(org, documentId), ConditionExpression: '#state = :available', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':available': 'AVAILABLE' } } },
+          },
+        ]
+      : [{ label: LINK_LABEL, op: { Delete: { Key: documentKeys.link(org, locationId, documentId), ConditionExpression: 'attribute_exists(PK)' } } }];
+  unit.stage({ items, audit: change.audit, explain: movedOn(LINK_LABEL, OWNER_LABEL, DOCUMENT_LABEL) });
+}
+
+/** The documents store port on DynamoDB, staging writes in `unit`. */
+export const documentsStore = (db: Db, unit: UnitOfWork): DocumentsStore => ({
+  getDocument: (org, id) => getDocument(db, org, id),
+  getSession: (org, id) => getSession(db, org, id),
+  locationExists: async (org, id) => (await getLocation(db, org, id)) !== undefined,
+  employeeExists: async (org, id) => (await getEmployee(db, org, id)) !== undefined,
+  getLink: (org, locationId, documentId) => getLink(db, org, locationId, documentId),
+  saveUpload: (change) => saveUpload(unit, change),
+  saveCompletion: (change) => saveCompletion(unit, change),
+  saveDocument: (change) => unit.stage({ items: [versionedPut(DOCUMENT_LABEL, documentToItem(change.after), change.before)], audit: change.audit, explain: movedOn(DOCUMENT_LABEL) }),
+  recordAudit: (audit) => unit.stage({ items: [], audit }),
+  saveLink: (change) => saveLink(unit, change),
+});

@@ -1,0 +1,228 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_DOCUMENTS_BUCKET } from '../../services/local/s3';
+import { documentKeys, objectKeys } from '../../services/documents/model';
+import { completedUploadResponseSchema, documentResponseSchema, uploadSessionResponseSchema } from '../../services/documents/schemas';
+import { headObject } from '../../services/shared/aws/s3';
+import { call, countByType, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture, type ApiResponse } from '../support/api';
+import { auditOf, createLocation, keyWith, read, send, sent } from './locations-fixture';
+
+/**
+ * Documents on the embedded S3 server (no mock): upload sessions whose presigned PUT carries
+ * the promised expiry, type, size and checksum; real uploads; the completion check (a
+ * mismatch ends REJECTED, never AVAILABLE); refused completions; download sessions;
+ * location links; organization isolation.
+ */
+let api: ApiFixture;
+
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(() => api?.close());
+
+const sha256Hex = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+const pdf = (text: string) => Buffer.from(`%PDF-1.7\n${text}\n%%EOF\n`);
+
+async function openSession(bytes: Buffer, overrides: Record<string, unknown> = {}): Promise<ApiResponse> {
+  return sent(api, 'POST', '/documents/upload-sessions', { name: 'Site plan.pdf', contentType: 'application/pdf', size: bytes.length, sha256: sha256Hex(bytes), ...overrides });
+}
+
+/** PUTs bytes to a presigned upload with the session's headers (Content-Length from the body). */
+async function upload(session: ApiResponse, bytes: Buffer, headers: Record<string, string> = {}): Promise<number> {
+  const { 'Content-Length': _length, ...signed } = session.body.upload.headers as Record<string, string>;
+  const res = await fetch(session.body.upload.url, { method: 'PUT', headers: { ...signed, ...headers }, body: bytes });
+  return res.status;
+}
+
+const complete = (sessionId: string, options: Parameters<typeof send>[4] = {}) => send(api, 'POST', `/documents/upload-sessions/${sessionId}/complete`, undefined, options);
+
+async function availableDocument(bytes = pdf(randomUUID())): Promise<{ id: string; etag: string; bytes: Buffer }> {
+  const session = await openSession(bytes);
+  expect(await upload(session, bytes)).toBe(200);
+  const done = await complete(session.body.id);
+  expect(done.status).toBe(200);
+  return { id: done.body.document.id, etag: done.headers.get('etag')!, bytes };
+}
+
+describe('POST /documents/upload-sessions', () => {
+  it('creates a PENDING document and a session whose presigned PUT signs the promised expiry, type, size and checksum', async () => {
+    const bytes = pdf('plan');
+    const before = Date.now();
+    const res = await openSession(bytes, { tags: ['plans', 'north'], owner: { type: 'ORGANIZATION' } });
+    expect(uploadSessionResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
+    const { body } = res;
+    expect(body.document).toMatchObject({ id: body.documentId, name: 'Site plan.pdf', contentType: 'application/pdf', size: bytes.length, sha256: sha256Hex(bytes), state: 'PENDING', rejectionReason: null, owner: { type: 'ORGANIZATION', id: null }, tags: ['plans', 'north'], version: 1 });
+    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/documents/${body.documentId}`);
+    expect(res.headers.get('etag')).toBe(`"document:${body.documentId}:v1"`);
+
+    const url = new URL(body.upload.url);
+    expect(body.upload.method).toBe('PUT');
+    expect(url.pathname).toBe(`/${LOCAL_DOCUMENTS_BUCKET}/${objectKeys.upload(api.demo.organizationId, body.id)}`);
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('900');
+    expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;content-type;host;x-amz-checksum-sha256');
+    const date = url.searchParams.get('X-Amz-Date')!.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z');
+    expect(Date.parse(body.expiresAt) - Date.parse(date)).toBe(900_000);
+    expect(body.upload.expiresAt).toBe(body.expiresAt);
+    expect(Date.parse(body.expiresAt)).toBeGreaterThanOrEqual(before + 899_000);
+    expect(body.upload.headers).toEqual({ 'Content-Type': 'application/pdf', 'Content-Length': String(bytes.length), 'x-amz-checksum-sha256': createHash('sha256').update(bytes).digest('base64') });
+
+    const [audit] = await auditOf(api, body.documentId);
+    expect(audit).toMatchObject({ action: 'document.upload_session_opened', requestId: res.requestId, references: { uploadSessionId: body.id } });
+    // Neither the URL nor the file name reaches the audit trail.
+    expect(JSON.stringify(audit)).not.toMatch(/X-Amz-Signature|Site plan/);
+  });
+
+  it('refuses a type that is not allowed, a size out of range, a bad checksum and unknown owners with pointers, writing nothing', async () => {
+    const before = await countByType(api.db);
+    expectPointers(await send(api, 'POST', '/documents/upload-sessions', { name: 'x.exe', contentType: 'application/x-msdownload', size: 10, sha256: sha256Hex(Buffer.from('x')) }), ['/contentType']);
+    expectPointers(await send(api, 'POST', '/documents/upload-sessions', { name: 'x.pdf', contentType: 'application/pdf', size: 0, sha256: 'abc' }), ['/size', '/sha256']);
+    expectPointers(await send(api, 'POST', '/documents/upload-sessions', { name: 'x.pdf', contentType: 'application/pdf', size: 26 * 1024 * 1024, sha256: sha256Hex(Buffer.from('x')) }), ['/size']);
+    expectPointers(await send(api, 'POST', '/documents/upload-sessions', { name: 'x.pdf', contentType: 'application/pdf', size: 1, sha256: sha256Hex(Buffer.from('x')), owner: { type: 'LOCATION', locationId: randomUUID() } }), ['/owner/locationId']);
+    expectPointers(await send(api, 'POST', '/documents/upload-sessions', { name: 'x.pdf', contentType: 'application/pdf', size: 1, sha256: sha256Hex(Buffer.from('x')), owner: { type: 'EMPLOYEE', employeeId: randomUUID() } }), ['/owner/employeeId']);
+    expect(await countByType(api.db)).toEqual(before);
+  });
+
+  it('needs documents:write', async () => {
+    const token = await keyWith(api, ['documents:read', 'documents:download']);
+    expectProblem(await send(api, 'POST', '/documents/upload-sessions', { name: 'x.pdf', contentType: 'application/pdf', size: 1, sha256: sha256Hex(Buffer.from('x')) }, { token }), 403, 'SCOPE_REQUIRED');
+  });
+});
+
+describe('POST /documents/upload-sessions/{id}/complete', () => {
+  it('makes a real upload through the presigned URL AVAILABLE and keeps its bytes under documents/', async () => {
+    const bytes = pdf('the real thing');
+    const session = await openSession(bytes);
+    expect(await upload(session, bytes)).toBe(200);
+    const res = await complete(session.body.id);
+    expect(res.status).toBe(200);
+    expect(completedUploadResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
+    expect(res.body).toMatchObject({ id: session.body.id, state: 'COMPLETED', document: { id: session.body.documentId, state: 'AVAILABLE', rejectionReason: null, version: 2 } });
+    expect(res.headers.get('etag')).toBe(`"document:${session.body.documentId}:v2"`);
+    await expect(headObject(LOCAL_DOCUMENTS_BUCKET, objectKeys.document(api.demo.organizationId, session.body.documentId))).resolves.toEqual({ size: bytes.length, contentType: 'application/pdf' });
+    const audits = await auditOf(api, session.body.documentId);
+    expect(audits.map((a) => a.action)).toEqual(['document.upload_session_opened', 'document.upload_completed']);
+  });
+
+  it.each([
+    ['SIZE_MISMATCH', (b: Buffer) => Buffer.concat([b, Buffer.from('more')]), {}],
+    ['CHECKSUM_MISMATCH', (b: Buffer) => Buffer.from(b.toString().replace('plan', 'PLAN')), {}],
+    ['CONTENT_TYPE_MISMATCH', (b: Buffer) => b, { 'Content-Type': 'text/plain' }],
+  ] as const)('ends REJECTED (%s), never AVAILABLE, when the bytes do not match the session', async (reason, tamper, headers) => {
+    const bytes = pdf('plan of the site');
+    const session = await openSession(bytes);
+    // The local server does not verify signatures: the completion check is what catches this.
+    expect(await upload(session, tamper(bytes), headers)).toBe(200);
+    const res = await complete(session.body.id);
+    expect(res.status).toBe(200);
+    expect(res.body.document).toMatchObject({ state: 'REJECTED', rejectionReason: reason });
+    const stored = (await scanTable(api.db)).find((i) => i.PK === documentKeys.document(api.demo.organizationId, session.body.documentId).PK);
+    expect(stored).toMatchObject({ state: 'REJECTED', rejectionReason: reason });
+    await expect(headObject(LOCAL_DOCUMENTS_BUCKET, objectKeys.document(api.demo.organizationId, session.body.documentId))).resolves.toBeUndefined();
+    expectProblem(await send(api, 'POST', `/documents/${session.body.documentId}/download-sessions`), 409, 'DOCUMENT_NOT_AVAILABLE');
+    expect((await auditOf(api, session.body.documentId)).at(-1)).toMatchObject({ action: 'document.upload_rejected', after: { state: 'REJECTED', rejectionReason: reason } });
+  });
+
+  it('refuses a completed session (409 UPLOAD_SESSION_COMPLETED), replays the same key, and writes nothing', async () => {
+    const bytes = pdf('twice');
+    const session = await openSession(bytes);
+    await upload(session, bytes);
+    const key = randomUUID();
+    const first = await complete(session.body.id, { idempotencyKey: key });
+    expect(first.status).toBe(200);
+    const replay = await complete(session.body.id, { idempotencyKey: key });
+    expect(replay.body).toEqual(first.body);
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    const before = await countByType(api.db);
+    expectProblem(await complete(session.body.id), 409, 'UPLOAD_SESSION_COMPLETED');
+    expect(await countByType(api.db)).toEqual(before);
+  });
+
+  it('refuses an expired session (409 UPLOAD_SESSION_EXPIRED) and leaves the document PENDING', async () => {
+    const bytes = pdf('late');
+    const session = await openSession(bytes);
+    await upload(session, bytes);
+    await api.db.doc.send(
+      new UpdateCommand({ TableName: api.db.tableName, Key: documentKeys.session(api.demo.organizationId, session.body.id), UpdateExpression: 'SET validUntil = :past', ExpressionAttributeValues: { ':past': '2020-01-01T00:00:00Z' } }),
+    );
+    const before = await countByType(api.db);
+    expectProblem(await complete(session.body.id), 409, 'UPLOAD_SESSION_EXPIRED');
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await read(api, `/documents/${session.body.documentId}`)).body.state).toBe('PENDING');
+  });
+
+  it('says UPLOAD_NOT_RECEIVED before any bytes arrived and keeps the session open', async () => {
+    const bytes = pdf('not yet');
+    const session = await openSession(bytes);
+    expectProblem(await complete(session.body.id), 409, 'UPLOAD_NOT_RECEIVED');
+    await upload(session, bytes);
+    expect((await complete(session.body.id)).body.document.state).toBe('AVAILABLE');
+  });
+
+  it("answers another organization's session and document as unknown (404)", async () => {
+    const bytes = pdf('mine');
+    const session = await openSession(bytes);
+    await upload(session, bytes);
+    const other = api.demo.keys.otherOrganization;
+    const otherOrg = api.demo.otherOrganizationId;
+    const post = (path: string) => call('POST', `${api.orgUrl(otherOrg)}${path}`, { token: other, idempotencyKey: randomUUID() });
+    expectProblem(await post(`/documents/upload-sessions/${session.body.id}/complete`), 404, 'RESOURCE_NOT_FOUND');
+    expectProblem(await call('GET', `${api.orgUrl(otherOrg)}/documents/${session.body.documentId}`, { token: other }), 404, 'RESOURCE_NOT_FOUND');
+    expectProblem(await post(`/documents/${session.body.documentId}/download-sessions`), 404, 'RESOURCE_NOT_FOUND');
+    expect((await read(api, `/documents/${session.body.documentId}`)).body.state).toBe('PENDING');
+  });
+});
+
+describe('POST /documents/{id}/download-sessions', () => {
+  it('signs a GET valid 5 minutes that answers the bytes with the name and type; audited without the URL', async () => {
+    const doc = await availableDocument();
+    const res = await send(api, 'POST', `/documents/${doc.id}/download-sessions`);
+    expect(res.status).toBe(200);
+    const url = new URL(res.body.download.url);
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('300');
+    expect(url.pathname).toBe(`/${LOCAL_DOCUMENTS_BUCKET}/${objectKeys.document(api.demo.organizationId, doc.id)}`);
+    const file = await fetch(res.body.download.url);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('application/pdf');
+    expect(file.headers.get('content-disposition')).toContain('filename="Site plan.pdf"');
+    expect(Buffer.from(await file.arrayBuffer())).toEqual(doc.bytes);
+    const audits = await itemsOfType(api.db, 'AuditEntry');
+    expect(audits.filter((a) => a.entity?.id === doc.id).map((a) => a.action)).toContain('document.download_session_opened');
+    expect(JSON.stringify(audits)).not.toContain('X-Amz-Signature');
+  });
+
+  it('needs documents:download: documents:read does not reach the bytes', async () => {
+    const doc = await availableDocument();
+    const token = await keyWith(api, ['documents:read', 'documents:write']);
+    expectProblem(await send(api, 'POST', `/documents/${doc.id}/download-sessions`, undefined, { token }), 403, 'SCOPE_REQUIRED');
+    expect((await read(api, `/documents/${doc.id}`, token)).status).toBe(200);
+  });
+});
+
+describe('documents list, archive and location links', () => {
+  it('lists, archives with If-Match, and links only AVAILABLE documents to locations', async () => {
+    const doc = await availableDocument();
+    const location = await createLocation(api, { name: `Depot ${randomUUID().slice(0, 8)}` });
+    const pending = await openSession(pdf('pending'));
+
+    expectProblem(await send(api, 'PUT', `/locations/${location.id}/documents/${pending.body.documentId}`), 409, 'DOCUMENT_NOT_AVAILABLE');
+    expectProblem(await send(api, 'PUT', `/locations/${randomUUID()}/documents/${doc.id}`), 404, 'RESOURCE_NOT_FOUND');
+    const link = await sent(api, 'PUT', `/locations/${location.id}/documents/${doc.id}`, undefined, 200);
+    expect(link.body).toMatchObject({ locationId: location.id, documentId: doc.id, document: { id: doc.id, state: 'AVAILABLE' } });
+    const listed = await read(api, `/locations/${location.id}/documents`);
+    expect(listed.body.items.map((i: { documentId: string }) => i.documentId)).toEqual([doc.id]);
+
+    const all = await read(api, '/documents?limit=200');
+    expect(all.body.items.map((d: { id: string }) => d.id)).toEqual(expect.arrayContaining([doc.id, pending.body.documentId]));
+    expect(documentResponseSchema.strict().safeParse(all.body.items[0]).error).toBeUndefined();
+
+    expectProblem(await send(api, 'POST', `/documents/${doc.id}/archive`, undefined, { ifMatch: '"document:x:v1"' }), 412, 'ETAG_MISMATCH');
+    const archived = await send(api, 'POST', `/documents/${doc.id}/archive`, undefined, { ifMatch: doc.etag });
+    expect(archived.status).toBe(200);
+    expect(archived.body).toMatchObject({ archived: true, version: 3 });
+    expect((await read(api, '/documents?archived=true&limit=200')).body.items.map((d: { id: string }) => d.id)).toContain(doc.id);
+
+    expect((await send(api, 'DELETE', `/locations/${location.id}/documents/${doc.id}`)).status).toBe(204);
+    expect((await read(api, `/locations/${location.id}/documents`)).body.items).toEqual([]);
+    expectProblem(await send(api, 'DELETE', `/locations/${location.id}/documents/${doc.id}`), 404, 'RESOURCE_NOT_FOUND');
+  });
+});
