@@ -185,8 +185,6 @@ export class RoutedApi extends Construct {
       failOnWarnings: true,
       // Routes live in nested stacks: the deployment and the stage are made by `deploy`.
       deploy: false,
-      // Export downloads (PDF) leave the Lambda base64-encoded and the gateway as bytes.
-      binaryMediaTypes: ['application/pdf'],
       // The authorizer names each key's usage identifier: its usage plan throttles it.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       disableExecuteApiEndpoint: props.disableExecuteApiEndpoint ?? false,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { booleanParameter, cursorParameter, requiredName, utc } from '../shared/schemas/fields';
+import { booleanParameter, cursorParameter, presignedRequest, requiredName, utc } from '../shared/schemas/fields';
 import { limitParameter } from '../shared/http/query';
 import { uuid } from '../shared/time';
 import { DOCUMENT_STATES, OWNER_TYPES, REJECTION_REASONS, type Document, type LocationDocument } from './model';
@@ -84,14 +84,6 @@ export const documentResponseSchema = z
     updatedAt: utc(),
   })
   .meta({ id: 'Document' });
-
-const presignedRequest = (method: 'PUT' | 'GET') =>
-  z.object({
-    method: z.literal(method),
-    url: z.string().meta({ description: 'A presigned URL: a secret until it expires. Never a permanent link.' }),
-    headers: z.record(z.string(), z.string()).meta({ description: 'Headers to send exactly as given (they are signed).' }),
-    expiresAt: utc(),
-  });
 
 export const uploadSessionResponseSchema = z
   .object({

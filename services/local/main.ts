@@ -5,7 +5,7 @@ import { PER_KEY_THROTTLE } from '../shared/auth/usage';
 import { ENV } from '../shared/config';
 import { BUCKET_ENV, S3_ENDPOINT_ENV } from '../shared/aws/s3';
 import { startDynamoDbLocal, ensureTable, localClient, type DynamoDbLocal } from './dynamodb';
-import { LOCAL_DOCUMENTS_BUCKET, startS3Local, type S3Local } from './s3';
+import { LOCAL_DOCUMENTS_BUCKET, LOCAL_REPORTS_BUCKET, startS3Local, type S3Local } from './s3';
 import type { LocalGateway } from './gateway';
 import { loadLocalSecrets } from './secrets';
 
@@ -52,11 +52,12 @@ async function main(): Promise<void> {
   client.destroy();
   log(`table ${TABLE_NAME} ${table} at ${ddb.endpoint} (DynamoDB Local pid ${ddb.pid})`);
 
-  // Documents (S3 in AWS): presigned URLs signed by the same adapter, served by s3rver.
-  s3 = await startS3Local({ port: Number(process.env.S3_LOCAL_PORT ?? 0), host, buckets: [LOCAL_DOCUMENTS_BUCKET], ...(inMemory ? {} : { dataDir: join(LOCAL_DIR, 's3') }) });
-  log(`S3 (s3rver) at ${s3.endpoint}, bucket ${LOCAL_DOCUMENTS_BUCKET}`);
+  // Documents and export files (S3 in AWS): presigned URLs signed by the same adapter, served by s3rver.
+  s3 = await startS3Local({ port: Number(process.env.S3_LOCAL_PORT ?? 0), host, buckets: [LOCAL_DOCUMENTS_BUCKET, LOCAL_REPORTS_BUCKET], ...(inMemory ? {} : { dataDir: join(LOCAL_DIR, 's3') }) });
+  log(`S3 (s3rver) at ${s3.endpoint}, buckets ${LOCAL_DOCUMENTS_BUCKET}, ${LOCAL_REPORTS_BUCKET}`);
   process.env[S3_ENDPOINT_ENV] = s3.endpoint;
   process.env[BUCKET_ENV.documents] = LOCAL_DOCUMENTS_BUCKET;
+  process.env[BUCKET_ENV.reports] = LOCAL_REPORTS_BUCKET;
 
   // The handlers and the authorizer read their configuration from the environment, as in Lambda.
   process.env[ENV.TABLE_NAME] = TABLE_NAME;
@@ -64,8 +65,7 @@ async function main(): Promise<void> {
   process.env[ENV.API_ENVIRONMENT] = 'TEST';
   process.env[ENV.CURSOR_SECRET] = secrets.cursorSecret;
   process.env[ENV.RESTRICTED_DATA_LOCAL_KEY] = secrets.restrictedDataKey;
-  // Export files (S3 in AWS) and the report worker (SQS + Lambda in AWS) run locally in-process.
-  process.env.LOCAL_FILE_STORE_DIR ??= join(LOCAL_DIR, 'files');
+  // The report worker (SQS + Lambda in AWS) runs locally in-process; its files go to the local bucket.
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   process.env.POWERTOOLS_SERVICE_NAME ??= 'wfm-local';
 

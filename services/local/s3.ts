@@ -12,6 +12,8 @@ import S3rver from 's3rver';
  */
 /** The documents bucket of `npm start` and the tests. */
 export const LOCAL_DOCUMENTS_BUCKET = 'wfm-local-documents';
+/** The export files bucket of `npm start` and the tests. */
+export const LOCAL_REPORTS_BUCKET = 'wfm-local-reports';
 
 export interface S3Local {
   /** `http://<host>:<port>`: S3_ENDPOINT for the adapter. */

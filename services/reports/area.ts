@@ -1,5 +1,5 @@
 import { defineArea } from '../shared/area';
-import { createJobBodySchema, jobResponseSchema, manifestListSchema, manifestResponseSchema, manifestSummarySchema, outboxListSchema, outboxResponseSchema, pageQuery } from './schemas';
+import { createJobBodySchema, fileDownloadResponseSchema, jobResponseSchema, manifestListSchema, manifestResponseSchema, manifestSummarySchema, outboxListSchema, outboxResponseSchema, pageQuery } from './schemas';
 
 /** Exports (CSV, PDF, monthly report, payroll dispatch), their manifests, the payroll outbox, and the worker behind them. */
 export const reportsArea = defineArea({
@@ -16,6 +16,7 @@ export const reportsArea = defineArea({
     ExportManifestList: manifestListSchema,
     PayrollOutboxRecord: outboxResponseSchema,
     PayrollOutboxList: outboxListSchema,
+    ExportFileDownload: fileDownloadResponseSchema,
   },
   functions: [
     {
@@ -94,13 +95,9 @@ export const reportsArea = defineArea({
       path: '/reports/files/{manifestId}',
       scopes: ['reports:read'],
       summary: 'The file of an export',
-      description: 'The file: CSV (UTF-8 with BOM, RFC 4180, header row) or PDF. The ETag is the manifest content hash.',
-      success: {
-        status: 200,
-        description: 'The file.',
-        headers: ['ETag', 'Content-Disposition'],
-        content: { 'text/csv': { type: 'string' }, 'application/pdf': { type: 'string', contentMediaType: 'application/pdf' } },
-      },
+      description:
+        'Redirects (302) to a presigned GET of the file in the private export bucket, valid 5 minutes: CSV (UTF-8 with BOM, RFC 4180, header row) or PDF, answered with its file name (Content-Disposition: attachment) and content type. The body says the same for clients that do not follow redirects (`download.url`). The API never streams the bytes (API Gateway and Lambda cap responses at 6 MB and turn binary into base64 unless the client asks for it); the URL is a secret until it expires. The ETag is the manifest content hash. `curl -L` fetches the file.',
+      success: { status: 302, description: 'Found: the file is at `Location`.', schema: fileDownloadResponseSchema, headers: ['Location', 'ETag', 'Cache-Control'] },
       problems: [],
     },
   },

@@ -8,9 +8,9 @@ import { reportsArea } from './area';
 import { FILE_FORMAT, jobEtag, manifestEtag, requestReport, type ReportPorts } from './domain';
 import { runReportJob } from './domain-worker';
 import type { JobMessage } from './model';
-import { jobPath, jobResponse, manifestResponse, manifestSummary, outboxResponse } from './schemas';
+import { fileDownloadResponse, jobPath, jobResponse, manifestResponse, manifestSummary, outboxResponse } from './schemas';
 import { reportsStore } from './store';
-import { fileStore } from './store-files';
+import { presignedDownload } from './store-files';
 import { getJob } from './store-jobs';
 import { getManifest, listManifests, listOutbox, manifestEntries } from './store-manifests';
 import { jobQueue } from './store-queue';
@@ -56,14 +56,14 @@ export const handler = areaHandler(reportsArea, {
 
     async downloadReport({ principal, params }) {
       const manifest = await publishedManifest(principal.organizationId, params.manifestId);
-      const file = manifest.fileKey ? await fileStore().get(manifest.fileKey) : undefined;
-      if (!file) throw new NotFoundError(`The file of export manifest ${manifest.id}`);
-      const name = `${manifest.kind.toLowerCase()}-${manifest.period.from.slice(0, 10)}-${manifest.id.slice(0, 8)}.${FILE_FORMAT[manifest.kind].extension}`;
+      if (!manifest.fileKey) throw new NotFoundError(`The file of export manifest ${manifest.id}`);
+      const filename = `${manifest.kind.toLowerCase()}-${manifest.period.from.slice(0, 10)}-${manifest.id.slice(0, 8)}.${FILE_FORMAT[manifest.kind].extension}`;
+      const download = await presignedDownload(manifest.fileKey, { filename, contentType: manifest.contentType ?? 'application/octet-stream' });
+      // A redirect that every HTTP client can follow; the body says the same for those that do not.
       return {
-        statusCode: 200,
-        contentType: manifest.contentType ?? 'application/octet-stream',
-        headers: { 'Content-Disposition': `attachment; filename="${name}"`, ETag: `"${manifest.contentHash}"` },
-        file,
+        statusCode: 302,
+        headers: { Location: download.url, 'Cache-Control': 'no-store', ETag: `"${manifest.contentHash}"` },
+        body: fileDownloadResponse(manifest, download),
       };
     },
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { pageSchema } from '../shared/schemas/fields';
+import { pageSchema, presignedRequest } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
 import { REPORT_KINDS, type Manifest, type ManifestEntry, type OutboxRecord, type ReportJob } from './model';
 
@@ -79,6 +79,10 @@ export const outboxResponseSchema = z
 
 export const outboxListSchema = pageSchema(outboxResponseSchema);
 
+export const fileDownloadResponseSchema = z
+  .object({ manifestId: z.uuid(), contentHash: z.string(), download: presignedRequest('GET') })
+  .meta({ id: 'ExportFileDownload', description: 'Where to fetch the file: a presigned GET, valid 5 minutes (also the Location of the 302).' });
+
 const orgPath = (org: string) => `/v1/organizations/${org}`;
 
 export const jobResponse = (j: ReportJob): z.infer<typeof jobResponseSchema> => ({
@@ -129,4 +133,10 @@ export const outboxResponse = (r: OutboxRecord): z.infer<typeof outboxResponseSc
   status: r.status,
   replacesManifestId: r.replacesManifestId,
   createdAt: r.createdAt,
+});
+
+export const fileDownloadResponse = (m: Manifest, download: z.infer<ReturnType<typeof presignedRequest>>): z.infer<typeof fileDownloadResponseSchema> => ({
+  manifestId: m.id,
+  contentHash: m.contentHash ?? '',
+  download: { method: 'GET', url: download.url, headers: { ...download.headers }, expiresAt: download.expiresAt },
 });

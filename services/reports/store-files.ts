@@ -1,56 +1,24 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-
+import { BUCKET_ENV, bucketFromEnv, getObject, presignGet, putObject, type PresignedRequest } from '../shared/aws/s3';
 import type { FileStore } from './domain-files';
 
 /**
- * Where export files live: the S3 bucket REPORTS_BUCKET in AWS, a folder locally
- * (LOCAL_FILE_STORE_DIR, default .local/files). Keys are `reports/<org>/<manifestId>.<ext>`.
+ * Where export files live: the private bucket REPORTS_BUCKET, in AWS and locally (the embedded
+ * S3 server of `npm start` and the tests). Keys are `reports/<org>/<manifestId>.<ext>`. The
+ * API never returns the bytes itself: a download is a presigned GET of a few minutes.
  */
 export type { FileStore };
 
-let s3: S3Client | undefined;
+/** How long a download URL works. */
+export const DOWNLOAD_URL_SECONDS = 5 * 60;
 
 export function fileStore(): FileStore {
-  const bucket = process.env.REPORTS_BUCKET;
-  if (bucket) {
-    s3 ??= new S3Client({});
-    const client = s3;
-    return {
-      async put(key, body, contentType) {
-        await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType }));
-      },
-      async get(key) {
-        try {
-          const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-          return out.Body ? Buffer.from(await out.Body.transformToByteArray()) : undefined;
-        } catch (error) {
-          if (error instanceof NoSuchKey) return undefined;
-          throw error;
-        }
-      },
-    };
-  }
-  const root = resolve(process.env.LOCAL_FILE_STORE_DIR ?? join('.local', 'files'));
-  const pathOf = (key: string) => {
-    const path = resolve(root, key);
-    if (!path.startsWith(`${root}/`)) throw new Error('File key escapes the file store.');
-    return path;
-  };
+  const bucket = () => bucketFromEnv(BUCKET_ENV.reports);
   return {
-    async put(key, body) {
-      const path = pathOf(key);
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, body);
-    },
-    async get(key) {
-      try {
-        return await readFile(pathOf(key));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw error;
-      }
-    },
+    put: (key, body, contentType) => putObject(bucket(), key, body, contentType),
+    get: (key) => getObject(bucket(), key),
   };
 }
+
+/** A presigned GET of an export file, answering with its file name and content type. */
+export const presignedDownload = (key: string, file: { readonly filename: string; readonly contentType: string }): Promise<PresignedRequest> =>
+  presignGet(bucketFromEnv(BUCKET_ENV.reports), key, { expiresIn: DOWNLOAD_URL_SECONDS, filename: file.filename, contentType: file.contentType });

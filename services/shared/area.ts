@@ -32,7 +32,7 @@ export const SCIM_PREFIX = '/scim/v2';
 /** `required`: missing is an error; `optional`: honoured when sent. */
 export type HeaderNeed = 'required' | 'optional';
 
-export type ResponseHeader = 'ETag' | 'Location' | 'Idempotency-Replayed' | 'Content-Disposition';
+export type ResponseHeader = 'ETag' | 'Location' | 'Idempotency-Replayed' | 'Content-Disposition' | 'Cache-Control';
 
 /**
  * One operation: its HTTP route, who may call it, what it accepts and what it answers.

@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { requeueStrandedJobs, runReportJob } from '../../services/reports/domain-worker';
@@ -22,7 +19,6 @@ let admin: string;
 let base: string;
 
 beforeAll(async () => {
-  process.env.LOCAL_FILE_STORE_DIR = mkdtempSync(join(tmpdir(), 'wfm-files-'));
   api = await startApi();
   admin = api.demo.keys.admin;
   base = api.orgUrl();

@@ -1,7 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
 import { call, expectProblem, startApi, type ApiFixture } from '../support/api';
 
@@ -13,10 +10,8 @@ import { call, expectProblem, startApi, type ApiFixture } from '../support/api';
 let api: ApiFixture;
 let admin: string;
 let base: string;
-const files = mkdtempSync(join(tmpdir(), 'wfm-files-'));
 
 beforeAll(async () => {
-  process.env.LOCAL_FILE_STORE_DIR = files;
   api = await startApi();
   admin = api.demo.keys.admin;
   base = api.orgUrl();
@@ -60,6 +55,24 @@ async function finished(jobId: string) {
   throw new Error(`job ${jobId} did not finish`);
 }
 
+/**
+ * GET /reports/files/{id} answers 302 to a presigned GET of the private bucket (issue 12,
+ * item 1): checked here, then the file is fetched from there without the API key, as
+ * `curl -L` or any redirect-following client does.
+ */
+async function download(manifestId: string): Promise<Response> {
+  const res = await fetch(`${base}/reports/files/${manifestId}`, { headers: { Authorization: `Bearer ${admin}` }, redirect: 'manual' });
+  expect(res.status).toBe(302);
+  expect(res.headers.get('cache-control')).toBe('no-store');
+  const body = (await res.json()) as { manifestId: string; download: { method: string; url: string; expiresAt: string } };
+  const location = res.headers.get('location')!;
+  expect(body).toMatchObject({ manifestId, download: { method: 'GET', url: location } });
+  const url = new URL(location);
+  expect(url.searchParams.get('X-Amz-Expires')).toBe('300');
+  expect(url.pathname).toContain(`/reports/${api.demo.organizationId}/${manifestId}.`);
+  return fetch(location);
+}
+
 const manifest = async (id: string) => (await call('GET', `${base}/reports/${id}`, { token: admin })).body;
 
 const auditOf = async (requestId: string) => {
@@ -84,10 +97,10 @@ describe('an export and what makes it stale', () => {
     const m = await manifest(csvManifest);
     expect(m).toMatchObject({ kind: 'TIMESHEET_CSV', status: 'CURRENT', stale: null, period: { from: '2026-03-01T00:00:00.000Z', to: '2026-04-01T00:00:00.000Z' }, entryCount: 2, requestedBy: { label: 'Demo key: admin' } });
     expect(m.entries).toEqual(expect.arrayContaining([{ id: a.id, revision: 1 }, { id: b.id, revision: 1 }]));
-    const file = await fetch(`${base}/reports/files/${csvManifest}`, { headers: { Authorization: `Bearer ${admin}` } });
+    const file = await download(csvManifest);
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-    expect(file.headers.get('content-disposition')).toMatch(/^attachment; filename="timesheet_csv-2026-03-01-.{8}\.csv"$/);
+    expect(file.headers.get('content-disposition')).toMatch(/^attachment; filename="timesheet_csv-2026-03-01-.{8}\.csv"/);
     const bytes = Buffer.from(await file.arrayBuffer());
     expect(`sha256:${createHash('sha256').update(bytes).digest('hex')}`).toBe(m.contentHash);
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
@@ -178,7 +191,7 @@ describe('payroll dispatch and its explicit replacement', () => {
 describe('files', () => {
   it('renders a timesheet PDF that a PDF reader opens', async () => {
     const job = await finished(await requestExport({ kind: 'TIMESHEET_PDF', period: MARCH }));
-    const res = await fetch(`${base}/reports/files/${job.manifestId}`, { headers: { Authorization: `Bearer ${admin}` } });
+    const res = await download(job.manifestId);
     expect(res.headers.get('content-type')).toBe('application/pdf');
     const bytes = Buffer.from(await res.arrayBuffer());
     expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
@@ -189,7 +202,7 @@ describe('files', () => {
 
   it('sums worked time per employee in the monthly report', async () => {
     const job = await finished(await requestExport({ kind: 'MONTHLY_REPORT', period: MARCH, employeeIds: [EMP_A] }));
-    const text = Buffer.from(await (await fetch(`${base}/reports/files/${job.manifestId}`, { headers: { Authorization: `Bearer ${admin}` } })).arrayBuffer()).subarray(3).toString();
+    const text = Buffer.from(await (await download(job.manifestId)).arrayBuffer()).subarray(3).toString();
     expect(text.split('\r\n')[0]).toBe('employee_id,employee_name,days_worked,entries,worked_minutes,worked_hours,manual_entries,adjusted_entries');
     expect(text).toContain(`${EMP_A},Ada Lindqvist,1,1,`);
   });
@@ -225,17 +238,17 @@ describe('bad input and failures', () => {
   });
 
   it('marks a failed generation FAILED with a reason and publishes nothing', async () => {
-    const blocked = join(files, 'not-a-directory');
-    writeFileSync(blocked, 'x');
-    process.env.LOCAL_FILE_STORE_DIR = blocked;
+    // The worker cannot write the file: the bucket is not there.
+    const bucket = process.env.REPORTS_BUCKET;
+    process.env.REPORTS_BUCKET = 'wfm-no-such-bucket';
     try {
       const before = (await call('GET', `${base}/reports?limit=200`, { token: admin })).body.items.length;
       const job = await finished(await requestExport({ kind: 'TIMESHEET_CSV', period: MARCH }));
       expect(job).toMatchObject({ status: 'FAILED', manifestId: null, failureReason: expect.stringMatching(/nothing was published/) });
-      expect(job.failureReason).not.toMatch(/ENOTDIR|EEXIST|\/tmp/);
+      expect(job.failureReason).not.toMatch(/NoSuchBucket|wfm-no-such-bucket|S3|\/tmp/);
       expect((await call('GET', `${base}/reports?limit=200`, { token: admin })).body.items.length).toBe(before);
     } finally {
-      process.env.LOCAL_FILE_STORE_DIR = files;
+      process.env.REPORTS_BUCKET = bucket;
     }
   });
 

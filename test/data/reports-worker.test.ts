@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { putEmployee } from '../../services/employees/store';
 import { putLocation } from '../../services/locations/store';
@@ -40,7 +37,6 @@ const workerPorts = (files: FileStore): WorkerPorts => ({ store: reportsWorkerSt
 const PERIOD = { from: '2026-03-01T00:00:00.000Z', to: '2026-04-01T00:00:00.000Z' };
 
 beforeAll(async () => {
-  process.env.LOCAL_FILE_STORE_DIR = mkdtempSync(join(tmpdir(), 'wfm-worker-'));
   db = await createTestTable();
   await putOrganization(db, { id: ORG, name: 'Org', entitlements: { timesheetCorrections: true }, rolloutGates: { timesheetCorrections: true }, createdAt: t, updatedAt: t });
   await putEmployee(db, { id: EMP, organizationId: ORG, userName: 'w@x.example', displayName: 'W', emails: [], active: true, createdAt: t, updatedAt: t, version: 1 });

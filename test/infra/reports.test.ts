@@ -61,7 +61,7 @@ describe('reports pipeline', () => {
     expect(Object.keys(sweeper?.Properties?.Environment?.Variables ?? {})).toContain('REPORTS_QUEUE_URL');
   });
 
-  it('answers PDF downloads as binary', () => {
-    built.apiTemplate.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['application/pdf'] });
+  it('never passes file bytes through the gateway: downloads are presigned S3 GETs (issue 12, item 1)', () => {
+    for (const api of Object.values(resourcesOf(built.apiTemplate, 'AWS::ApiGateway::RestApi'))) expect(api.Properties?.BinaryMediaTypes).toBeUndefined();
   });
 });

@@ -199,3 +199,23 @@ export async function deleteObject(bucket: string, key: string): Promise<void> {
     throw translateSdkError(error);
   }
 }
+
+/** Writes an object (export files: written once by the worker, then only read through presigned GETs). */
+export async function putObject(bucket: string, key: string, body: Buffer, contentType: string): Promise<void> {
+  try {
+    await s3Client().send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType }));
+  } catch (error) {
+    throw translateSdkError(error);
+  }
+}
+
+/** The bytes of an object, or undefined when there is none. */
+export async function getObject(bucket: string, key: string): Promise<Buffer | undefined> {
+  try {
+    const out = await s3Client().send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return out.Body ? Buffer.from(await out.Body.transformToByteArray()) : undefined;
+  } catch (error) {
+    if (error instanceof NoSuchKey) return undefined;
+    throw translateSdkError(error);
+  }
+}

@@ -161,17 +161,6 @@ export function headerOf(event: APIGatewayProxyEvent, name: string): string | un
 }
 
 export function toProxyResult(result: HttpResult, mediaType: string): APIGatewayProxyResult {
-  if (result.file) {
-    const contentType = result.contentType ?? 'application/octet-stream';
-    // Binary bodies travel base64-encoded; the REST API lists them in binaryMediaTypes.
-    const text = /^text\/|json/.test(contentType);
-    return {
-      statusCode: result.statusCode,
-      headers: { 'Content-Type': contentType, ...result.headers },
-      body: result.file.toString(text ? 'utf8' : 'base64'),
-      isBase64Encoded: !text,
-    };
-  }
   const hasBody = result.body !== undefined && result.statusCode !== 204;
   return {
     statusCode: result.statusCode,

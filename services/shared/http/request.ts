@@ -27,8 +27,6 @@ export interface HttpResult {
   readonly contentType?: string;
   /** The body's JSON text, sent as it is (an idempotent replay: byte for byte the original). */
   readonly bodyText?: string;
-  /** A file instead of a JSON body: text types are sent as UTF-8, others base64-encoded. */
-  readonly file?: Buffer;
 }
 
 export type Operation = (request: ApiRequest) => Promise<HttpResult>;

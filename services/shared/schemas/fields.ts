@@ -85,3 +85,12 @@ export const utc = () => z.string().meta({ format: 'date-time', description: 'RF
 /** `{ items, nextCursor }`: the response of a cursor-paged list. */
 export const pageSchema = (item: z.ZodType) =>
   z.object({ items: z.array(item), nextCursor: z.string().nullable().meta({ description: 'Opaque; pass it back as `cursor` with the same filters. null on the last page.' }) });
+
+/** A presigned S3 request handed to a client (documents, export files): a secret until it expires. */
+export const presignedRequest = (method: 'PUT' | 'GET') =>
+  z.object({
+    method: z.literal(method),
+    url: z.string().meta({ description: 'A presigned URL: a secret until it expires. Never a permanent link.' }),
+    headers: z.record(z.string(), z.string()).meta({ description: 'Headers to send exactly as given (they are signed).' }),
+    expiresAt: utc(),
+  });
