@@ -1,6 +1,7 @@
 import { auditArea } from './audit/area';
 import { LEGACY_AREAS } from './legacy-areas';
 import { materialsArea } from './materials/area';
+import { planningArea } from './planning/area';
 import { type AreaDefinition, type FunctionDefinition } from './shared/area';
 import { tasksArea } from './tasks/area';
 import { timesheetsArea } from './timesheets/area';
@@ -14,7 +15,7 @@ import { workEventsArea } from './work-events/area';
  */
 
 /** The areas that write audit entries, and the audit area over the entity types they declare. */
-const WRITING_AREAS: readonly AreaDefinition[] = [workEventsArea, timesheetsArea, ...LEGACY_AREAS, materialsArea, tasksArea];
+const WRITING_AREAS: readonly AreaDefinition[] = [workEventsArea, timesheetsArea, ...LEGACY_AREAS, materialsArea, tasksArea, planningArea];
 
 export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTypes));
 
