@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { putEmployee } from '../../services/employees/public';
+import { PLANNING_IDS } from '../../services/local/seed-planning';
 import { shiftResponseSchema } from '../../services/planning/schemas';
 import { call, countByType, expectParameters, expectPointers, expectProblem, startApi, walkPages, withQuery, type ApiFixture } from '../support/api';
 import { auditOf, ids, keyWith, read, send, sent } from './locations-fixture';
@@ -162,7 +163,7 @@ describe('POST /planning/shifts/publish', () => {
     const key = randomUUID();
     const res = await send(api, 'POST', '/planning/shifts/publish', body, { idempotencyKey: key });
     expect(res.status).toBe(200);
-    expect(res.body.publishedShiftIds.sort()).toEqual([drafts[1].id, drafts[2].id].sort());
+    expect([...res.body.publishedShiftIds].sort()).toEqual([drafts[1].id, drafts[2].id].sort());
     expect(res.body.rejected).toEqual([{ shiftId: drafts[0].id, code: 'SHIFT_OVERLAP', detail: expect.any(String), overlappingShiftIds: [blocker.id] }]);
     expect((await read(api, `/planning/shifts/${outside.id}`)).body.state).toBe('DRAFT');
     const replay = await send(api, 'POST', '/planning/shifts/publish', body, { idempotencyKey: key });
@@ -216,5 +217,11 @@ describe('planned vs actual', () => {
     const voided = await send(api, 'POST', `/timesheets/${entry.body.id}/void`, { reason: 'Wrong day' }, { ifMatch: entry.headers.get('etag')! });
     expect(voided.status).toBe(200);
     expect((await read(api, withQuery('/planning/shifts', { employeeId: emp }))).body.items[0]).toMatchObject({ actualMinutes: 0, varianceMinutes: -450 });
+  });
+
+  it('the demo week shows planned vs actual at once', async () => {
+    expect((await read(api, `/planning/shifts/${PLANNING_IDS.shifts[2]}`)).body).toMatchObject({ state: 'PUBLISHED', plannedMinutes: 450, actualMinutes: 510, varianceMinutes: 60 });
+    expect((await read(api, `/planning/shifts/${PLANNING_IDS.shifts[7]}`)).body).toMatchObject({ actualIncomplete: true });
+    expect((await read(api, `/planning/shifts/${PLANNING_IDS.shifts[0]}`)).body).toMatchObject({ actualMinutes: 0, varianceMinutes: -450 });
   });
 });
