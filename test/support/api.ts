@@ -147,13 +147,16 @@ export async function scanTable(db: Db): Promise<Record<string, any>[]> {
 /**
  * A digest of the table's entity state, to prove a request wrote nothing. An API key's last use
  * (`lastUsedAt`, `lastRoute`) is left out: the authorizer records it on any authenticated
- * request, including the refused ones, and it is telemetry, not an entity's state.
+ * request, including the refused ones, and it is telemetry, not an entity's state. Attributes
+ * are compared in name order: DynamoDB Local returns an item's attributes in another order once
+ * an update added one (the key's first recorded use), though nothing else changed.
  */
 export async function tableFingerprint(db: Db): Promise<string> {
+  const sorted = (item: Record<string, unknown>) => JSON.stringify(Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
   const items = (await scanTable(db)).map((item) => {
-    if (!String(item.PK).startsWith('KEY#')) return JSON.stringify(item);
+    if (!String(item.PK).startsWith('KEY#')) return sorted(item);
     const { lastUsedAt: _at, lastRoute: _route, ...rest } = item;
-    return JSON.stringify(rest);
+    return sorted(rest);
   });
   return createHash('sha256').update(JSON.stringify(items.sort())).digest('hex');
 }
