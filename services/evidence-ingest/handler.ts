@@ -6,25 +6,31 @@ import { AppError } from '../shared/errors';
 import { logger } from '../shared/logger';
 import { uuid } from '../shared/time';
 import { ingestEvidence, type IngestResult } from './ingest';
+import { ingestVisitConfirmation } from '../planning/public';
 
 /**
  * Lambda entry of the internal evidence channel: invoked directly by the scan service with
- * `{ organizationId, events: [...] }`; no API routes to it. Each event is appended on its
- * own (its own transaction); a rejected event does not stop the others.
+ * `{ organizationId, events: [...], visitConfirmations: [...] }` (results in that order); no
+ * API routes to it. Each is appended on its own (its own transaction); a rejected one does
+ * not stop the others. Visit confirmations are planning's (planning/public.ts).
  */
-const batchSchema = z.object({ organizationId: uuid(), events: z.array(z.unknown()).min(1).max(100) }).strict();
+const batchSchema = z
+  .object({ organizationId: uuid(), events: z.array(z.unknown()).max(100).default([]), visitConfirmations: z.array(z.unknown()).max(100).default([]) })
+  .strict()
+  .refine((b) => b.events.length + b.visitConfirmations.length > 0, { message: 'Send at least one event or visit confirmation.' });
 
 export interface IngestBatchResult {
-  readonly results: readonly (IngestResult | { readonly error: { readonly code: string; readonly detail: string } })[];
+  readonly results: readonly (IngestResult | { readonly visitConfirmationId: string; readonly duplicate: boolean } | { readonly error: { readonly code: string; readonly detail: string } })[];
 }
 
 export const handler = async (event: unknown): Promise<IngestBatchResult> => {
   const batch = batchSchema.parse(event);
   const deps = { db: defaultDb(), now: () => new Date(), newId: randomUUID, seal: sealRestricted };
   const results = [];
-  for (const raw of batch.events) {
+  const items = [...batch.events.map((raw) => () => ingestEvidence(deps, batch.organizationId, raw)), ...batch.visitConfirmations.map((raw) => () => ingestVisitConfirmation(deps, batch.organizationId, raw))];
+  for (const ingest of items) {
     try {
-      results.push(await ingestEvidence(deps, batch.organizationId, raw));
+      results.push(await ingest());
     } catch (error) {
       if (!(error instanceof AppError) || error.code === 'INTERNAL_ERROR') throw error;
       logger.warn('Evidence rejected', { code: error.code, organizationId: batch.organizationId });
