@@ -102,6 +102,56 @@ export interface CallsPerOp {
   readonly extraCalls: number;
 }
 
+interface BenchOperation {
+  readonly run: () => Promise<Sent>;
+  readonly minimum: number;
+  readonly reason: string;
+  /** Samples of this operation. @default the phase's repeat */
+  readonly repeat?: number;
+}
+
+/**
+ * Planning: one employee's published shifts of a month (with planned vs actual), and a bulk
+ * publish of 200 drafts (10 employees x 20 days; only the publish is metered).
+ */
+async function planningOperations(app: InProcess): Promise<Record<string, BenchOperation>> {
+  const { demo } = app;
+  const admin = demo.keys.admin;
+  const shift = (employeeId: string, day: number) => {
+    const date = new Date(Date.UTC(2045, 0, 1) + day * 86_400_000).toISOString().slice(0, 10);
+    return { employeeId, locationId: demo.locations[0], startsAt: `${date}T08:00:00Z`, endsAt: `${date}T16:00:00Z`, breakMinutes: 30 };
+  };
+  const monthly = await newEmployee(app.db, demo.organizationId);
+  for (let d = 0; d < 31; d += 1) {
+    const s = await send('POST', `${app.orgUrl}/planning/shifts`, admin, shift(monthly, d), { 'Idempotency-Key': randomUUID() });
+    if (s.status !== 201) throw new Error(`POST /planning/shifts answered ${s.status}`);
+  }
+  await send('POST', `${app.orgUrl}/planning/shifts/publish`, admin, { from: '2045-01-01T00:00:00Z', to: '2045-02-01T00:00:00Z', employeeId: monthly }, { 'Idempotency-Key': randomUUID() });
+  let round = 0;
+  return {
+    'GET /planning/shifts (one employee, one month, 31 shifts)': {
+      run: () => send('GET', `${app.orgUrl}/planning/shifts?employeeId=${monthly}&from=2045-01-01T00:00:00Z&to=2045-02-01T00:00:00Z&limit=50`, admin),
+      minimum: 2,
+      reason: 'one Query of GSI2 for the page, one read of the employee\'s time entries over the month for planned vs actual (the design: TE_STATS GetItem + the two list Queries)',
+    },
+    'POST /planning/shifts/publish (200 drafts, 10 employees)': {
+      repeat: 1,
+      run: async () => {
+        const employees = await Promise.all(Array.from({ length: 10 }, () => newEmployee(app.db, demo.organizationId)));
+        const base = 100 + 40 * round++;
+        for (const e of employees) for (let d = 0; d < 20; d += 1) await send('POST', `${app.orgUrl}/planning/shifts`, admin, shift(e, base + d), { 'Idempotency-Key': randomUUID() });
+        const from = new Date(Date.UTC(2045, 0, 1) + base * 86_400_000).toISOString();
+        const to = new Date(Date.UTC(2045, 0, 1) + (base + 20) * 86_400_000).toISOString();
+        const measured = await app.meter.during(() => send('POST', `${app.orgUrl}/planning/shifts/publish`, admin, { from, to }, { 'Idempotency-Key': randomUUID() }));
+        if (measured.result.body?.publishedShiftIds?.length !== 200) throw new Error(`bulk publish published ${measured.result.body?.publishedShiftIds?.length}`);
+        return { ...measured.result, calls: measured.calls };
+      },
+      minimum: 201,
+      reason: 'one transaction per shift (atomic per shift) plus the drafts Query; the design spends 4 calls a shift (GetItem shift, GetItem guard, plan Query, TransactWriteItems) + idempotency',
+    },
+  };
+}
+
 export async function measureCallsPerOp(app: InProcess, repeat = 5): Promise<Record<string, CallsPerOp>> {
   const { demo } = app;
   const admin = demo.keys.admin;
@@ -116,7 +166,7 @@ export async function measureCallsPerOp(app: InProcess, repeat = 5): Promise<Rec
   const entryId = sample.body.id as string;
   const scimUser = encodeURIComponent('userName eq "ada.lindqvist@acme.example"');
 
-  const operations: Record<string, { run: () => Promise<Sent>; minimum: number; reason: string }> = {
+  const operations: Record<string, BenchOperation> = {
     'GET /timesheets (organization, limit 50)': {
       run: () => send('GET', `${app.orgUrl}/timesheets?limit=50`, admin),
       minimum: 1,
@@ -167,10 +217,12 @@ export async function measureCallsPerOp(app: InProcess, repeat = 5): Promise<Rec
     },
   };
 
+  Object.assign(operations, await planningOperations(app));
+
   const out: Record<string, CallsPerOp> = {};
   for (const [name, op] of Object.entries(operations)) {
     const samples: Call[][] = [];
-    for (let i = 0; i < repeat; i += 1) {
+    for (let i = 0; i < (op.repeat ?? repeat); i += 1) {
       const measured = await app.meter.during(op.run);
       const r = measured.result as Sent & { calls?: Call[] };
       if (r.status >= 400) throw new Error(`${name} answered ${r.status}: ${JSON.stringify(r.body)}`);

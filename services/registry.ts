@@ -6,7 +6,9 @@ import { materialsArea } from './materials/area';
 import { organizationArea } from './organization/area';
 import { scimArea } from './scim/area';
 import { reportsArea } from './reports/area';
+import { planningArea } from './planning/area';
 import { type AreaDefinition, type FunctionDefinition } from './shared/area';
+import { tasksArea } from './tasks/area';
 import { timesheetsArea } from './timesheets/area';
 import { workEventsArea } from './work-events/area';
 
@@ -28,6 +30,8 @@ const WRITING_AREAS: readonly AreaDefinition[] = [
   reportsArea,
   materialsArea,
   documentsArea,
+  tasksArea,
+  planningArea,
 ];
 
 export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTypes));

@@ -8,11 +8,13 @@ import { logger } from '../shared/logger';
 import { duplicateOf, EventAlreadyIngestedError, ingestScan, type IngestResult } from './domain';
 import { batchSchema, evidenceSchema } from './schemas';
 import { evidencePorts, evidenceStore } from './store';
+import { ingestVisitConfirmation } from '../planning/public';
 
 /**
  * Lambda entry of the internal evidence channel: invoked directly by the scan service with
- * `{ organizationId, events: [...] }`; no API routes to it. Each event is appended on its
- * own (its own transaction); a rejected event does not stop the others.
+ * `{ organizationId, events: [...], visitConfirmations: [...] }` (results in that order); no
+ * API routes to it. Each is appended on its own (its own transaction); a rejected one does
+ * not stop the others. Visit confirmations are planning's (planning/public.ts).
  */
 
 export interface IngestDeps {
@@ -41,16 +43,17 @@ export async function ingestEvidence(deps: IngestDeps, organizationId: string, r
 }
 
 export interface IngestBatchResult {
-  readonly results: readonly (IngestResult | { readonly error: { readonly code: string; readonly detail: string } })[];
+  readonly results: readonly (IngestResult | { readonly visitConfirmationId: string; readonly duplicate: boolean } | { readonly error: { readonly code: string; readonly detail: string } })[];
 }
 
 export const handler = async (event: unknown): Promise<IngestBatchResult> => {
   const batch = batchSchema.parse(event);
   const deps: IngestDeps = { db: defaultDb(), now: () => new Date(), newId: randomUUID, seal: sealRestricted };
   const results = [];
-  for (const raw of batch.events) {
+  const items = [...batch.events.map((raw) => () => ingestEvidence(deps, batch.organizationId, raw)), ...batch.visitConfirmations.map((raw) => () => ingestVisitConfirmation(deps, batch.organizationId, raw))];
+  for (const ingest of items) {
     try {
-      results.push(await ingestEvidence(deps, batch.organizationId, raw));
+      results.push(await ingest());
     } catch (error) {
       if (!(error instanceof AppError) || error.code === 'INTERNAL_ERROR') throw error;
       logger.warn('Evidence rejected', { code: error.code, organizationId: batch.organizationId });

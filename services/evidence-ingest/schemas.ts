@@ -31,4 +31,8 @@ export type EvidenceInput = z.input<typeof evidenceSchema>;
 export type Evidence = z.output<typeof evidenceSchema>;
 
 /** One invocation: each event is validated on its own, so one bad event does not stop the others. */
-export const batchSchema = z.object({ organizationId: uuid(), events: z.array(z.unknown()).min(1).max(100) }).strict();
+/** One delivery of the scan service: scan events and visit confirmations (planning's), each ingested on its own. */
+export const batchSchema = z
+  .object({ organizationId: uuid(), events: z.array(z.unknown()).max(100).default([]), visitConfirmations: z.array(z.unknown()).max(100).default([]) })
+  .strict()
+  .refine((b) => b.events.length + b.visitConfirmations.length > 0, { message: 'Send at least one event or visit confirmation.' });

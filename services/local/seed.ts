@@ -11,6 +11,7 @@ import { hashSecret, KEY_PREFIX, type IssuedApiKey } from '../shared/auth/api-ke
 import type { ApiEnvironment } from '../shared/config';
 import type { Db } from '../shared/ddb/client';
 import { commit } from '../shared/ddb/transaction';
+import { seedPlanning } from './seed-planning';
 
 /**
  * The demo seed: two organizations with employees, locations, keys (and, through the
@@ -103,6 +104,7 @@ export async function seedDemo(db: Db, seedSecret: string, now = new Date()): Pr
     live: await key('live', DEMO_IDS.organization, SCOPES, 'LIVE'),
   };
   await seedScans(db, now);
+  await seedPlanning(db, { organizationId: DEMO_IDS.organization, otherOrganizationId: DEMO_IDS.otherOrganization, employees: DEMO_IDS.employees, locations: DEMO_IDS.locations, otherEmployee: DEMO_IDS.otherEmployees[0], otherLocation: DEMO_IDS.otherLocations[0] }, now);
 
   return {
     organizationId: DEMO_IDS.organization,

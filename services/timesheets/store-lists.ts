@@ -1,6 +1,6 @@
 import type { Db } from '../shared/ddb/client';
 import { batchGet, collect, collectAll, positionRange } from '../shared/ddb/read';
-import { entryFromItem, entryKeys, timelineFromItem, type EntryState, type TimeEntry } from './model';
+import { entryFromItem, entryKeys, statsMaxDurationMs, timelineFromItem, type EntryState, type TimeEntry } from './model';
 
 /**
  * The list and range reads of time entries: pages of the organization's or an employee's
@@ -102,4 +102,15 @@ export async function entriesOfEmployeeStartingIn(db: Db, org: string, employeeI
     for (const item of items) if (item) entries.push(entryFromItem(item));
   }
   return entries.filter((e) => e.startedAt >= from && e.startedAt < to);
+}
+
+/**
+ * The effective (not VOIDED) entries of one employee that overlap [from, to), OPEN ones
+ * included: what planning compares shifts with. The organization's longest interval bounds
+ * the window (one GetItem), then the same two bounded Queries as a list.
+ */
+export async function effectiveEntriesOverlapping(db: Db, org: string, employeeId: string, from: string, to: string): Promise<TimeEntry[]> {
+  const [stats] = await batchGet(db, [entryKeys.stats(org)], false);
+  const { items } = await listEntries(db, { organizationId: org, employeeId, from, to }, 1000, statsMaxDurationMs(stats));
+  return items.filter((e) => e.state !== 'VOIDED');
 }

@@ -1,5 +1,6 @@
 import { issueApiKey } from '../../services/api-keys/issue';
 import { DEMO_IDS } from '../../services/local/seed';
+import { PLANNING_IDS } from '../../services/local/seed-planning';
 import { SCOPES, type RouteSpec } from '../../services/routes';
 import { call, scanTable, startApi, tableFingerprint, type ApiFixture, type ApiResponse } from '../support/api';
 import { errorShapeProblems, leaksIn, record } from './support';
@@ -43,6 +44,9 @@ beforeAll(async () => {
     materialId: '8b2c3d4e-5f6a-4b7c-9d8e-9f0a1b2c3d4e',
     resourceTypeId: 'User',
     schemaId: 'urn:ietf:params:scim:schemas:core:2.0:User',
+    shiftId: PLANNING_IDS.otherShift,
+    taskId: PLANNING_IDS.otherTask,
+    visitConfirmationId: PLANNING_IDS.otherVisit,
   };
   // One key per route's scope set: every scope of the catalogue except the route's own.
   for (const route of ROUTES) {
@@ -76,6 +80,9 @@ const ownIds = (): Record<string, string> => ({
   materialId: '8b2c3d4e-5f6a-4b7c-9d8e-9f0a1b2c3d4e',
   resourceTypeId: 'User',
   schemaId: 'urn:ietf:params:scim:schemas:core:2.0:User',
+  shiftId: PLANNING_IDS.shifts[0],
+  taskId: PLANNING_IDS.tasks[0],
+  visitConfirmationId: PLANNING_IDS.visits[0],
 });
 
 /** A body the route would accept from an authorized caller, so that only authorization decides. */

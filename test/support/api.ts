@@ -144,11 +144,6 @@ export async function scanTable(db: Db): Promise<Record<string, any>[]> {
   return items;
 }
 
-/**
- * A digest of the table's entity state, to prove a request wrote nothing. An API key's last use
- * (`lastUsedAt`, `lastRoute`) is left out: the authorizer records it on any authenticated
- * request, including the refused ones, and it is telemetry, not an entity's state.
- */
 /** JSON with object keys sorted at every level: DynamoDB does not keep attribute order across updates. */
 function canonicalJson(value: unknown): string {
   const sortKeys = (v: unknown): unknown =>
@@ -156,6 +151,13 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));
 }
 
+/**
+ * A digest of the table's entity state, to prove a request wrote nothing. An API key's last use
+ * (`lastUsedAt`, `lastRoute`) is left out: the authorizer records it on any authenticated
+ * request, including the refused ones, and it is telemetry, not an entity's state. Attributes
+ * are compared in name order: DynamoDB Local returns an item's attributes in another order once
+ * an update added one (the key's first recorded use), though nothing else changed.
+ */
 export async function tableFingerprint(db: Db): Promise<string> {
   const items = (await scanTable(db)).map((item) => {
     if (!String(item.PK).startsWith('KEY#')) return canonicalJson(item);

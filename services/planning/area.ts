@@ -1,0 +1,123 @@
+import { defineArea } from '../shared/area';
+import { READ_WRITE } from '../shared/permissions';
+import { pageSchema } from '../shared/schemas/fields';
+import { bulkPublishBody, bulkPublishResponseSchema, cancelShiftBody, createShiftBody, publishShiftBody, shiftListQuery, shiftResponseSchema, updateShiftBody, visitListQuery, visitResponseSchema } from './schemas';
+
+const shiftList = pageSchema(shiftResponseSchema);
+const visitList = pageSchema(visitResponseSchema);
+
+const ACTUAL = "Every shift carries `plannedMinutes`, `actualMinutes` (the employee's effective time entries that overlap it) and `varianceMinutes`.";
+
+/** Planning and field work: shifts (draft, publish, cancel) and the read-only visit confirmations. */
+export const planningArea = defineArea({
+  name: 'planning',
+  api: 'public',
+  description: 'Shifts (planned work, published without overlaps) with planned vs actual minutes, and read-only visit confirmations.',
+  // Shifts, the employees' plan guards, audit and idempotency records in one transaction per shift.
+  permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
+  auditEntityTypes: ['shift'],
+  schemas: { Shift: shiftResponseSchema, ShiftList: shiftList, ShiftPublishResult: bulkPublishResponseSchema, VisitConfirmation: visitResponseSchema, VisitConfirmationList: visitList },
+  routes: {
+    listShifts: {
+      method: 'GET',
+      path: '/planning/shifts',
+      scopes: ['planning:read'],
+      summary: 'List shifts',
+      description: `Shifts overlapping [from, to) (a shift that starts before \`from\` and ends after it is included), optionally of one employee, one location or one state, by startsAt then id. ${ACTUAL}`,
+      query: shiftListQuery,
+      success: { status: 200, description: 'A page of shifts.', schema: shiftList },
+      problems: [],
+    },
+    createShift: {
+      method: 'POST',
+      path: '/planning/shifts',
+      scopes: ['planning:write'],
+      summary: 'Plan a shift',
+      description:
+        'Creates a DRAFT shift of an employee (or an open shift without one) at a location, at most 24 hours long. Employee, location and tasks must be of this organization, active, and the tasks of that location (422 at the field); checked again in the transaction.',
+      body: createShiftBody,
+      idempotencyKey: 'required',
+      success: { status: 201, description: 'The DRAFT shift.', schema: shiftResponseSchema, headers: ['ETag', 'Location'] },
+      problems: [],
+    },
+    publishShifts: {
+      method: 'POST',
+      path: '/planning/shifts/publish',
+      scopes: ['planning:write'],
+      summary: 'Publish the draft shifts of a range',
+      description:
+        'Publishes every DRAFT shift starting in [from, to), optionally of one employee or location (at most 200; more is 422). Atomic per shift: a shift that would overlap another published shift of its employee is not published and is listed in `rejected` with `SHIFT_OVERLAP` (a bulk publish never overrides); the others are published. Repeating it publishes nothing twice.',
+      body: bulkPublishBody,
+      idempotencyKey: 'required',
+      success: { status: 200, description: 'What was published and what was not.', schema: bulkPublishResponseSchema, headers: ['Idempotency-Replayed'] },
+      problems: [],
+    },
+    getShift: {
+      method: 'GET',
+      path: '/planning/shifts/{shiftId}',
+      scopes: ['planning:read'],
+      summary: 'Get one shift',
+      description: `One shift with its ETag. ${ACTUAL}`,
+      success: { status: 200, description: 'The shift.', schema: shiftResponseSchema, headers: ['ETag'] },
+      problems: [],
+    },
+    updateShift: {
+      method: 'PATCH',
+      path: '/planning/shifts/{shiftId}',
+      scopes: ['planning:write'],
+      summary: 'Change a shift',
+      description:
+        'Changes a DRAFT or PUBLISHED shift (partial; a change to the current values changes nothing). A PUBLISHED shift stays published and must not come to overlap another published shift of its employee (409 SHIFT_OVERLAP unless `overlapOverride` with `overlapReason`). A CANCELLED shift is final.',
+      body: updateShiftBody,
+      ifMatch: 'required',
+      idempotencyKey: 'optional',
+      success: { status: 200, description: 'The shift after the change.', schema: shiftResponseSchema, headers: ['ETag'] },
+      problems: ['SHIFT_OVERLAP', 'SHIFT_CANCELLED'],
+    },
+    publishShift: {
+      method: 'POST',
+      path: '/planning/shifts/{shiftId}/publish',
+      scopes: ['planning:write'],
+      summary: 'Publish a shift',
+      description:
+        'DRAFT -> PUBLISHED. Two published shifts of one employee never overlap (checked atomically: of two publishes that would overlap exactly one succeeds); `overlapOverride: true` with `overlapReason` publishes anyway and is audited with the overlapped shifts. The body may be absent.',
+      body: publishShiftBody,
+      bodyOptional: true,
+      ifMatch: 'required',
+      idempotencyKey: 'required',
+      success: { status: 200, description: 'The PUBLISHED shift.', schema: shiftResponseSchema, headers: ['ETag', 'Idempotency-Replayed'] },
+      problems: ['SHIFT_OVERLAP', 'SHIFT_PUBLISHED', 'SHIFT_CANCELLED'],
+    },
+    cancelShift: {
+      method: 'POST',
+      path: '/planning/shifts/{shiftId}/cancel',
+      scopes: ['planning:write'],
+      summary: 'Cancel a shift',
+      description: 'DRAFT or PUBLISHED -> CANCELLED, with a reason. The shift stays readable; a cancelled shift is final.',
+      body: cancelShiftBody,
+      ifMatch: 'required',
+      idempotencyKey: 'required',
+      success: { status: 200, description: 'The CANCELLED shift.', schema: shiftResponseSchema, headers: ['ETag', 'Idempotency-Replayed'] },
+      problems: ['SHIFT_CANCELLED'],
+    },
+    listVisitConfirmations: {
+      method: 'GET',
+      path: '/visit-confirmations',
+      scopes: ['work_events:read'],
+      summary: 'List visit confirmations',
+      description: 'Proofs that a visit happened (confirmed by a customer contact or a location tag), by confirmedAt then id, optionally of one location or employee, or one verification state, within [from, to). Read-only: written by the evidence channel.',
+      query: visitListQuery,
+      success: { status: 200, description: 'A page of visit confirmations.', schema: visitList },
+      problems: [],
+    },
+    getVisitConfirmation: {
+      method: 'GET',
+      path: '/visit-confirmations/{visitConfirmationId}',
+      scopes: ['work_events:read'],
+      summary: 'Get one visit confirmation',
+      description: 'One visit confirmation. Signatures, device ids, positions and secrets are never returned.',
+      success: { status: 200, description: 'The visit confirmation.', schema: visitResponseSchema },
+      problems: [],
+    },
+  },
+});

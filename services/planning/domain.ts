@@ -1,0 +1,305 @@
+import { auditEntry, type AuditEntry } from '../audit/model';
+import type { Actor } from '../shared/domain/actor';
+import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
+import { assertMove, assertNotCancelled, overlappingShifts, resolveShiftOverlap, shiftIntervalErrors, shiftSnapshot, type OverlapDecision, type ShiftInterval } from './domain-rules';
+import type { PlanGuard, PlannedShift, Shift } from './model';
+
+export * from './domain-rules';
+export type { PlanGuard, PlannedShift, Shift, ShiftState, VisitConfirmation } from './model';
+
+/**
+ * The use cases of shifts (create, change, publish one or a range, cancel) on the
+ * PlanningStore port; the pure rules are in domain-rules.ts, the DynamoDB adapter is
+ * store.ts. Two PUBLISHED shifts of one employee never overlap unless a publish overrides it
+ * with a reason: every write that adds to or moves an employee's published shifts also writes
+ * the employee's plan guard at the next version, so of two such writes decided on the same
+ * plan exactly one commits and the other runs again from its reads (and sees the first).
+ */
+
+/** The references of a shift as read together: existence, archive state and the location of each task. */
+export interface ShiftReferences {
+  readonly employeeExists: boolean;
+  readonly location?: { readonly archived: boolean };
+  readonly tasks: ReadonlyMap<string, { readonly locationId: string; readonly archived: boolean }>;
+}
+
+export interface ShiftChange {
+  readonly before?: Shift;
+  readonly after: Shift;
+  /** The guards read for the employees whose published shifts this change adds, moves or removes. */
+  readonly guards: readonly PlanGuard[];
+  /** References that must still exist (and tasks still be active) when the change commits. */
+  readonly requires: { readonly employeeId?: string; readonly locationId?: string; readonly taskIds: readonly string[] };
+  readonly audit: AuditEntry;
+}
+
+export interface RangeFilter {
+  readonly from: string;
+  readonly to: string;
+  readonly employeeId?: string;
+  readonly locationId?: string;
+}
+
+export interface PlanningStore {
+  getShift(organizationId: string, id: string): Promise<Shift | undefined>;
+  readReferences(organizationId: string, refs: { readonly employeeId?: string | null; readonly locationId?: string; readonly taskIds?: readonly string[] }): Promise<ShiftReferences>;
+  readGuard(organizationId: string, employeeId: string): Promise<PlanGuard>;
+  /** The employee's PUBLISHED shifts that may overlap the interval (consistent read of the plan). */
+  publishedNear(guard: PlanGuard, interval: ShiftInterval): Promise<PlannedShift[]>;
+  /** DRAFT shifts starting in [from, to), by start; at most `max`. */
+  draftsStartingIn(organizationId: string, filter: RangeFilter, max: number): Promise<Shift[]>;
+  saveShift(change: ShiftChange): void;
+}
+
+export interface PlanningPorts {
+  readonly store: PlanningStore;
+  readonly now: () => Date;
+  readonly newId: () => string;
+  /** Runs `work` in a unit of work of its own, committed on return (a bulk publish commits per shift). */
+  readonly separately: <T>(work: (ports: PlanningPorts) => Promise<T>) => Promise<T>;
+}
+
+export const shiftEtag = (s: Shift): string => entityEtag('shift', s.id, s.version);
+
+/** At most this many shifts are published by one bulk publish. */
+export const BULK_PUBLISH_MAX = 200;
+
+export interface ShiftInput {
+  readonly employeeId?: string | null;
+  readonly locationId: string;
+  readonly startsAt: string;
+  readonly endsAt: string;
+  readonly breakMinutes?: number;
+  readonly taskIds?: readonly string[];
+  readonly notes?: string | null;
+}
+
+export type ShiftPatch = Partial<ShiftInput> & OverlapDecision;
+
+async function existingShift(ports: PlanningPorts, org: string, id: string): Promise<Shift> {
+  const shift = await ports.store.getShift(org, id);
+  if (!shift) throw new NotFoundError(`Shift ${id}`);
+  return shift;
+}
+
+/** 422 at the field for a reference that is not of this organization, archived, or (tasks) of another location. */
+async function checkReferences(ports: PlanningPorts, org: string, shift: Pick<Shift, 'employeeId' | 'locationId' | 'taskIds'>, which: { employee: boolean; location: boolean; tasks: boolean }): Promise<void> {
+  const refs = await ports.store.readReferences(org, {
+    employeeId: which.employee ? shift.employeeId : undefined,
+    locationId: which.location ? shift.locationId : undefined,
+    taskIds: which.tasks ? shift.taskIds : undefined,
+  });
+  const errors: FieldError[] = [];
+  if (which.employee && shift.employeeId && !refs.employeeExists) errors.push({ pointer: '/employeeId', detail: `Employee ${shift.employeeId} does not exist in this organization.` });
+  if (which.location && !refs.location) errors.push({ pointer: '/locationId', detail: `Location ${shift.locationId} does not exist in this organization.` });
+  else if (which.location && refs.location?.archived) errors.push({ pointer: '/locationId', detail: `Location ${shift.locationId} is archived.` });
+  if (which.tasks) {
+    shift.taskIds.forEach((id, i) => {
+      const task = refs.tasks.get(id);
+      if (!task || task.locationId !== shift.locationId) errors.push({ pointer: `/taskIds/${i}`, detail: `Task ${id} is not a task of location ${shift.locationId}.` });
+      else if (task.archived) errors.push({ pointer: `/taskIds/${i}`, detail: `Task ${id} is archived.` });
+    });
+  }
+  if (errors.length > 0) throw new ValidationError(errors);
+}
+
+const audit = (ports: PlanningPorts, actor: Actor, at: string, action: string, before: Shift | undefined, after: Shift, extra: { reason?: string; overriddenIds?: readonly string[]; overlapReason?: string; changed?: string[] } = {}): AuditEntry =>
+  auditEntry({
+    id: ports.newId(),
+    actor,
+    occurredAt: at,
+    action,
+    entity: { type: 'shift', id: after.id },
+    references: { locationId: after.locationId, ...(after.employeeId ? { employeeId: after.employeeId } : {}) },
+    reason: extra.reason,
+    before: before ? shiftSnapshot(before) : undefined,
+    after: shiftSnapshot(after),
+    changedAttributes: extra.changed,
+    overlap: extra.overriddenIds && extra.overriddenIds.length > 0 ? { override: true, reason: extra.overlapReason ?? '', overlappedEntryIds: [...extra.overriddenIds] } : undefined,
+  });
+
+/**
+ * Creates a DRAFT shift (drafts never collide: only published shifts must not overlap).
+ * 1. Interval: end after start, at most 24 hours, break shorter than the shift (422).
+ * 2. Employee (if any), location and tasks in one read: of this organization, active, tasks
+ *    of the shift's location (422 at the field).
+ * 3. Stage version 1 with the existence checks and the audit entry (allowlisted snapshot).
+ */
+export async function createShift(ports: PlanningPorts, actor: Actor, input: ShiftInput): Promise<Shift> {
+  const org = actor.principal.organizationId;
+  const breakMinutes = input.breakMinutes ?? 0;
+  const errors = shiftIntervalErrors(input.startsAt, input.endsAt, breakMinutes);
+  if (errors.length > 0) throw new ValidationError(errors);
+  const now = ports.now().toISOString();
+  const shift: Shift = {
+    id: ports.newId(),
+    organizationId: org,
+    employeeId: input.employeeId ?? null,
+    locationId: input.locationId,
+    startsAt: input.startsAt,
+    endsAt: input.endsAt,
+    breakMinutes,
+    taskIds: [...(input.taskIds ?? [])],
+    notes: input.notes ?? null,
+    state: 'DRAFT',
+    publishedAt: null,
+    cancelledAt: null,
+    cancelReason: null,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await checkReferences(ports, org, shift, { employee: true, location: true, tasks: true });
+  ports.store.saveShift({ after: shift, guards: [], requires: { employeeId: shift.employeeId ?? undefined, locationId: shift.locationId, taskIds: shift.taskIds }, audit: audit(ports, actor, now, 'shift.created', undefined, shift) });
+  return shift;
+}
+
+const ATTRIBUTES = ['employeeId', 'locationId', 'startsAt', 'endsAt', 'breakMinutes', 'taskIds', 'notes'] as const;
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The overlap check of a shift that will be PUBLISHED after a write: the plan guards of every
+ * employee whose published shifts change (the shift's employee before and after), and a 409
+ * unless the shift overlaps nothing or the write overrides with a reason.
+ */
+async function planChange(ports: PlanningPorts, org: string, before: Shift | undefined, after: Shift, decision: OverlapDecision): Promise<{ guards: PlanGuard[]; overriddenIds: readonly string[] }> {
+  const employees = new Set<string>();
+  if (before?.state === 'PUBLISHED' && before.employeeId) employees.add(before.employeeId);
+  if (after.state === 'PUBLISHED' && after.employeeId) employees.add(after.employeeId);
+  const guards = await Promise.all([...employees].map((e) => ports.store.readGuard(org, e)));
+  if (after.state !== 'PUBLISHED' || !after.employeeId) return { guards, overriddenIds: [] };
+  const guard = guards.find((g) => g.employeeId === after.employeeId)!;
+  const planned = await ports.store.publishedNear(guard, after);
+  return { guards, ...resolveShiftOverlap(overlappingShifts(after, planned), decision) };
+}
+
+/**
+ * Changes a DRAFT or PUBLISHED shift (partial).
+ * 1. Read (404); CANCELLED is final (409); If-Match must be its ETag (412).
+ * 2. The new interval (422), and the references that changed (422 at the field).
+ * 3. Nothing changed: answer it as it is (same ETag).
+ * 4. A PUBLISHED shift stays published: its employee's plan is checked for overlaps (409
+ *    SHIFT_OVERLAP unless overridden with a reason) and moved with it.
+ * 5. Stage the next version at the version read, with the guards and the audit entry.
+ */
+export async function updateShift(ports: PlanningPorts, actor: Actor, id: string, ifMatch: string, patch: ShiftPatch): Promise<Shift> {
+  const org = actor.principal.organizationId;
+  const current = await existingShift(ports, org, id);
+  assertNotCancelled(current);
+  assertEtag(ifMatch, shiftEtag(current));
+  const candidate: Shift = {
+    ...current,
+    employeeId: patch.employeeId === undefined ? current.employeeId : patch.employeeId,
+    locationId: patch.locationId ?? current.locationId,
+    startsAt: patch.startsAt ?? current.startsAt,
+    endsAt: patch.endsAt ?? current.endsAt,
+    breakMinutes: patch.breakMinutes ?? current.breakMinutes,
+    taskIds: patch.taskIds ? [...patch.taskIds] : current.taskIds,
+    notes: patch.notes === undefined ? current.notes : patch.notes,
+  };
+  const errors = shiftIntervalErrors(candidate.startsAt, candidate.endsAt, candidate.breakMinutes);
+  if (errors.length > 0) throw new ValidationError(errors);
+  const changed = ATTRIBUTES.filter((a) => !same(candidate[a], current[a]));
+  if (changed.length === 0) return current;
+  const employee = changed.includes('employeeId');
+  const location = changed.includes('locationId');
+  const tasks = changed.includes('taskIds') || location;
+  await checkReferences(ports, org, candidate, { employee, location, tasks });
+  const now = ports.now().toISOString();
+  const next: Shift = { ...candidate, version: current.version + 1, updatedAt: now };
+  const { guards, overriddenIds } = await planChange(ports, org, current, next, patch);
+  ports.store.saveShift({
+    before: current,
+    after: next,
+    guards,
+    requires: { employeeId: employee && next.employeeId ? next.employeeId : undefined, locationId: location ? next.locationId : undefined, taskIds: tasks ? next.taskIds : [] },
+    audit: audit(ports, actor, now, 'shift.updated', current, next, { changed: [...changed], overriddenIds, overlapReason: patch.overlapReason }),
+  });
+  return next;
+}
+
+/**
+ * Publishes a DRAFT shift.
+ * 1. Read (404); only a DRAFT can be published (409 SHIFT_PUBLISHED / SHIFT_CANCELLED);
+ *    If-Match, when given, must be its ETag (412).
+ * 2. An assigned shift must not overlap another PUBLISHED shift of its employee: the plan is
+ *    read consistently with the guard's version (409 SHIFT_OVERLAP unless overridden with a
+ *    reason; the override and the overlapped shifts are audited).
+ * 3. Stage the PUBLISHED version, the plan item and the guard's next version: of two publishes
+ *    that would overlap, exactly one commits; the other runs again and answers 409.
+ */
+export async function publishShift(ports: PlanningPorts, actor: Actor, id: string, ifMatch: string | undefined, decision: OverlapDecision = {}): Promise<Shift> {
+  const org = actor.principal.organizationId;
+  const current = await existingShift(ports, org, id);
+  assertMove(current, 'PUBLISHED');
+  if (ifMatch !== undefined) assertEtag(ifMatch, shiftEtag(current));
+  const now = ports.now().toISOString();
+  const next: Shift = { ...current, state: 'PUBLISHED', publishedAt: now, version: current.version + 1, updatedAt: now };
+  const { guards, overriddenIds } = await planChange(ports, org, current, next, decision);
+  ports.store.saveShift({
+    before: current,
+    after: next,
+    guards,
+    requires: { taskIds: [] },
+    audit: audit(ports, actor, now, 'shift.published', current, next, { overriddenIds, overlapReason: decision.overlapReason }),
+  });
+  return next;
+}
+
+/**
+ * Cancels a DRAFT or PUBLISHED shift with a reason; it stays readable, final.
+ * 1. Read (404); CANCELLED is final (409); If-Match must be its ETag (412).
+ * 2. Stage the CANCELLED version; a published one leaves its employee's plan (guard moves on).
+ */
+export async function cancelShift(ports: PlanningPorts, actor: Actor, id: string, ifMatch: string, reason: string): Promise<Shift> {
+  const org = actor.principal.organizationId;
+  const current = await existingShift(ports, org, id);
+  assertMove(current, 'CANCELLED');
+  assertEtag(ifMatch, shiftEtag(current));
+  const now = ports.now().toISOString();
+  const next: Shift = { ...current, state: 'CANCELLED', cancelledAt: now, cancelReason: reason, version: current.version + 1, updatedAt: now };
+  const { guards } = await planChange(ports, org, current, next, {});
+  ports.store.saveShift({ before: current, after: next, guards, requires: { taskIds: [] }, audit: audit(ports, actor, now, 'shift.cancelled', current, next, { reason }) });
+  return next;
+}
+
+export interface PublishRejection {
+  readonly shiftId: string;
+  readonly code: string;
+  readonly detail: string;
+  readonly overlappingShiftIds?: readonly string[];
+}
+
+export interface RangePublished {
+  readonly publishedShiftIds: readonly string[];
+  readonly rejected: readonly PublishRejection[];
+}
+
+/**
+ * Publishes the DRAFT shifts starting in [from, to), optionally of one employee or location.
+ * 1. Read the drafts by start; more than 200 is 422 (narrow the range).
+ * 2. Publish each in a transaction of its own (atomic per shift, as publishShift does): a
+ *    shift that would overlap, or that another request published or cancelled meanwhile, is
+ *    reported in `rejected` with its code and the others still publish. Never overrides.
+ * 3. Repeating the call publishes nothing twice: published shifts are no longer drafts.
+ */
+export async function publishRange(ports: PlanningPorts, actor: Actor, filter: RangeFilter): Promise<RangePublished> {
+  const drafts = await ports.store.draftsStartingIn(actor.principal.organizationId, filter, BULK_PUBLISH_MAX + 1);
+  if (drafts.length > BULK_PUBLISH_MAX) {
+    throw new ValidationError([{ pointer: '/to', detail: `More than ${BULK_PUBLISH_MAX} DRAFT shifts start in [from, to): narrow the range or filter by employee or location.` }]);
+  }
+  const publishedShiftIds: string[] = [];
+  const rejected: PublishRejection[] = [];
+  for (const draft of drafts) {
+    try {
+      await ports.separately((p) => publishShift(p, actor, draft.id, undefined));
+      publishedShiftIds.push(draft.id);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code === 'TRANSACTION_CONFLICT') throw error;
+      const ids = error.extensions.overlappingShiftIds as string[] | undefined;
+      rejected.push({ shiftId: draft.id, code: error.code, detail: error.message, ...(ids ? { overlappingShiftIds: ids } : {}) });
+    }
+  }
+  return { publishedShiftIds, rejected };
+}

@@ -1,0 +1,195 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { employeeExistsCheck, employeeKeys, EMPLOYEE_LABEL } from '../employees/public';
+import { locationExistsCheck, locationKeys, LOCATION_LABEL } from '../locations/public';
+import type { Db } from '../shared/ddb/client';
+import { movedOn, versionedPut } from '../shared/ddb/entity';
+import { batchGet, collect, collectAll, positionRange } from '../shared/ddb/read';
+import type { TxItem } from '../shared/ddb/transaction';
+import { inUnitOfWork, type UnitOfWork } from '../shared/ddb/unit-of-work';
+import { activeTaskCheck, getTasks, TASK_LABEL } from '../tasks/public';
+import { effectiveEntriesOverlapping } from '../timesheets/public';
+import type { PlanningPorts, PlanningStore, RangeFilter, ShiftChange, ShiftInterval, ShiftReferences, WorkedInterval } from './domain';
+import { guardFromItem, guardToItem, MAX_SHIFT_MS, plannedFromItem, plannedToItem, shiftFromItem, shiftKeys, shiftToItem, type PlanGuard, type PlannedShift, type Shift, type ShiftState } from './model';
+
+/**
+ * The DynamoDB adapter of shifts: the only place with their expressions and conditions (keys
+ * and item shapes: model.ts). A change is staged with its employee's plan (the PUBLISHED
+ * shifts, read consistently for overlap checks) and the plan guard's next version; a guard or
+ * shift version that moved is a concurrent change, and the use case runs again from its reads.
+ */
+
+export const SHIFT_LABEL = 'shift';
+const GUARD_LABEL = 'plan-guard';
+const PLANNED_LABEL = 'planned-shift';
+
+const iso = (ms: number) => new Date(Math.max(ms, 0)).toISOString();
+
+export async function getShift(db: Db, org: string, id: string): Promise<Shift | undefined> {
+  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: shiftKeys.shift(org, id), ConsistentRead: true }));
+  return out.Item ? shiftFromItem(out.Item) : undefined;
+}
+
+/** Employee and location in one BatchGetItem, tasks in another (existence and archive state only). */
+export async function readReferences(db: Db, org: string, refs: { employeeId?: string | null; locationId?: string; taskIds?: readonly string[] }): Promise<ShiftReferences> {
+  const keys = [...(refs.employeeId ? [employeeKeys.employee(org, refs.employeeId)] : []), ...(refs.locationId ? [locationKeys.location(org, refs.locationId)] : [])];
+  const [found, tasks] = await Promise.all([keys.length > 0 ? batchGet(db, keys) : Promise.resolve([]), refs.taskIds && refs.taskIds.length > 0 ? getTasks(db, org, refs.taskIds) : Promise.resolve(new Map())]);
+  const employee = refs.employeeId ? found[0] : undefined;
+  const location = refs.locationId ? found[refs.employeeId ? 1 : 0] : undefined;
+  return {
+    employeeExists: employee !== undefined,
+    ...(location ? { location: { archived: location.archived === true } } : {}),
+    tasks: new Map([...tasks.values()].map((t) => [t.id, { locationId: t.locationId, archived: t.archived }])),
+  };
+}
+
+export async function readGuard(db: Db, org: string, employeeId: string): Promise<PlanGuard> {
+  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: shiftKeys.guard(org, employeeId), ConsistentRead: true }));
+  return guardFromItem(org, employeeId, out.Item);
+}
+
+/** The employee's PUBLISHED shifts starting in [start - 24 h, end): every one that can overlap. One consistent Query. */
+export async function publishedNear(db: Db, guard: PlanGuard, interval: ShiftInterval): Promise<PlannedShift[]> {
+  const items = await collectAll(db, {
+    ConsistentRead: true,
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :hi',
+    ExpressionAttributeValues: { ':pk': shiftKeys.planPartition(guard.organizationId, guard.employeeId), ':lo': `SHIFT#${iso(Date.parse(interval.startsAt) - MAX_SHIFT_MS)}`, ':hi': `SHIFT#${interval.endsAt}` },
+  });
+  return items.map(plannedFromItem);
+}
+
+export interface ShiftFilter {
+  readonly organizationId: string;
+  readonly from?: string;
+  readonly to?: string;
+  readonly employeeId?: string;
+  readonly locationId?: string;
+  readonly state?: ShiftState;
+  /** Continue after this position (`<startsAt>#<id>`). */
+  readonly after?: string;
+}
+
+/**
+ * Shifts overlapping [from, to) by start, then id: one Query of GSI2 (an employee), GSI3 (a
+ * location) or GSI1 (the organization) over starts in [from - 24 h, to), filtered by end,
+ * state and the other reference. Never a Scan.
+ */
+export async function listShifts(db: Db, f: ShiftFilter, limit: number): Promise<{ items: Shift[]; hasMore: boolean }> {
+  const [index, pk] = f.employeeId
+    ? ['GSI2', shiftKeys.byEmployee(f.organizationId, f.employeeId)]
+    : f.locationId
+      ? ['GSI3', shiftKeys.byLocation(f.organizationId, f.locationId)]
+      : ['GSI1', shiftKeys.byOrganization(f.organizationId)];
+  const lo = [f.from ? iso(Date.parse(f.from) - MAX_SHIFT_MS) : undefined, f.after ? `${f.after}~` : undefined].filter((v): v is string => v !== undefined).sort().pop();
+  const range = positionRange(index, pk, lo, f.to);
+  if (!range) return { items: [], hasMore: false };
+  const filters: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ...range.values };
+  if (f.from) {
+    filters.push('endsAt > :from');
+    values[':from'] = f.from;
+  }
+  if (f.state) {
+    filters.push('#state = :state');
+    names['#state'] = 'state';
+    values[':state'] = f.state;
+  }
+  if (f.employeeId && f.locationId) {
+    filters.push('locationId = :location');
+    values[':location'] = f.locationId;
+  }
+  const { items } = await collect(
+    db,
+    {
+      IndexName: index,
+      KeyConditionExpression: range.key,
+      ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+      ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeValues: values,
+    },
+    limit + 1,
+  );
+  const shifts = items.map(shiftFromItem);
+  return { items: shifts.slice(0, limit), hasMore: shifts.length > limit };
+}
+
+/** DRAFT shifts starting in [from, to) (strongly consistent on the organization's shifts is not possible on a GSI: a draft created a moment ago may be missed and stays a draft). */
+export async function draftsStartingIn(db: Db, org: string, filter: RangeFilter, max: number): Promise<Shift[]> {
+  const [index, pk] = filter.employeeId ? ['GSI2', shiftKeys.byEmployee(org, filter.employeeId)] : filter.locationId ? ['GSI3', shiftKeys.byLocation(org, filter.locationId)] : ['GSI1', shiftKeys.byOrganization(org)];
+  const range = positionRange(index, pk, filter.from, filter.to)!;
+  const values: Record<string, unknown> = { ...range.values, ':draft': 'DRAFT' };
+  const filters = ['#state = :draft'];
+  if (filter.employeeId && filter.locationId) {
+    filters.push('locationId = :location');
+    values[':location'] = filter.locationId;
+  }
+  const { items } = await collect(db, { IndexName: index, KeyConditionExpression: range.key, FilterExpression: filters.join(' AND '), ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: values }, max);
+  return items.map(shiftFromItem);
+}
+
+/** The employee's effective time entries over [from, to): what planned vs actual reads (timesheets' port). */
+export const entriesOf = (db: Db, org: string, employeeId: string, from: string, to: string): Promise<WorkedInterval[]> => effectiveEntriesOverlapping(db, org, employeeId, from, to);
+
+/** The items that keep an employee's plan in step with a shift change: its PUBLISHED shifts and the guards. */
+function planItems(before: Shift | undefined, after: Shift, guards: readonly PlanGuard[]): TxItem[] {
+  const org = after.organizationId;
+  const wasPlanned = before?.state === 'PUBLISHED' && before.employeeId ? shiftKeys.planned(org, before.employeeId, before) : undefined;
+  const isPlanned = after.state === 'PUBLISHED' && after.employeeId ? shiftKeys.planned(org, after.employeeId, after) : undefined;
+  const items: TxItem[] = [];
+  if (isPlanned) items.push({ label: PLANNED_LABEL, op: { Put: { Item: plannedToItem(after as Shift & { employeeId: string }) } } });
+  if (wasPlanned && !(isPlanned && isPlanned.PK === wasPlanned.PK && isPlanned.SK === wasPlanned.SK)) items.push({ label: PLANNED_LABEL, op: { Delete: { Key: wasPlanned } } });
+  for (const g of guards) {
+    items.push({
+      label: GUARD_LABEL,
+      op: {
+        Put: {
+          Item: guardToItem({ ...g, version: g.version + 1 }),
+          ...(g.version === 0 ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'version = :read', ExpressionAttributeValues: { ':read': g.version } }),
+        },
+      },
+    });
+  }
+  return items;
+}
+
+/**
+ * Stages a shift change: the shift (new, or at the version read), its plan items and guards,
+ * the checks of the references it requires, and the audit entry. Any failed condition means
+ * something read moved on (a guard, the shift, a reference): the use case runs again and
+ * answers in the contract's terms then (409, 412, 422).
+ */
+export function saveShift(unit: UnitOfWork, change: ShiftChange): void {
+  const { before, after, requires } = change;
+  const org = after.organizationId;
+  unit.stage({
+    items: [
+      versionedPut(SHIFT_LABEL, shiftToItem(after), before),
+      ...planItems(before, after, change.guards),
+      ...(requires.employeeId ? [employeeExistsCheck(org, requires.employeeId)] : []),
+      ...(requires.locationId ? [locationExistsCheck(org, requires.locationId)] : []),
+      ...requires.taskIds.map((id) => activeTaskCheck(org, id)),
+    ],
+    audit: change.audit,
+    explain: movedOn(SHIFT_LABEL, GUARD_LABEL, EMPLOYEE_LABEL, LOCATION_LABEL, TASK_LABEL),
+  });
+}
+
+/** The planning store port on DynamoDB, staging writes in `unit`. */
+export const planningStore = (db: Db, unit: UnitOfWork): PlanningStore => ({
+  getShift: (org, id) => getShift(db, org, id),
+  readReferences: (org, refs) => readReferences(db, org, refs),
+  readGuard: (org, employeeId) => readGuard(db, org, employeeId),
+  publishedNear: (guard, interval) => publishedNear(db, guard, interval),
+  draftsStartingIn: (org, filter, max) => draftsStartingIn(db, org, filter, max),
+  saveShift: (change) => saveShift(unit, change),
+});
+
+/** The planning ports of one unit of work; `separately` opens a fresh one (a bulk publish commits per shift). */
+export function planningPorts(db: Db, unit: UnitOfWork, now: () => Date, newId: () => string): PlanningPorts {
+  return {
+    store: planningStore(db, unit),
+    now,
+    newId,
+    separately: (work) => inUnitOfWork(db, (own) => work(planningPorts(db, own, now, newId))),
+  };
+}

@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+import { putEmployee } from '../../services/employees/public';
+import { PLANNING_IDS } from '../../services/local/seed-planning';
+import { shiftResponseSchema } from '../../services/planning/schemas';
+import { call, countByType, expectParameters, expectPointers, expectProblem, startApi, walkPages, withQuery, type ApiFixture } from '../support/api';
+import { auditOf, ids, keyWith, read, send, sent } from './locations-fixture';
+
+/**
+ * Shifts through the local gateway: DRAFT -> PUBLISHED -> CANCELLED with 409 SHIFT_<STATE>,
+ * the no-overlap rule of published shifts (409 SHIFT_OVERLAP naming the shifts, override with
+ * a reason audited), bulk publish of a range, interval-overlap listing, planned vs actual
+ * from the employee's time entries, and another organization's ids never reaching data.
+ */
+let api: ApiFixture;
+let loc: string;
+
+beforeAll(async () => {
+  api = await startApi();
+  loc = api.demo.locations[0];
+});
+afterAll(() => api?.close());
+
+/** An employee of its own, so that no test sees another's shifts. */
+async function employee(organizationId = api.demo.organizationId): Promise<string> {
+  const id = randomUUID();
+  const at = new Date().toISOString();
+  await putEmployee(api.db, { id, organizationId, userName: `${id}@plan.example`, emails: [], active: true, createdAt: at, updatedAt: at, version: 1 });
+  return id;
+}
+
+/** `[startsAt, endsAt)` on day `day` after 2031-03-01. */
+const at = (day: number, from = '08:00', to = '16:00') => {
+  const date = new Date(Date.UTC(2031, 2, 1) + day * 86_400_000).toISOString().slice(0, 10);
+  return { startsAt: `${date}T${from}:00.000Z`, endsAt: `${date}T${to}:00.000Z` };
+};
+
+/** A write as the other organization's admin key sends it to its own organization. */
+const theirs = (method: string, path: string, body: unknown) =>
+  call(method, `${api.orgUrl(api.demo.otherOrganizationId)}${path}`, { token: api.demo.keys.otherOrganization, idempotencyKey: randomUUID(), body });
+
+const createShift = async (body: Record<string, unknown>) => (await sent(api, 'POST', '/planning/shifts', { locationId: loc, ...body })).body;
+const etag = (s: { id: string; version: number }) => `"shift:${s.id}:v${s.version}"`;
+const publish = (s: { id: string; version: number }, body?: unknown) => send(api, 'POST', `/planning/shifts/${s.id}/publish`, body, { ifMatch: etag(s) });
+
+describe('POST /planning/shifts', () => {
+  it('creates a DRAFT with 201, Location, ETag, planned minutes and the audit entry', async () => {
+    const emp = await employee();
+    const res = await sent(api, 'POST', '/planning/shifts', { employeeId: emp, locationId: loc, startsAt: '2031-03-01T08:00:00+01:00', endsAt: '2031-03-01T16:30:00+01:00', breakMinutes: 30, notes: 'Bring keys' });
+    expect(shiftResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
+    expect(res.body).toMatchObject({ employeeId: emp, locationId: loc, startsAt: '2031-03-01T07:00:00.000Z', endsAt: '2031-03-01T15:30:00.000Z', state: 'DRAFT', plannedMinutes: 480, actualMinutes: 0, varianceMinutes: -480, actualIncomplete: false, taskIds: [], version: 1 });
+    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/planning/shifts/${res.body.id}`);
+    expect(res.headers.get('etag')).toBe(`"shift:${res.body.id}:v1"`);
+    const [audit] = await auditOf(api, res.body.id);
+    expect(audit).toMatchObject({ action: 'shift.created', entity: { type: 'shift', id: res.body.id }, references: { employeeId: emp, locationId: loc }, requestId: res.requestId, after: { state: 'DRAFT', breakMinutes: 30 } });
+    expect(JSON.stringify(audit)).not.toContain('Bring keys');
+  });
+
+  it('accepts an open shift without employee: no actual minutes', async () => {
+    const res = await createShift({ ...at(1) });
+    expect(res).toMatchObject({ employeeId: null, actualMinutes: null, varianceMinutes: null });
+  });
+
+  it("answers 422 at the field for another organization's employee, location or task, and writes nothing", async () => {
+    const foreignTask = (await theirs('POST', `/locations/${api.demo.otherOrganizationLocations[0]}/tasks`, { title: 'Globex task' })).body;
+    const before = await countByType(api.db);
+    const res = await send(api, 'POST', '/planning/shifts', { employeeId: api.demo.otherOrganizationEmployees[0], locationId: api.demo.otherOrganizationLocations[0], ...at(2) });
+    expectPointers(res, ['/employeeId', '/locationId']);
+    const withTask = await send(api, 'POST', '/planning/shifts', { locationId: loc, ...at(2), taskIds: [foreignTask.id] });
+    expectPointers(withTask, ['/taskIds/0']);
+    expect(await countByType(api.db)).toEqual(before);
+    expect(JSON.stringify(res.body)).not.toMatch(/Globex|Dmitri/);
+  });
+
+  it('checks the interval: end after start, at most 24 hours, break shorter than the shift', async () => {
+    expectPointers(await send(api, 'POST', '/planning/shifts', { locationId: loc, startsAt: at(3).endsAt, endsAt: at(3).startsAt }), ['/endsAt']);
+    expectPointers(await send(api, 'POST', '/planning/shifts', { locationId: loc, startsAt: at(3).startsAt, endsAt: at(4, '09:00').startsAt }), ['/endsAt']);
+    expectPointers(await send(api, 'POST', '/planning/shifts', { locationId: loc, ...at(3), breakMinutes: 480 }), ['/breakMinutes']);
+    expectPointers(await send(api, 'POST', '/planning/shifts', { locationId: loc, startsAt: '2031-03-01T08:00:00', endsAt: at(3).endsAt }), ['/startsAt']);
+  });
+
+  it('references active tasks of the shift\'s location only', async () => {
+    const task = (await sent(api, 'POST', `/locations/${loc}/tasks`, { title: 'Shift task' })).body;
+    const elsewhere = (await sent(api, 'POST', `/locations/${api.demo.locations[1]}/tasks`, { title: 'Other site' })).body;
+    const shift = await createShift({ ...at(5), taskIds: [task.id] });
+    expect(shift.taskIds).toEqual([task.id]);
+    expectPointers(await send(api, 'POST', '/planning/shifts', { locationId: loc, ...at(5), taskIds: [elsewhere.id] }), ['/taskIds/0']);
+    await sent(api, 'DELETE', `/locations/${loc}/tasks/${task.id}`);
+    expectPointers(await send(api, 'POST', '/planning/shifts', { locationId: loc, ...at(5), taskIds: [task.id] }), ['/taskIds/0']);
+  });
+
+  it('needs planning:write; planning:read reads', async () => {
+    const reader = await keyWith(api, ['planning:read']);
+    expectProblem(await send(api, 'POST', '/planning/shifts', { locationId: loc, ...at(6) }, { token: reader }), 403, 'SCOPE_REQUIRED');
+    expect((await read(api, '/planning/shifts', reader)).status).toBe(200);
+    expectProblem(await read(api, '/planning/shifts', await keyWith(api, ['timesheets:read'])), 403, 'SCOPE_REQUIRED');
+  });
+});
+
+describe('publish, overlap, cancel', () => {
+  it('publishes; a second publish is 409 SHIFT_PUBLISHED; If-Match is required and compared', async () => {
+    const s = await createShift({ employeeId: await employee(), ...at(10) });
+    expectProblem(await send(api, 'POST', `/planning/shifts/${s.id}/publish`), 428, 'ETAG_REQUIRED');
+    expectProblem(await send(api, 'POST', `/planning/shifts/${s.id}/publish`, undefined, { ifMatch: `"shift:${s.id}:v7"` }), 412, 'ETAG_MISMATCH');
+    const res = await publish(s);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ state: 'PUBLISHED', publishedAt: expect.any(String), version: 2 });
+    expect(res.headers.get('etag')).toBe(`"shift:${s.id}:v2"`);
+    expectProblem(await publish(res.body), 409, 'SHIFT_PUBLISHED');
+  });
+
+  it('refuses a published overlap with 409 SHIFT_OVERLAP naming the shift, writing nothing; an override with reason is audited', async () => {
+    const emp = await employee();
+    const first = await createShift({ employeeId: emp, ...at(11, '08:00', '16:00') });
+    await publish(first);
+    const second = await createShift({ employeeId: emp, ...at(11, '15:00', '20:00') });
+    const before = await countByType(api.db);
+    const refused = expectProblem(await publish(second), 409, 'SHIFT_OVERLAP');
+    expect(refused.overlappingShiftIds).toEqual([first.id]);
+    expect(await countByType(api.db)).toEqual(before);
+    // Back to back is no overlap (half-open intervals); a draft never collides.
+    const adjacent = await createShift({ employeeId: emp, ...at(11, '16:00', '18:00') });
+    expect((await publish(adjacent)).status).toBe(200);
+
+    expectPointers(await publish(second, { overlapOverride: true }), ['/overlapReason']);
+    const forced = await publish(second, { overlapOverride: true, overlapReason: 'Handover with the late team' });
+    expect(forced.status).toBe(200);
+    const audits = await auditOf(api, second.id);
+    expect(audits.at(-1)).toMatchObject({ action: 'shift.published', overlap: { override: true, reason: 'Handover with the late team', overlappedEntryIds: [first.id, adjacent.id].sort() } });
+  });
+
+  it('keeps a published shift free of overlaps when it is changed; cancel frees the plan and is final', async () => {
+    const emp = await employee();
+    const a = (await publish(await createShift({ employeeId: emp, ...at(12, '06:00', '10:00') }))).body;
+    const b = (await publish(await createShift({ employeeId: emp, ...at(12, '12:00', '16:00') }))).body;
+    const moved = await send(api, 'PATCH', `/planning/shifts/${b.id}`, { startsAt: at(12, '09:00').startsAt }, { ifMatch: etag(b) });
+    expectProblem(moved, 409, 'SHIFT_OVERLAP');
+    const cancelled = await send(api, 'POST', `/planning/shifts/${a.id}/cancel`, { reason: 'Customer closed' }, { ifMatch: etag(a) });
+    expect(cancelled.body).toMatchObject({ state: 'CANCELLED', cancelledAt: expect.any(String), cancelReason: 'Customer closed' });
+    const now = await send(api, 'PATCH', `/planning/shifts/${b.id}`, { startsAt: at(12, '09:00').startsAt }, { ifMatch: etag(b) });
+    expect(now.status).toBe(200);
+    expect(now.body).toMatchObject({ state: 'PUBLISHED', startsAt: at(12, '09:00').startsAt, plannedMinutes: 420 });
+    expectProblem(await send(api, 'POST', `/planning/shifts/${a.id}/cancel`, { reason: 'again' }, { ifMatch: etag(cancelled.body) }), 409, 'SHIFT_CANCELLED');
+    expectProblem(await send(api, 'PATCH', `/planning/shifts/${a.id}`, { breakMinutes: 5 }, { ifMatch: etag(cancelled.body) }), 409, 'SHIFT_CANCELLED');
+    expectProblem(await publish(cancelled.body), 409, 'SHIFT_CANCELLED');
+    expect((await auditOf(api, a.id)).map((x) => x.action)).toEqual(['shift.created', 'shift.published', 'shift.cancelled']);
+  });
+
+  it('a PATCH to the current values changes nothing', async () => {
+    const s = await createShift({ ...at(13), breakMinutes: 15 });
+    const same = await send(api, 'PATCH', `/planning/shifts/${s.id}`, { breakMinutes: 15 }, { ifMatch: etag(s) });
+    expect(same.headers.get('etag')).toBe(etag(s));
+    expectPointers(await send(api, 'PATCH', `/planning/shifts/${s.id}`, {}, { ifMatch: etag(s) }), ['']);
+  });
+});
+
+describe('POST /planning/shifts/publish', () => {
+  it('publishes the drafts of a range atomically per shift, reports overlaps, and is idempotent', async () => {
+    const emp = await employee();
+    const blocker = (await publish(await createShift({ employeeId: emp, ...at(20, '07:00', '09:00') }))).body;
+    const drafts = [await createShift({ employeeId: emp, ...at(20, '08:00', '12:00') }), await createShift({ employeeId: emp, ...at(21) }), await createShift({ employeeId: emp, ...at(22) })];
+    const outside = await createShift({ employeeId: emp, ...at(23) });
+    const body = { from: at(20, '00:00').startsAt, to: at(23, '00:00').startsAt, employeeId: emp };
+    const key = randomUUID();
+    const res = await send(api, 'POST', '/planning/shifts/publish', body, { idempotencyKey: key });
+    expect(res.status).toBe(200);
+    expect([...res.body.publishedShiftIds].sort()).toEqual([drafts[1].id, drafts[2].id].sort());
+    expect(res.body.rejected).toEqual([{ shiftId: drafts[0].id, code: 'SHIFT_OVERLAP', detail: expect.any(String), overlappingShiftIds: [blocker.id] }]);
+    expect((await read(api, `/planning/shifts/${outside.id}`)).body.state).toBe('DRAFT');
+    const replay = await send(api, 'POST', '/planning/shifts/publish', body, { idempotencyKey: key });
+    expect(replay.body).toEqual(res.body);
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    const again = await send(api, 'POST', '/planning/shifts/publish', body);
+    expect(again.body.publishedShiftIds).toEqual([]);
+    expectPointers(await send(api, 'POST', '/planning/shifts/publish', { from: body.to, to: body.from }), ['/to']);
+  });
+});
+
+describe('GET /planning/shifts', () => {
+  it('lists by interval overlap (from inclusive, to exclusive), employee, location and state, with cursors', async () => {
+    const emp = await employee();
+    const early = await createShift({ employeeId: emp, ...at(30, '20:00', '23:00') });
+    const night = await createShift({ employeeId: emp, startsAt: at(30, '22:00').startsAt, endsAt: at(31, '06:00').startsAt });
+    const day = (await publish(await createShift({ employeeId: emp, ...at(31, '08:00', '12:00') }))).body;
+    const late = await createShift({ employeeId: emp, ...at(31, '12:00', '14:00') });
+    const q = { employeeId: emp, from: at(31, '00:00').startsAt, to: at(31, '12:00').startsAt };
+    const res = await read(api, withQuery('/planning/shifts', q));
+    expect(ids(res)).toEqual([night.id, day.id]);
+    expect(ids(await read(api, withQuery('/planning/shifts', { ...q, state: 'PUBLISHED' })))).toEqual([day.id]);
+    expect(ids(await read(api, withQuery('/planning/shifts', { ...q, locationId: api.demo.locations[1] })))).toEqual([]);
+    const pages = await walkPages(withQuery(`${api.orgUrl()}/planning/shifts`, { employeeId: emp, limit: 1 }), api.demo.keys.admin);
+    expect(pages.flatMap((p) => p.body.items.map((s) => (s as { id: string }).id))).toEqual([early.id, night.id, day.id, late.id]);
+    expectParameters(await read(api, withQuery('/planning/shifts', { from: q.to, to: q.from })), ['to']);
+    expectParameters(await read(api, withQuery('/planning/shifts', { state: 'DONE' })), ['state']);
+  });
+
+  it("never lists another organization's shifts; their ids are 404", async () => {
+    const foreign = await theirs('POST', '/planning/shifts', { employeeId: api.demo.otherOrganizationEmployees[0], locationId: api.demo.otherOrganizationLocations[0], ...at(40) });
+    expect(foreign.status).toBe(201);
+    const res = await read(api, withQuery('/planning/shifts', { employeeId: api.demo.otherOrganizationEmployees[0] }));
+    expect(res.body.items).toEqual([]);
+    expect(ids(await read(api, withQuery('/planning/shifts', { from: at(40, '00:00').startsAt, to: at(41, '00:00').startsAt })))).not.toContain(foreign.body.id);
+    expectProblem(await read(api, `/planning/shifts/${foreign.body.id}`), 404, 'RESOURCE_NOT_FOUND');
+    expectProblem(await send(api, 'POST', `/planning/shifts/${foreign.body.id}/publish`, undefined, { ifMatch: etag(foreign.body) }), 404, 'RESOURCE_NOT_FOUND');
+    expectProblem(await send(api, 'POST', `/planning/shifts/${foreign.body.id}/cancel`, { reason: 'x' }, { ifMatch: etag(foreign.body) }), 404, 'RESOURCE_NOT_FOUND');
+  });
+});
+
+describe('planned vs actual', () => {
+  it("compares a shift with the employee's effective time entries that overlap it", async () => {
+    const emp = await employee();
+    const shift = await createShift({ employeeId: emp, ...at(50, '08:00', '16:00'), breakMinutes: 30 });
+    expect(shift).toMatchObject({ plannedMinutes: 450, actualMinutes: 0, varianceMinutes: -450 });
+    const entry = await send(api, 'POST', '/timesheets', { employeeId: emp, context: { kind: 'REGISTERED_LOCATION', locationId: loc }, startedAt: at(50, '08:10').startsAt, endedAt: at(50, '16:40').startsAt, breakMinutes: 30, reason: 'Manual' });
+    expect(entry.status).toBe(201);
+    const got = await read(api, `/planning/shifts/${shift.id}`);
+    expect(got.body).toMatchObject({ plannedMinutes: 450, actualMinutes: 480, varianceMinutes: 30, actualIncomplete: false });
+    const voided = await send(api, 'POST', `/timesheets/${entry.body.id}/void`, { reason: 'Wrong day' }, { ifMatch: entry.headers.get('etag')! });
+    expect(voided.status).toBe(200);
+    expect((await read(api, withQuery('/planning/shifts', { employeeId: emp }))).body.items[0]).toMatchObject({ actualMinutes: 0, varianceMinutes: -450 });
+  });
+
+  it('the demo week shows planned vs actual at once', async () => {
+    expect((await read(api, `/planning/shifts/${PLANNING_IDS.shifts[2]}`)).body).toMatchObject({ state: 'PUBLISHED', plannedMinutes: 450, actualMinutes: 510, varianceMinutes: 60 });
+    expect((await read(api, `/planning/shifts/${PLANNING_IDS.shifts[7]}`)).body).toMatchObject({ actualIncomplete: true });
+    expect((await read(api, `/planning/shifts/${PLANNING_IDS.shifts[0]}`)).body).toMatchObject({ actualMinutes: 0, varianceMinutes: -450 });
+  });
+});

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { putEmployee } from '../../services/employees/public';
+import { putLocation } from '../../services/locations/public';
+import { createShift, publishRange, publishShift, type PlanningPorts } from '../../services/planning/domain';
+import { planningPorts, publishedNear, readGuard } from '../../services/planning/store';
+import type { Principal } from '../../services/shared/auth/principal';
+import type { Db } from '../../services/shared/ddb/client';
+import { inUnitOfWork } from '../../services/shared/ddb/unit-of-work';
+import { itemsOfType } from '../support/api';
+import { createTestTable } from '../support/table';
+
+/**
+ * Shifts on DynamoDB Local, run as the area handler runs them (inUnitOfWork: commit, run again
+ * while a read went stale): of two publishes that would overlap exactly one commits, whatever
+ * the interleaving; the plan and the guard stay in step with the shifts.
+ */
+let db: Db;
+const ORG = '7a7a7a7a-7a7a-4a7a-8a7a-7a7a7a7a7a7a';
+const LOC = '8b8b8b8b-8b8b-4b8b-8b8b-8b8b8b8b8b8b';
+const t = '2026-01-01T00:00:00.000Z';
+const principal: Principal = { organizationId: ORG, keyId: 'planning', keyLabel: 'Planning test', environment: 'TEST', scopes: new Set(['planning:write']) };
+const actor = { principal, requestId: 'req-planning' };
+
+const run = <T>(work: (ports: PlanningPorts) => Promise<T>): Promise<T> => inUnitOfWork(db, (unit) => work(planningPorts(db, unit, () => new Date(), randomUUID)));
+
+async function employee(): Promise<string> {
+  const id = randomUUID();
+  await putEmployee(db, { id, organizationId: ORG, userName: `${id}@test.example`, emails: [], active: true, createdAt: t, updatedAt: t, version: 1 });
+  return id;
+}
+
+beforeAll(async () => {
+  db = await createTestTable();
+  await putLocation(db, { id: LOC, organizationId: ORG, name: 'Depot', createdAt: t, updatedAt: t } as never);
+});
+
+describe('publishing', () => {
+  it('lets exactly one of two overlapping publishes win, whatever the interleaving', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const emp = await employee();
+      const a = await run((p) => createShift(p, actor, { employeeId: emp, locationId: LOC, startsAt: '2031-05-01T08:00:00.000Z', endsAt: '2031-05-01T16:00:00.000Z' }));
+      const b = await run((p) => createShift(p, actor, { employeeId: emp, locationId: LOC, startsAt: '2031-05-01T12:00:00.000Z', endsAt: '2031-05-01T20:00:00.000Z' }));
+      const outcomes = await Promise.allSettled([run((p) => publishShift(p, actor, a.id, undefined)), run((p) => publishShift(p, actor, b.id, undefined))]);
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      const lost = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')!;
+      expect(lost.reason).toMatchObject({ code: 'SHIFT_OVERLAP' });
+      const guard = await readGuard(db, ORG, emp);
+      expect(guard.version).toBe(1);
+      expect((await publishedNear(db, guard, { startsAt: '2031-05-01T00:00:00.000Z', endsAt: '2031-05-02T00:00:00.000Z' })).map((s) => s.id)).toHaveLength(1);
+    }
+  });
+
+  it('publishes non-overlapping shifts of one employee concurrently, all of them', async () => {
+    const emp = await employee();
+    const shifts = await Promise.all(
+      [0, 1, 2, 3].map((d) => run((p) => createShift(p, actor, { employeeId: emp, locationId: LOC, startsAt: `2031-06-0${d + 1}T08:00:00.000Z`, endsAt: `2031-06-0${d + 1}T16:00:00.000Z` }))),
+    );
+    const outcomes = await Promise.allSettled(shifts.map((s) => run((p) => publishShift(p, actor, s.id, undefined))));
+    expect(outcomes.every((o) => o.status === 'fulfilled')).toBe(true);
+    expect((await readGuard(db, ORG, emp)).version).toBe(4);
+    const planned = (await itemsOfType(db, 'PlannedShift')).filter((i) => String(i.PK).includes(emp));
+    expect(planned.map((i) => i.id).sort()).toEqual(shifts.map((s) => s.id).sort());
+  });
+
+  it('a bulk publish commits per shift, each with its audit entry', async () => {
+    const emp = await employee();
+    for (const d of [1, 2, 3]) await run((p) => createShift(p, actor, { employeeId: emp, locationId: LOC, startsAt: `2031-07-0${d}T08:00:00.000Z`, endsAt: `2031-07-0${d}T16:00:00.000Z` }));
+    const result = await run((p) => publishRange(p, actor, { from: '2031-07-01T00:00:00.000Z', to: '2031-07-04T00:00:00.000Z', employeeId: emp }));
+    expect(result.publishedShiftIds).toHaveLength(3);
+    const audits = (await itemsOfType(db, 'AuditEntry')).filter((a) => a.action === 'shift.published' && result.publishedShiftIds.includes(a.entity.id));
+    expect(audits).toHaveLength(3);
+  });
+});
