@@ -1,4 +1,5 @@
 import { auditArea } from './audit/area';
+import { customersArea } from './customers/area';
 import { LEGACY_AREAS } from './legacy-areas';
 import { materialsArea } from './materials/area';
 import { type AreaDefinition, type FunctionDefinition } from './shared/area';
@@ -13,7 +14,7 @@ import { workEventsArea } from './work-events/area';
  */
 
 /** The areas that write audit entries, and the audit area over the entity types they declare. */
-const WRITING_AREAS: readonly AreaDefinition[] = [workEventsArea, timesheetsArea, ...LEGACY_AREAS, materialsArea];
+const WRITING_AREAS: readonly AreaDefinition[] = [workEventsArea, timesheetsArea, ...LEGACY_AREAS, materialsArea, customersArea];
 
 export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTypes));
 

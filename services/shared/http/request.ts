@@ -29,6 +29,11 @@ export interface HttpResult {
   readonly bodyText?: string;
   /** A file instead of a JSON body: text types are sent as UTF-8, others base64-encoded. */
   readonly file?: Buffer;
+  /**
+   * Body members shown once (an issued secret): added to the first response only, never
+   * stored in the idempotency record, so a replay answers the same body without them.
+   */
+  readonly once?: Readonly<Record<string, string>>;
 }
 
 export type Operation = (request: ApiRequest) => Promise<HttpResult>;
