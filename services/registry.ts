@@ -2,6 +2,7 @@ import { auditArea } from './audit/area';
 import { customersArea } from './customers/area';
 import { LEGACY_AREAS } from './legacy-areas';
 import { materialsArea } from './materials/area';
+import { qualityArea } from './quality/area';
 import { type AreaDefinition, type FunctionDefinition } from './shared/area';
 import { timesheetsArea } from './timesheets/area';
 import { workEventsArea } from './work-events/area';
@@ -14,7 +15,7 @@ import { workEventsArea } from './work-events/area';
  */
 
 /** The areas that write audit entries, and the audit area over the entity types they declare. */
-const WRITING_AREAS: readonly AreaDefinition[] = [workEventsArea, timesheetsArea, ...LEGACY_AREAS, materialsArea, customersArea];
+const WRITING_AREAS: readonly AreaDefinition[] = [workEventsArea, timesheetsArea, ...LEGACY_AREAS, materialsArea, customersArea, qualityArea];
 
 export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTypes));
 
