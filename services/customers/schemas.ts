@@ -50,7 +50,7 @@ export const customerListQuery = z
 
 export const linkedContactSchema = z
   .object({ id: z.uuid(), name: z.string(), email: z.string().nullable(), phone: z.string().nullable(), role: z.string().nullable() })
-  .meta({ id: 'CustomerContact', description: 'A linked reusable contact with its values (only for keys that hold contacts:read).' });
+  .meta({ description: 'A linked reusable contact with its values (only for keys that hold contacts:read).' });
 
 export const customerResponseSchema = z
   .object({

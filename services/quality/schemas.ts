@@ -105,7 +105,7 @@ export const inspectionListQuery = z.object({ locationId: uuid().optional(), lim
 
 export const templateItemResponseSchema = z
   .object({ id: z.uuid(), title: z.string(), description: z.string().nullable(), weight: z.number(), scaleMax: z.number().int() })
-  .meta({ id: 'QualityTemplateItem' });
+  .meta({ description: 'An item of a template revision.' });
 
 export const templateResponseSchema = z
   .object({
@@ -131,11 +131,11 @@ export const scoreSchema = z
     fraction: z.string().meta({ description: 'The exact weighted score as a reduced fraction of 1, e.g. "5/6".' }),
     percent: z.number().meta({ description: 'The fraction as a percentage, rounded half-up to 2 decimals.' }),
   })
-  .meta({ id: 'InspectionScore' });
+  .meta({ description: 'The exact weighted score.' });
 
 export const inspectionItemResponseSchema = z
   .object({ itemId: z.uuid(), title: z.string(), weight: z.number(), scaleMax: z.number().int(), score: z.number().int().nullable(), comment: z.string().nullable() })
-  .meta({ id: 'InspectionItem' });
+  .meta({ description: 'An item of an inspection with its score.' });
 
 export const inspectionResponseSchema = z
   .object({
