@@ -11,6 +11,7 @@ import { hashSecret, KEY_PREFIX, type IssuedApiKey } from '../shared/auth/api-ke
 import type { ApiEnvironment } from '../shared/config';
 import type { Db } from '../shared/ddb/client';
 import { commit } from '../shared/ddb/transaction';
+import { seedCustomersAndQuality } from './seed-customers';
 
 /**
  * The demo seed: two organizations with employees, locations, keys (and, through the
@@ -103,6 +104,7 @@ export async function seedDemo(db: Db, seedSecret: string, now = new Date()): Pr
     live: await key('live', DEMO_IDS.organization, SCOPES, 'LIVE'),
   };
   await seedScans(db, now);
+  await seedCustomersAndQuality(db, DEMO_IDS.organization, DEMO_IDS.locations, DEMO_IDS.employees[0], at);
 
   return {
     organizationId: DEMO_IDS.organization,

@@ -7,3 +7,6 @@ import { qualityKeys } from './model';
 
 export { INSPECTION_LABEL, inspectionExistsCheck } from './store';
 export const inspectionKeys = { inspection: qualityKeys.inspection };
+/** For the demo seed: item builders and the exact score. */
+export { inspectionToItem, revisionToItem, templateToItem, type Inspection, type Template } from './model';
+export { weightedScore } from './domain-score';
