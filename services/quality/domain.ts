@@ -98,10 +98,10 @@ export async function createTemplate(ports: QualityPorts, actor: Actor, input: T
   return template;
 }
 
-async function readTemplate(ports: QualityPorts, actor: Actor, id: string, ifMatch: string): Promise<Template> {
+async function readTemplate(ports: QualityPorts, actor: Actor, id: string, ifMatch: string | undefined): Promise<Template> {
   const template = await ports.store.getTemplate(actor.principal.organizationId, id);
   if (!template) throw new NotFoundError(`Quality template ${id}`);
-  assertEtag(ifMatch, templateEtag(template));
+  if (ifMatch !== undefined) assertEtag(ifMatch, templateEtag(template));
   return template;
 }
 
@@ -177,7 +177,7 @@ export async function updateTemplateItem(ports: QualityPorts, actor: Actor, id: 
 }
 
 /** Removes an item from the next revision (older revisions and inspections keep it); the last item stays (422). */
-export async function removeTemplateItem(ports: QualityPorts, actor: Actor, id: string, itemId: string, ifMatch: string): Promise<Template> {
+export async function removeTemplateItem(ports: QualityPorts, actor: Actor, id: string, itemId: string, ifMatch: string | undefined): Promise<Template> {
   const current = await readTemplate(ports, actor, id, ifMatch);
   if (!current.items.some((i) => i.id === itemId)) throw new NotFoundError(`Item ${itemId} of quality template ${id}`);
   if (current.items.length === 1) throw fieldError('', 'A template keeps at least one item: add another before removing this one.');
