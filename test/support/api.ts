@@ -151,12 +151,16 @@ export async function scanTable(db: Db): Promise<Record<string, any>[]> {
  */
 export async function tableFingerprint(db: Db): Promise<string> {
   const items = (await scanTable(db)).map((item) => {
-    if (!String(item.PK).startsWith('KEY#')) return JSON.stringify(item);
+    if (!String(item.PK).startsWith('KEY#')) return sortedJson(item);
     const { lastUsedAt: _at, lastRoute: _route, ...rest } = item;
-    return JSON.stringify(rest);
+    return sortedJson(rest);
   });
   return createHash('sha256').update(JSON.stringify(items.sort())).digest('hex');
 }
+
+/** JSON with object members in name order: DynamoDB Local may return an updated item's attributes in another order. */
+const sortedJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
 
 export async function itemsOfType(db: Db, itemType: string): Promise<Record<string, any>[]> {
   return (await scanTable(db)).filter((i) => i.itemType === itemType);
