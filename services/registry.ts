@@ -7,6 +7,8 @@ import { organizationArea } from './organization/area';
 import { scimArea } from './scim/area';
 import { reportsArea } from './reports/area';
 import { planningArea } from './planning/area';
+import { customersArea } from './customers/area';
+import { qualityArea } from './quality/area';
 import { type AreaDefinition, type FunctionDefinition } from './shared/area';
 import { tasksArea } from './tasks/area';
 import { timesheetsArea } from './timesheets/area';
@@ -32,6 +34,8 @@ const WRITING_AREAS: readonly AreaDefinition[] = [
   documentsArea,
   tasksArea,
   planningArea,
+  customersArea,
+  qualityArea,
 ];
 
 export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTypes));

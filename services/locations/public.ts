@@ -4,3 +4,6 @@
  */
 export { locationKeys, type Location, type LocationRecord } from './model';
 export { getLocation, indexLocation, LOCATION_LABEL, locationExistsCheck, putLocation } from './store';
+/** Reusable contacts (organization-owned personal data): customers link them and check them in their transactions. */
+export { contactKeys, type Contact } from './model';
+export { CONTACT_LABEL, getContacts } from './store-contacts';

@@ -130,11 +130,26 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
           },
           { remainingMs: raw.remainingTimeMs },
         );
-      const result = idempotencyKey === undefined ? await attempt() : await idempotentWrite(db, raw, idempotencyKey, requestInput(raw), (complete) => attempt((r) => complete(toStored(r))));
-      return toProxyResult(result, mediaType);
+      let fresh: HttpResult | undefined;
+      const result =
+        idempotencyKey === undefined
+          ? await attempt()
+          : await idempotentWrite(db, raw, idempotencyKey, requestInput(raw), (complete) => attempt(async (r) => complete(toStored((fresh = r)))));
+      return toProxyResult(withOnce(result, idempotencyKey === undefined ? result : fresh), mediaType);
     });
   // Each invocation logs under its own request's keys, even when one process serves many.
   return (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => withLogScope(() => chain(event as ApiEvent, context));
+}
+
+/**
+ * The response with its shown-once members (`HttpResult.once`) when this request made it;
+ * a replay (Idempotency-Replayed) never gets them: they were never stored.
+ */
+function withOnce(result: HttpResult, made: HttpResult | undefined): HttpResult {
+  const once = made?.once;
+  if (!once || result.headers?.['Idempotency-Replayed'] || typeof result.body !== 'object' || result.body === null || Array.isArray(result.body)) return { ...result, once: undefined };
+  const { bodyText: _stored, ...rest } = result;
+  return { ...rest, body: { ...result.body, ...once }, once: undefined };
 }
 
 function rawRequest(event: ApiEvent, context: Context, route: RouteRow): ApiRequest {

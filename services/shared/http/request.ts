@@ -27,6 +27,11 @@ export interface HttpResult {
   readonly contentType?: string;
   /** The body's JSON text, sent as it is (an idempotent replay: byte for byte the original). */
   readonly bodyText?: string;
+  /**
+   * Body members shown once (an issued secret): added to the first response only, never
+   * stored in the idempotency record, so a replay answers the same body without them.
+   */
+  readonly once?: Readonly<Record<string, string>>;
 }
 
 export type Operation = (request: ApiRequest) => Promise<HttpResult>;

@@ -1,0 +1,160 @@
+import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
+import type { Actor } from '../shared/domain/actor';
+import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { NotFoundError, ValidationError, type FieldError } from '../shared/errors';
+import type { Customer, Feedback, Grant } from './model';
+
+export type { Customer, Feedback, FeedbackState, Grant, GrantPermission, GrantState } from './model';
+
+export interface CustomerChange {
+  /** The stored state the change was decided on; absent for a new customer. */
+  readonly before?: Customer;
+  readonly after: Customer;
+  readonly audit: AuditEntry;
+}
+
+export interface GrantChange {
+  readonly before?: Grant;
+  readonly after: Grant;
+  /** The customer the grant was decided on (new grants): it must still be at this version. */
+  readonly customer?: Customer;
+  readonly audit: AuditEntry;
+}
+
+export interface FeedbackChange {
+  readonly before?: Feedback;
+  readonly after: Feedback;
+  readonly audit: AuditEntry;
+}
+
+/**
+ * The customers store port: reads, and `save*` that stage a change in the request's unit of
+ * work. The DynamoDB adapter is store.ts; it checks every linked record in the same
+ * transaction, and a check that fails makes the use case run again from its reads.
+ */
+export interface CustomersStore {
+  getCustomer(organizationId: string, id: string): Promise<Customer | undefined>;
+  /** The ids among these that name no location of the organization. */
+  missingLocations(organizationId: string, ids: readonly string[]): Promise<string[]>;
+  /** The ids among these that name no contact of the organization. */
+  missingContacts(organizationId: string, ids: readonly string[]): Promise<string[]>;
+  /** Whether this inspection exists in the organization, and at which location. */
+  inspectionLocation(organizationId: string, id: string): Promise<string | undefined>;
+  getGrant(organizationId: string, id: string): Promise<Grant | undefined>;
+  getFeedback(organizationId: string, id: string): Promise<Feedback | undefined>;
+  saveCustomer(change: CustomerChange): void;
+  saveGrant(change: GrantChange): void;
+  saveFeedback(change: FeedbackChange): void;
+}
+
+export interface CustomerPorts {
+  readonly store: CustomersStore;
+  readonly now: () => Date;
+  readonly newId: () => string;
+  /** A new invitation secret (256 random bits). */
+  readonly newSecret: () => string;
+}
+
+export const audit = (ports: CustomerPorts, actor: Actor, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
+  auditEntry({ id: ports.newId(), actor, occurredAt, ...input });
+
+export const customerEtag = (c: Customer): string => entityEtag('customer', c.id, c.version);
+
+export interface CustomerInput {
+  readonly name: string;
+  readonly customerNumber: string;
+  readonly billingAddress?: string | null;
+  readonly vatId?: string | null;
+  readonly locationIds?: readonly string[];
+  readonly contactIds?: readonly string[];
+}
+
+export type CustomerPatch = Partial<CustomerInput> & { readonly archived?: boolean };
+
+const unique = (ids: readonly string[]): string[] => [...new Set(ids)];
+
+/**
+ * Linked locations and contacts must exist in this organization: 422 at each foreign or
+ * unknown id (pointers into the lists sent). Links the customer already had are not read again.
+ */
+async function assertLinks(ports: CustomerPorts, org: string, locationIds: readonly string[], contactIds: readonly string[], current?: Customer): Promise<void> {
+  const [locations, contacts] = await Promise.all([
+    ports.store.missingLocations(org, locationIds.filter((l) => !current?.locationIds.includes(l))),
+    ports.store.missingContacts(org, contactIds.filter((c) => !current?.contactIds.includes(c))),
+  ]);
+  const errors: FieldError[] = [
+    ...locations.map((id) => ({ pointer: `/locationIds/${locationIds.indexOf(id)}`, detail: `Location ${id} does not exist in this organization.` })),
+    ...contacts.map((id) => ({ pointer: `/contactIds/${contactIds.indexOf(id)}`, detail: `Contact ${id} does not exist in this organization.` })),
+  ];
+  if (errors.length > 0) throw new ValidationError(errors);
+}
+
+/**
+ * Creates a customer. 1. Linked locations and contacts exist (422 at the id).
+ * 2. Stage version 1 with the customer number's guard: of two customers with one number
+ *    exactly one commits; the other is 409 UNIQUENESS_CONFLICT (attribute customerNumber).
+ */
+export async function createCustomer(ports: CustomerPorts, actor: Actor, input: CustomerInput): Promise<Customer> {
+  const org = actor.principal.organizationId;
+  const locationIds = unique(input.locationIds ?? []);
+  const contactIds = unique(input.contactIds ?? []);
+  await assertLinks(ports, org, locationIds, contactIds);
+  const now = ports.now().toISOString();
+  const customer: Customer = {
+    id: ports.newId(),
+    organizationId: org,
+    name: input.name,
+    customerNumber: input.customerNumber,
+    billingAddress: input.billingAddress ?? null,
+    vatId: input.vatId ?? null,
+    locationIds,
+    contactIds,
+    archived: false,
+    archivedAt: null,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const given = Object.entries(input).filter(([, v]) => v !== undefined && v !== null).map(([k]) => k).sort();
+  ports.store.saveCustomer({ after: customer, audit: audit(ports, actor, now, { action: 'customer.created', entity: { type: 'customer', id: customer.id }, changedAttributes: given }) });
+  return customer;
+}
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
+
+/**
+ * Changes a customer (partial; `archived` archives or restores; lists replace the links).
+ * 1. Read (404); If-Match (412).  2. New links exist (422).  3. Nothing changed: as it is.
+ * 4. Stage the next version; a new customer number moves its guard in the same transaction
+ *    (409 when another customer holds it). An archived customer keeps its number.
+ */
+export async function updateCustomer(ports: CustomerPorts, actor: Actor, id: string, ifMatch: string, patch: CustomerPatch): Promise<Customer> {
+  const org = actor.principal.organizationId;
+  const current = await ports.store.getCustomer(org, id);
+  if (!current) throw new NotFoundError(`Customer ${id}`);
+  assertEtag(ifMatch, customerEtag(current));
+  const locationIds = patch.locationIds === undefined ? current.locationIds : unique(patch.locationIds);
+  const contactIds = patch.contactIds === undefined ? current.contactIds : unique(patch.contactIds);
+  await assertLinks(ports, org, locationIds, contactIds, current);
+  const now = ports.now().toISOString();
+  const archived = patch.archived ?? current.archived;
+  const candidate: Customer = {
+    ...current,
+    name: patch.name ?? current.name,
+    customerNumber: patch.customerNumber ?? current.customerNumber,
+    billingAddress: patch.billingAddress === undefined ? current.billingAddress : patch.billingAddress,
+    vatId: patch.vatId === undefined ? current.vatId : patch.vatId,
+    locationIds,
+    contactIds,
+    archived,
+    archivedAt: archived === current.archived ? current.archivedAt : archived ? now : null,
+  };
+  const changed = (['name', 'customerNumber', 'billingAddress', 'vatId', 'archived'] as const).filter((f) => candidate[f] !== current[f]) as string[];
+  if (!sameList(candidate.locationIds, current.locationIds)) changed.push('locationIds');
+  if (!sameList(candidate.contactIds, current.contactIds)) changed.push('contactIds');
+  if (changed.length === 0) return current;
+  const next: Customer = { ...candidate, version: current.version + 1, updatedAt: now };
+  const action = archived !== current.archived ? (archived ? 'customer.archived' : 'customer.restored') : 'customer.updated';
+  ports.store.saveCustomer({ before: current, after: next, audit: audit(ports, actor, now, { action, entity: { type: 'customer', id }, changedAttributes: changed.sort() }) });
+  return next;
+}

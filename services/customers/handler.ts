@@ -1,0 +1,102 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { hasScope, type Principal } from '../shared/auth/principal';
+import { defaultDb } from '../shared/ddb/client';
+import type { PagePosition } from '../shared/ddb/paging';
+import { NotFoundError } from '../shared/errors';
+import { areaHandler } from '../shared/http/area-handler';
+import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
+import { created, ok, type HttpResult } from '../shared/http/request';
+import { customersArea } from './area';
+import { createCustomer, customerEtag, updateCustomer, type Customer, type CustomerPorts } from './domain';
+import { activateGrant, createGrant, grantEtag, revokeGrant } from './domain-access';
+import { acknowledgeFeedback, createFeedback, feedbackEtag, resolveFeedback } from './domain-feedback';
+import type { Feedback, Grant } from './model';
+import { customerResponse, feedbackResponse, grantResponse, type LinkedContact } from './schemas';
+import { customersStore, getCustomer, getFeedback, getGrant, linkedContacts, listCustomers, listFeedback, listGrants } from './store';
+
+/** Contact values of these customers, by customer id: only for keys that hold contacts:read. */
+async function contactsOf(principal: Principal, customers: readonly Customer[]): Promise<Map<string, LinkedContact[]> | undefined> {
+  if (!hasScope(principal, 'contacts:read')) return undefined;
+  const contacts = await linkedContacts(defaultDb(), principal.organizationId, customers.flatMap((c) => c.contactIds));
+  return new Map(customers.map((c) => [c.id, c.contactIds.map((id) => contacts.get(id)).filter((k): k is NonNullable<typeof k> => k !== undefined)]));
+}
+
+async function customerResult(principal: Principal, c: Customer, status: 200 | 201, orgPath: string): Promise<HttpResult> {
+  const body = customerResponse(c, (await contactsOf(principal, [c]))?.get(c.id));
+  return status === 201 ? created(body, { ETag: customerEtag(c), Location: `${orgPath}/customers/${c.id}` }) : ok(body, { ETag: customerEtag(c) });
+}
+
+const grantResult = (g: Grant): HttpResult => ok(grantResponse(g, new Date()), { ETag: grantEtag(g) });
+const feedbackResult = (f: Feedback): HttpResult => ok(feedbackResponse(f), { ETag: feedbackEtag(f) });
+
+/** 256 random bits, base64url, with a prefix that tells what it is when it turns up somewhere. */
+const newInvitationSecret = (): string => `wfm_inv_${randomBytes(32).toString('base64url')}`;
+
+export const handler = areaHandler(customersArea, {
+  ports: (unit): CustomerPorts => ({ store: customersStore(defaultDb(), unit), now: () => new Date(), newId: randomUUID, newSecret: newInvitationSecret }),
+  operations: {
+    async listCustomers(request) {
+      const { query } = request;
+      const { binding, position } = await listPosition<PagePosition>(request);
+      const page = await listCustomers(defaultDb(), request.principal.organizationId, { archived: query.archived ?? false, q: query.q, limit: query.limit ?? DEFAULT_LIMIT, after: position });
+      const contacts = await contactsOf(request.principal, page.items);
+      return ok({ items: page.items.map((c) => customerResponse(c, contacts?.get(c.id))), nextCursor: await nextCursor(binding, page.next) });
+    },
+
+    createCustomer: async (r) => customerResult(r.principal, await createCustomer(r.ports, r.actor, r.body), 201, r.orgPath),
+
+    async getCustomer(r) {
+      const customer = await getCustomer(defaultDb(), r.principal.organizationId, r.params.customerId);
+      if (!customer) throw new NotFoundError(`Customer ${r.params.customerId}`);
+      return customerResult(r.principal, customer, 200, r.orgPath);
+    },
+
+    updateCustomer: async (r) => customerResult(r.principal, await updateCustomer(r.ports, r.actor, r.params.customerId, r.ifMatch, r.body), 200, r.orgPath),
+
+    async listCustomerAccess(request) {
+      const { query } = request;
+      const { binding, position } = await listPosition<PagePosition>(request);
+      const page = await listGrants(defaultDb(), request.principal.organizationId, { customerId: query.customerId, limit: query.limit ?? DEFAULT_LIMIT, after: position });
+      const now = new Date();
+      return ok({ items: page.items.map((g) => grantResponse(g, now)), nextCursor: await nextCursor(binding, page.next) });
+    },
+
+    async createCustomerAccess(r) {
+      const { grant, invitationSecret } = await createGrant(r.ports, r.actor, r.body);
+      // The secret is shown once: never stored with the idempotency record, never replayed.
+      return { ...created(grantResponse(grant, new Date()), { ETag: grantEtag(grant), Location: `${r.orgPath}/customer-access/${grant.id}` }), once: { invitationSecret } };
+    },
+
+    async getCustomerAccess(r) {
+      const grant = await getGrant(defaultDb(), r.principal.organizationId, r.params.grantId);
+      if (!grant) throw new NotFoundError(`Customer access ${r.params.grantId}`);
+      return grantResult(grant);
+    },
+
+    activateCustomerAccess: async (r) => grantResult(await activateGrant(r.ports, r.actor, r.params.grantId, r.ifMatch, r.body.invitationSecret)),
+
+    revokeCustomerAccess: async (r) => grantResult(await revokeGrant(r.ports, r.actor, r.params.grantId, r.ifMatch, r.body?.reason)),
+
+    async listFeedback(request) {
+      const { query } = request;
+      const { binding, position } = await listPosition<PagePosition>(request);
+      const page = await listFeedback(defaultDb(), request.principal.organizationId, { state: query.state, locationId: query.locationId, limit: query.limit ?? DEFAULT_LIMIT, after: position });
+      return ok({ items: page.items.map(feedbackResponse), nextCursor: await nextCursor(binding, page.next) });
+    },
+
+    async createFeedback(r) {
+      const feedback = await createFeedback(r.ports, r.actor, r.body);
+      return created(feedbackResponse(feedback), { ETag: feedbackEtag(feedback), Location: `${r.orgPath}/feedback/${feedback.id}` });
+    },
+
+    async getFeedback(r) {
+      const feedback = await getFeedback(defaultDb(), r.principal.organizationId, r.params.feedbackId);
+      if (!feedback) throw new NotFoundError(`Feedback ${r.params.feedbackId}`);
+      return feedbackResult(feedback);
+    },
+
+    acknowledgeFeedback: async (r) => feedbackResult(await acknowledgeFeedback(r.ports, r.actor, r.params.feedbackId, r.ifMatch)),
+
+    resolveFeedback: async (r) => feedbackResult(await resolveFeedback(r.ports, r.actor, r.params.feedbackId, r.ifMatch, r.body.resolutionNote)),
+  },
+});

@@ -1,0 +1,142 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { call, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture } from '../support/api';
+import { auditOf, createContact, keyWith, read, send, sent } from './locations-fixture';
+
+/**
+ * Customer access grants (secret shown once, stored hashed, never listed, logged or audited;
+ * INVITED -> ACTIVE -> REVOKED; expiry) and feedback (OPEN -> ACKNOWLEDGED -> RESOLVED).
+ */
+let api: ApiFixture;
+let customerId: string;
+let contactId: string;
+const etag = (res: { headers: Headers }) => res.headers.get('etag')!;
+const inDays = (d: number) => new Date(Date.now() + d * 86_400_000).toISOString();
+
+beforeAll(async () => {
+  api = await startApi();
+  contactId = (await createContact(api, { name: 'Portal User', email: 'portal@customer.example' })).id;
+  customerId = (await sent(api, 'POST', '/customers', { name: 'Access Co', customerNumber: `A-${randomUUID().slice(0, 8)}`, locationIds: [api.demo.locations[0]], contactIds: [contactId] })).body.id;
+});
+afterAll(() => api?.close());
+
+const invite = (over: Record<string, unknown> = {}, options = {}) => send(api, 'POST', '/customer-access', { customerId, contactId, permissions: ['reports:read', 'feedback:write'], expiresAt: inDays(30), ...over }, options);
+
+describe('customer access', () => {
+  it('shows the invitation secret once, stores only its hash, and never lists or audits it', async () => {
+    const key = randomUUID();
+    const expiresAt = inDays(30);
+    const res = await invite({ expiresAt }, { idempotencyKey: key });
+    expect(res.status).toBe(201);
+    const secret: string = res.body.invitationSecret;
+    expect(secret).toMatch(/^wfm_inv_[A-Za-z0-9_-]{43}$/);
+    expect(res.body).toMatchObject({ customerId, contactId, state: 'INVITED', expired: false, permissions: ['feedback:write', 'reports:read'] });
+    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/customer-access/${res.body.id}`);
+    const replay = await invite({ expiresAt }, { idempotencyKey: key });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    expect(replay.body.id).toBe(res.body.id);
+    expect(replay.body.invitationSecret).toBeUndefined();
+    expect((await read(api, `/customer-access/${res.body.id}`)).body.invitationSecret).toBeUndefined();
+    const list = await read(api, `/customer-access?customerId=${customerId}`);
+    expect(list.body.items.map((g: { id: string }) => g.id)).toContain(res.body.id);
+    expect(list.text).not.toContain(secret);
+    const table = JSON.stringify(await scanTable(api.db));
+    expect(table).not.toContain(secret);
+    expect(table).not.toContain(secret.slice(8));
+    const [grant] = (await itemsOfType(api.db, 'CustomerAccessGrant')).filter((g) => g.id === res.body.id);
+    expect(grant.secretHash).toBe(createHash('sha256').update(secret).digest('hex'));
+    expect(JSON.stringify(await auditOf(api, res.body.id))).not.toContain(grant.secretHash);
+  });
+
+  it('activates with the secret once; a wrong secret is 422; revoked is final', async () => {
+    const res = await invite();
+    const id = res.body.id;
+    expectPointers(await send(api, 'POST', `/customer-access/${id}/activate`, { invitationSecret: 'wfm_inv_wrong' }, { ifMatch: etag(res) }), ['/invitationSecret']);
+    const active = await sent(api, 'POST', `/customer-access/${id}/activate`, { invitationSecret: res.body.invitationSecret }, 200, { ifMatch: etag(res) });
+    expect(active.body).toMatchObject({ state: 'ACTIVE', activatedAt: expect.any(String), version: 2 });
+    expectProblem(await send(api, 'POST', `/customer-access/${id}/activate`, { invitationSecret: res.body.invitationSecret }, { ifMatch: etag(active) }), 409, 'CUSTOMER_ACCESS_ACTIVE');
+    const [grant] = (await itemsOfType(api.db, 'CustomerAccessGrant')).filter((g) => g.id === id);
+    expect(grant.secretHash).toBeNull();
+    const revoked = await sent(api, 'POST', `/customer-access/${id}/revoke`, { reason: 'Contract ended' }, 200, { ifMatch: etag(active) });
+    expect(revoked.body).toMatchObject({ state: 'REVOKED', revokedAt: expect.any(String) });
+    expectProblem(await send(api, 'POST', `/customer-access/${id}/revoke`, undefined, { ifMatch: etag(revoked) }), 409, 'CUSTOMER_ACCESS_REVOKED');
+    expectProblem(await send(api, 'POST', `/customer-access/${id}/activate`, { invitationSecret: 'x' }, { ifMatch: etag(revoked) }), 409, 'CUSTOMER_ACCESS_REVOKED');
+    expect((await auditOf(api, id)).map((a) => a.action)).toEqual(['customer_access.invited', 'customer_access.activated', 'customer_access.revoked']);
+  });
+
+  it('refuses activation after expiry with 409 CUSTOMER_ACCESS_EXPIRED', async () => {
+    const res = await invite({ expiresAt: new Date(Date.now() + 1500).toISOString() });
+    await new Promise((r) => setTimeout(r, 1600));
+    expect((await read(api, `/customer-access/${res.body.id}`)).body.expired).toBe(true);
+    expectProblem(await send(api, 'POST', `/customer-access/${res.body.id}/activate`, { invitationSecret: res.body.invitationSecret }, { ifMatch: etag(res) }), 409, 'CUSTOMER_ACCESS_EXPIRED');
+  });
+
+  it('needs a linked contact of an active customer and a future expiry within a year', async () => {
+    const other = await createContact(api, { name: 'Not linked' });
+    expectPointers(await invite({ contactId: other.id }), ['/contactId']);
+    expectPointers(await invite({ customerId: randomUUID() }), ['/customerId']);
+    expectPointers(await invite({ expiresAt: inDays(-1) }), ['/expiresAt']);
+    expectPointers(await invite({ expiresAt: inDays(400) }), ['/expiresAt']);
+    expectPointers(await invite({ permissions: ['admin'] }), ['/permissions/0']);
+  });
+
+  it('needs customer_access scopes; another organization sees nothing', async () => {
+    const res = await invite();
+    const readOnly = await keyWith(api, ['customers:read', 'customers:write']);
+    expectProblem(await read(api, `/customer-access/${res.body.id}`, readOnly), 403, 'SCOPE_REQUIRED');
+    expectProblem(await call('GET', `${api.orgUrl(api.demo.otherOrganizationId)}/customer-access/${res.body.id}`, { token: api.demo.keys.otherOrganization }), 404, 'RESOURCE_NOT_FOUND');
+    const foreign = await call('POST', `${api.orgUrl(api.demo.otherOrganizationId)}/customer-access`, {
+      token: api.demo.keys.otherOrganization,
+      idempotencyKey: randomUUID(),
+      body: { customerId, contactId, permissions: ['reports:read'], expiresAt: inDays(3) },
+    });
+    expectPointers(foreign, ['/customerId']);
+  });
+});
+
+describe('feedback', () => {
+  const feedback = (over: Record<string, unknown> = {}) => send(api, 'POST', '/feedback', { rating: 4, category: 'CLEANLINESS', comment: 'Windows streaky on floor 3', locationId: api.demo.locations[0], ...over });
+
+  it('records OPEN feedback, keeps the comment out of the audit, and moves OPEN -> ACKNOWLEDGED -> RESOLVED', async () => {
+    const res = await feedback({ customerId });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ rating: 4, category: 'CLEANLINESS', state: 'OPEN', customerId, inspectionId: null, resolutionNote: null });
+    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/feedback/${res.body.id}`);
+    const ack = await sent(api, 'POST', `/feedback/${res.body.id}/acknowledge`, undefined, 200, { ifMatch: etag(res) });
+    expect(ack.body).toMatchObject({ state: 'ACKNOWLEDGED', acknowledgedAt: expect.any(String) });
+    expectProblem(await send(api, 'POST', `/feedback/${res.body.id}/acknowledge`, {}, { ifMatch: etag(ack) }), 409, 'FEEDBACK_ACKNOWLEDGED');
+    const resolved = await sent(api, 'POST', `/feedback/${res.body.id}/resolve`, { resolutionNote: 'Re-cleaned' }, 200, { ifMatch: etag(ack) });
+    expect(resolved.body).toMatchObject({ state: 'RESOLVED', resolutionNote: 'Re-cleaned' });
+    expectProblem(await send(api, 'POST', `/feedback/${res.body.id}/resolve`, { resolutionNote: 'again' }, { ifMatch: etag(resolved) }), 409, 'FEEDBACK_RESOLVED');
+    expectProblem(await send(api, 'POST', `/feedback/${res.body.id}/acknowledge`, {}, { ifMatch: etag(resolved) }), 409, 'FEEDBACK_RESOLVED');
+    const audits = await auditOf(api, res.body.id);
+    expect(audits.map((a) => a.action)).toEqual(['feedback.created', 'feedback.acknowledged', 'feedback.resolved']);
+    expect(JSON.stringify(audits)).not.toContain('streaky');
+    expect(JSON.stringify(audits)).not.toContain('Re-cleaned');
+  });
+
+  it('filters by state and by location', async () => {
+    const res = await feedback({ locationId: api.demo.locations[1], rating: 2, category: 'PUNCTUALITY' });
+    const open = await read(api, '/feedback?state=OPEN&limit=200');
+    expect(open.body.items.every((f: { state: string }) => f.state === 'OPEN')).toBe(true);
+    expect(open.body.items.map((f: { id: string }) => f.id)).toContain(res.body.id);
+    const atLocation = await read(api, `/feedback?locationId=${api.demo.locations[1]}&limit=200`);
+    expect(atLocation.body.items.map((f: { id: string }) => f.id)).toContain(res.body.id);
+    expect(atLocation.body.items.every((f: { locationId: string }) => f.locationId === api.demo.locations[1])).toBe(true);
+    expect((await read(api, `/feedback?state=OPEN&locationId=${api.demo.locations[1]}`)).status).toBe(422);
+  });
+
+  it('checks rating, category and references (foreign location, customer not linking the location, unknown inspection)', async () => {
+    expectPointers(await feedback({ rating: 6, category: 'MOOD' }), ['/rating', '/category']);
+    expectPointers(await feedback({ locationId: api.demo.otherOrganizationLocations[0] }), ['/locationId']);
+    expectPointers(await feedback({ locationId: api.demo.locations[1], customerId }), ['/customerId']);
+    expectPointers(await feedback({ inspectionId: randomUUID() }), ['/inspectionId']);
+  });
+
+  it('needs feedback scopes; another organization gets 404', async () => {
+    const res = await feedback();
+    const token = await keyWith(api, ['feedback:read']);
+    expectProblem(await send(api, 'POST', `/feedback/${res.body.id}/acknowledge`, {}, { token, ifMatch: etag(res) }), 403, 'SCOPE_REQUIRED');
+    expectProblem(await call('GET', `${api.orgUrl(api.demo.otherOrganizationId)}/feedback/${res.body.id}`, { token: api.demo.keys.otherOrganization }), 404, 'RESOURCE_NOT_FOUND');
+  });
+});

@@ -1,0 +1,79 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { putLocation } from '../../services/locations/public';
+import { createCustomer, updateCustomer, customerEtag, type CustomerPorts } from '../../services/customers/domain';
+import { createFeedback } from '../../services/customers/domain-feedback';
+import { customersStore, getCustomer, saveCustomer } from '../../services/customers/store';
+import { UniquenessConflictError } from '../../services/shared/errors';
+import { inUnitOfWork, TransactionUnit, type UnitOfWork } from '../../services/shared/ddb/unit-of-work';
+import type { Principal } from '../../services/shared/auth/principal';
+import type { Db } from '../../services/shared/ddb/client';
+import { scanTable } from '../support/api';
+import { createTestTable } from '../support/table';
+
+/**
+ * The customers store on DynamoDB Local: the customer number guard under a race (exactly one
+ * of two writers wins, by the guard's condition, not by a read), guard moves, and references
+ * that vanish between read and commit.
+ */
+const ORG = randomUUID();
+const principal: Principal = { organizationId: ORG, keyId: 'customers', keyLabel: 'Customers test', environment: 'TEST', scopes: new Set(['customers:write']) };
+const actor = { principal, requestId: 'req-customers' };
+let db: Db;
+
+const portsOn = (unit: UnitOfWork): CustomerPorts => ({ store: customersStore(db, unit), now: () => new Date(), newId: randomUUID, newSecret: () => randomBytes(32).toString('base64url') });
+const run = <T>(work: (ports: CustomerPorts) => Promise<T>) => inUnitOfWork(db, (unit) => work(portsOn(unit)));
+
+beforeAll(async () => {
+  db = await createTestTable();
+});
+
+describe('customer number guard', () => {
+  it('lets exactly one of two writers that both read "free" commit one number', async () => {
+    // Both decide before either commits: only the guard's condition can tell them apart.
+    const a = new TransactionUnit(db);
+    const b = new TransactionUnit(db);
+    await createCustomer(portsOn(a), actor, { name: 'A', customerNumber: 'R-1' });
+    await createCustomer(portsOn(b), actor, { name: 'B', customerNumber: 'r-1' });
+    const results = await Promise.allSettled([a.commit(), b.commit()]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(rejected.reason).toBeInstanceOf(UniquenessConflictError);
+    const items = await scanTable(db);
+    expect(items.filter((i) => i.itemType === 'Customer' && i.organizationId === ORG)).toHaveLength(1);
+    expect(items.filter((i) => i.itemType === 'CustomerNumberGuard' && i.organizationId === ORG)).toHaveLength(1);
+    expect(items.filter((i) => i.itemType === 'AuditEntry' && i.organizationId === ORG)).toHaveLength(1);
+  });
+
+  it('moves the guard with the number, and the same number in another organization is free', async () => {
+    const c = await run((p) => createCustomer(p, actor, { name: 'Mover', customerNumber: 'M-1' }));
+    const moved = await run((p) => updateCustomer(p, actor, c.id, customerEtag(c), { customerNumber: 'M-2' }));
+    expect(moved.customerNumber).toBe('M-2');
+    await run((p) => createCustomer(p, actor, { name: 'Reuses', customerNumber: 'm-1' }));
+    const otherActor = { principal: { ...principal, organizationId: randomUUID() }, requestId: 'req-other' };
+    await run((p) => createCustomer(p, otherActor, { name: 'Elsewhere', customerNumber: 'M-2' }));
+    const guards = (await scanTable(db)).filter((i) => i.itemType === 'CustomerNumberGuard' && i.customerId === c.id);
+    expect(guards.map((g) => g.PK)).toEqual([`ORG#${ORG}#CUSTNO#M-2`]);
+  });
+
+  it('refuses a release of a guard another customer holds: the stale writer reads again', async () => {
+    const c = await run((p) => createCustomer(p, actor, { name: 'Stale', customerNumber: 'S-1' }));
+    const unit = new TransactionUnit(db);
+    saveCustomer(unit, { before: { ...c, customerNumber: 'NOT-MINE' }, after: { ...c, customerNumber: 'S-2', version: 2 }, audit: (await import('../../services/audit/model')).auditEntry({ id: randomUUID(), actor, occurredAt: new Date().toISOString(), action: 'customer.updated', entity: { type: 'customer', id: c.id } }) });
+    await expect(unit.commit()).rejects.toThrow();
+    expect((await getCustomer(db, ORG, c.id))?.customerNumber).toBe('S-1');
+  });
+});
+
+describe('references', () => {
+  it('refuses feedback whose location vanished before the commit (the condition check holds, nothing written)', async () => {
+    const locationId = randomUUID();
+    await putLocation(db, { id: locationId, organizationId: ORG, name: 'Site', address: 'x', createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() });
+    const unit = new TransactionUnit(db);
+    await createFeedback(portsOn(unit), actor, { rating: 3, category: 'OTHER', locationId });
+    const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { locationKeys } = await import('../../services/locations/public');
+    await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: locationKeys.location(ORG, locationId) }));
+    await expect(unit.commit()).rejects.toThrow(/location/i);
+    expect((await scanTable(db)).filter((i) => i.itemType === 'Feedback' && i.locationId === locationId)).toHaveLength(0);
+  });
+});
