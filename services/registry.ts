@@ -4,6 +4,7 @@ import { legacyAreaNamed } from './legacy-areas';
 import { locationsArea } from './locations/area';
 import { materialsArea } from './materials/area';
 import { organizationArea } from './organization/area';
+import { recruitmentArea } from './recruitment/area';
 import { type AreaDefinition, type FunctionDefinition } from './shared/area';
 import { timesheetsArea } from './timesheets/area';
 import { workEventsArea } from './work-events/area';
@@ -25,6 +26,7 @@ const WRITING_AREAS: readonly AreaDefinition[] = [
   locationsArea,
   legacyAreaNamed('reports'),
   materialsArea,
+  recruitmentArea,
 ];
 
 export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTypes));
