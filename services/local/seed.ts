@@ -7,6 +7,7 @@ import { putEmployee, getEmployee, employeeSearchItems, type Employee } from '..
 import { getLocation, indexLocation, putLocation, type Location } from '../locations/public';
 import { getOrganization, putOrganization, setTimesheetCorrections, type Organization } from '../organization/public';
 import { SCOPES } from '../routes';
+import { seedRecruitment } from './seed-recruitment';
 import { hashSecret, KEY_PREFIX, type IssuedApiKey } from '../shared/auth/api-key';
 import type { ApiEnvironment } from '../shared/config';
 import type { Db } from '../shared/ddb/client';
@@ -103,6 +104,7 @@ export async function seedDemo(db: Db, seedSecret: string, now = new Date()): Pr
     live: await key('live', DEMO_IDS.organization, SCOPES, 'LIVE'),
   };
   await seedScans(db, now);
+  await seedRecruitment(db, DEMO_IDS.organization);
 
   return {
     organizationId: DEMO_IDS.organization,

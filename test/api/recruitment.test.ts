@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DEMO_CANDIDATE_IDS } from '../../services/local/seed-recruitment';
 import { candidateMessageResponseSchema, candidateResponseSchema } from '../../services/recruitment/schemas';
 import { call, countByType, expectParameters, expectPointers, expectProblem, scanTable, startApi, walkPages, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
 import { auditOf, ids, keyWith, read, send, sent } from './locations-fixture';
@@ -89,6 +90,13 @@ describe('GET /recruitment/candidates', () => {
     expect(ids(inOffer)).not.toContain(a.body.id);
     expect(ids(await read(api, withQuery(C, { q: a.body.familyName })))).toEqual([a.body.id]);
     expect(ids(await read(api, withQuery(C, { q: a.body.email })))).toEqual([a.body.id]);
+  });
+
+  it('holds the two demo candidates: one APPLIED with a message, one in OFFER ready to hire', async () => {
+    const [applied, offer] = DEMO_CANDIDATE_IDS;
+    expect((await read(api, `${C}/${applied}`)).body).toMatchObject({ stage: 'APPLIED', givenName: 'Farah' });
+    expect((await read(api, `${C}/${applied}/messages`)).body.items).toHaveLength(1);
+    expect((await read(api, `${C}/${offer}`)).body).toMatchObject({ stage: 'OFFER', givenName: 'Jonas' });
   });
 
   it('answers 422 for an unknown stage, q with stage, and unknown parameters', async () => {
