@@ -9,6 +9,7 @@ import { reportsArea } from './reports/area';
 import { planningArea } from './planning/area';
 import { customersArea } from './customers/area';
 import { qualityArea } from './quality/area';
+import { recruitmentArea } from './recruitment/area';
 import { type AreaDefinition, type FunctionDefinition } from './shared/area';
 import { tasksArea } from './tasks/area';
 import { timesheetsArea } from './timesheets/area';
@@ -36,6 +37,7 @@ const WRITING_AREAS: readonly AreaDefinition[] = [
   planningArea,
   customersArea,
   qualityArea,
+  recruitmentArea,
 ];
 
 export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTypes));

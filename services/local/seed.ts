@@ -7,6 +7,7 @@ import { putEmployee, getEmployee, employeeSearchItems, type Employee } from '..
 import { getLocation, indexLocation, putLocation, type Location } from '../locations/public';
 import { getOrganization, putOrganization, setTimesheetCorrections, type Organization } from '../organization/public';
 import { SCOPES } from '../routes';
+import { seedRecruitment } from './seed-recruitment';
 import { hashSecret, KEY_PREFIX, type IssuedApiKey } from '../shared/auth/api-key';
 import type { ApiEnvironment } from '../shared/config';
 import type { Db } from '../shared/ddb/client';
@@ -107,6 +108,7 @@ export async function seedDemo(db: Db, seedSecret: string, now = new Date()): Pr
   await seedScans(db, now);
   await seedPlanning(db, { organizationId: DEMO_IDS.organization, otherOrganizationId: DEMO_IDS.otherOrganization, employees: DEMO_IDS.employees, locations: DEMO_IDS.locations, otherEmployee: DEMO_IDS.otherEmployees[0], otherLocation: DEMO_IDS.otherLocations[0] }, now);
   await seedCustomersAndQuality(db, DEMO_IDS.organization, DEMO_IDS.locations, DEMO_IDS.employees[0], at);
+  await seedRecruitment(db, DEMO_IDS.organization);
 
   return {
     organizationId: DEMO_IDS.organization,

@@ -1,0 +1,136 @@
+import { defineArea } from '../shared/area';
+import { READ_WRITE } from '../shared/permissions';
+import { pageSchema } from '../shared/schemas/fields';
+import {
+  candidateListQuery,
+  candidateMessageResponseSchema,
+  candidateResponseSchema,
+  createCandidateBody,
+  emptyBody,
+  hireCandidateBody,
+  messageListQuery,
+  moveCandidateBody,
+  postMessageBody,
+  updateCandidateBody,
+} from './schemas';
+
+const ERASED = 'Once erased (`erased: true`), names, e-mail, phone and source are `null`.';
+const FINAL = '409 `CANDIDATE_HIRED`, `CANDIDATE_REJECTED` or `CANDIDATE_WITHDRAWN` in a final stage and `CANDIDATE_ERASED` after erasure, each with `stage` and `allowedStages`.';
+
+const candidateList = pageSchema(candidateResponseSchema);
+const candidateMessageList = pageSchema(candidateMessageResponseSchema);
+
+/** Candidates through the recruitment pipeline, their hire, their conversation and its erasure. */
+export const recruitmentArea = defineArea({
+  name: 'recruitment',
+  api: 'public',
+  description: 'Candidates, the pipeline stages, hiring into an employee, candidate messages and erasure of personal data.',
+  // Candidates and messages; the hire writes the employee, its guards, e-mail lookup and search words.
+  permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
+  auditEntityTypes: ['candidate', 'candidate_message'],
+  schemas: { Candidate: candidateResponseSchema, CandidateList: candidateList, CandidateMessage: candidateMessageResponseSchema, CandidateMessageList: candidateMessageList },
+  routes: {
+    listCandidates: {
+      method: 'GET',
+      path: '/recruitment/candidates',
+      scopes: ['recruitment:read'],
+      summary: 'List or search candidates',
+      description: `Candidates in creation order (createdAt, then id), optionally of one \`stage\`; or, with \`q\`, the candidates whose name or e-mail has a word starting with every query word (erased candidates are never found by \`q\`). ${ERASED}`,
+      query: candidateListQuery,
+      success: { status: 200, description: 'A page of candidates.', schema: candidateList },
+      problems: [],
+    },
+    createCandidate: {
+      method: 'POST',
+      path: '/recruitment/candidates',
+      scopes: ['recruitment:write'],
+      summary: 'Create a candidate',
+      description: 'Creates a candidate in stage `APPLIED`, atomically with its audit entry (attribute names only, never values).',
+      body: createCandidateBody,
+      idempotencyKey: 'required',
+      success: { status: 201, description: 'The created candidate.', schema: candidateResponseSchema, headers: ['ETag', 'Location'] },
+      problems: [],
+    },
+    getCandidate: {
+      method: 'GET',
+      path: '/recruitment/candidates/{candidateId}',
+      scopes: ['recruitment:read'],
+      summary: 'Get one candidate',
+      description: `One candidate, in any stage. ${ERASED}`,
+      success: { status: 200, description: 'The candidate.', schema: candidateResponseSchema, headers: ['ETag'] },
+      problems: [],
+    },
+    updateCandidate: {
+      method: 'PATCH',
+      path: '/recruitment/candidates/{candidateId}',
+      scopes: ['recruitment:write'],
+      summary: "Update a candidate's data",
+      description: 'Changes the fields sent (partial; `null` or `""` clears phone or source). The stage changes only through `/move` and `/hire`. A change to the current values changes nothing (same ETag). 409 `CANDIDATE_ERASED` after erasure.',
+      body: updateCandidateBody,
+      ifMatch: 'required',
+      idempotencyKey: 'optional',
+      success: { status: 200, description: 'The candidate after the change.', schema: candidateResponseSchema, headers: ['ETag'] },
+      problems: ['CANDIDATE_ERASED'],
+    },
+    moveCandidate: {
+      method: 'POST',
+      path: '/recruitment/candidates/{candidateId}/move',
+      scopes: ['recruitment:write'],
+      summary: 'Move a candidate to another pipeline stage',
+      description: `APPLIED → SCREENING → INTERVIEW → OFFER, forward only (stages may be skipped; a passed stage is 409 \`CANDIDATE_STAGE_PASSED\`), and REJECTED or WITHDRAWN from any open stage. The current stage changes nothing. HIRED only through \`/hire\`. ${FINAL}`,
+      body: moveCandidateBody,
+      ifMatch: 'required',
+      idempotencyKey: 'required',
+      success: { status: 200, description: 'The candidate in its new stage.', schema: candidateResponseSchema, headers: ['ETag'] },
+      problems: ['CANDIDATE_STAGE_PASSED', 'CANDIDATE_HIRED', 'CANDIDATE_REJECTED', 'CANDIDATE_WITHDRAWN', 'CANDIDATE_ERASED'],
+    },
+    hireCandidate: {
+      method: 'POST',
+      path: '/recruitment/candidates/{candidateId}/hire',
+      scopes: ['recruitment:write', 'employees:write'],
+      summary: 'Hire a candidate: create and link the employee',
+      description: `Hires a candidate in stage \`OFFER\` (else 409 \`CANDIDATE_NOT_OFFERED\`): creates the employee (active; names and work e-mail from the candidate; \`userName\` the one given or the e-mail) and moves the candidate to HIRED with its \`employeeId\`, in ONE transaction. The employee is then in GET /employees and SCIM /Users. A \`userName\` or \`externalId\` another employee holds is 409 \`UNIQUENESS_CONFLICT\` (\`attribute\`), as on POST /employees; of two concurrent hires exactly one creates an employee. ${FINAL}`,
+      body: hireCandidateBody,
+      bodyOptional: true,
+      ifMatch: 'required',
+      idempotencyKey: 'required',
+      success: { status: 200, description: 'The hired candidate; `employeeId` names the new employee.', schema: candidateResponseSchema, headers: ['ETag'] },
+      problems: ['CANDIDATE_NOT_OFFERED', 'UNIQUENESS_CONFLICT', 'CANDIDATE_HIRED', 'CANDIDATE_REJECTED', 'CANDIDATE_WITHDRAWN', 'CANDIDATE_ERASED'],
+    },
+    eraseCandidate: {
+      method: 'POST',
+      path: '/recruitment/candidates/{candidateId}/erase',
+      scopes: ['recruitment:write'],
+      summary: "Erase a candidate's personal data",
+      description:
+        "Erases on request, in ONE transaction: names, e-mail, phone and source of the candidate, subject and body of every message, and the candidate's search words. The record (position, stage, dates, employee link), the messages' direction, channel and time, and the audit trail stay. Erasing again changes nothing. An employee created by a hire is another record and is not changed. The body may be absent or `{}`.",
+      body: emptyBody,
+      bodyOptional: true,
+      ifMatch: 'required',
+      idempotencyKey: 'required',
+      success: { status: 200, description: 'The erased candidate.', schema: candidateResponseSchema, headers: ['ETag'] },
+      problems: [],
+    },
+    listCandidateMessages: {
+      method: 'GET',
+      path: '/recruitment/candidates/{candidateId}/messages',
+      scopes: ['recruitment:read'],
+      summary: 'The conversation with a candidate',
+      description: 'Messages to and from the candidate, oldest first (recordedAt, then id). Erased messages have `subject` and `body` null.',
+      query: messageListQuery,
+      success: { status: 200, description: 'A page of messages.', schema: candidateMessageList },
+      problems: [],
+    },
+    postCandidateMessage: {
+      method: 'POST',
+      path: '/recruitment/candidates/{candidateId}/messages',
+      scopes: ['recruitment:write'],
+      summary: 'Record a message to or from a candidate',
+      description: `Records one message of the conversation; messages are immutable. A candidate holds at most 60 (409 \`CANDIDATE_MESSAGE_LIMIT\`: its erasure stays one atomic change). Recording a message moves the candidate's ETag. 409 \`CANDIDATE_ERASED\` after erasure.`,
+      body: postMessageBody,
+      idempotencyKey: 'required',
+      success: { status: 201, description: 'The recorded message.', schema: candidateMessageResponseSchema, headers: ['ETag', 'Location'] },
+      problems: ['CANDIDATE_MESSAGE_LIMIT', 'CANDIDATE_ERASED'],
+    },
+  },
+});

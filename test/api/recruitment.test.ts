@@ -1,0 +1,306 @@
+import { randomUUID } from 'node:crypto';
+import { DEMO_CANDIDATE_IDS } from '../../services/local/seed-recruitment';
+import { candidateMessageResponseSchema, candidateResponseSchema } from '../../services/recruitment/schemas';
+import { call, countByType, expectParameters, expectPointers, expectProblem, scanTable, startApi, walkPages, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
+import { auditOf, ids, keyWith, read, send, sent } from './locations-fixture';
+
+/**
+ * Recruitment through the local gateway: candidates (create, read, list by stage and q,
+ * update), the pipeline (moves and their 409 codes), the hire (employee in GET /employees
+ * and SCIM /Users, uniqueness as POST /employees answers it), messages, erasure, scopes and
+ * organization isolation.
+ */
+let api: ApiFixture;
+const C = '/recruitment/candidates';
+const etag = (res: ApiResponse) => res.headers.get('etag')!;
+
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(() => api?.close());
+
+const newCandidate = (over: Record<string, unknown> = {}) => {
+  const tag = randomUUID().slice(0, 8);
+  return { givenName: 'Ines', familyName: `Navarro${tag}`, email: `ines.${tag}@mail.example`, position: 'Office cleaner', ...over };
+};
+const create = (over: Record<string, unknown> = {}) => sent(api, 'POST', C, newCandidate(over));
+const move = (id: string, ifMatch: string, stage: string) => send(api, 'POST', `${C}/${id}/move`, { stage }, { ifMatch });
+
+async function offered(over: Record<string, unknown> = {}): Promise<ApiResponse> {
+  const c = await create(over);
+  const res = await move(c.body.id, etag(c), 'OFFER');
+  expect(res.status).toBe(200);
+  return res;
+}
+
+describe('POST /recruitment/candidates', () => {
+  it('creates a candidate in APPLIED with 201, Location and ETag; every nullable member present', async () => {
+    const body = newCandidate({ phone: '+49 40 123456', source: 'Job board' });
+    const res = await sent(api, 'POST', C, body);
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      ...body,
+      stage: 'APPLIED',
+      stageChangedAt: expect.any(String),
+      employeeId: null,
+      hiredAt: null,
+      erased: false,
+      erasedAt: null,
+      version: 1,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
+    expect(candidateResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
+    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}${C}/${res.body.id}`);
+    expect(etag(res)).toBe(`"candidate:${res.body.id}:v1"`);
+    const [audit] = await auditOf(api, res.body.id);
+    expect(audit).toMatchObject({ action: 'candidate.created', entity: { type: 'candidate', id: res.body.id }, requestId: res.requestId });
+    expect(audit.changedAttributes).toEqual(['email', 'familyName', 'givenName', 'phone', 'position', 'source']);
+    // The audit entry names attributes, never the candidate's values.
+    expect(JSON.stringify(audit)).not.toMatch(new RegExp(`${body.familyName}|${body.email}|123456`));
+  });
+
+  it('rejects missing and invalid fields with pointers and writes nothing', async () => {
+    const before = await countByType(api.db);
+    expectPointers(await send(api, 'POST', C, { givenName: '', email: 'nope', phone: 'x', stage: 'HIRED' }), ['/givenName', '/familyName', '/email', '/phone', '/position', '/stage']);
+    expect(await countByType(api.db)).toEqual(before);
+  });
+
+  it('needs an Idempotency-Key and replays the same one', async () => {
+    expectProblem(await send(api, 'POST', C, newCandidate(), { idempotencyKey: undefined }), 400, 'IDEMPOTENCY_KEY_REQUIRED');
+    const key = randomUUID();
+    const body = newCandidate();
+    const first = await sent(api, 'POST', C, body, 201, { idempotencyKey: key });
+    const again = await sent(api, 'POST', C, body, 201, { idempotencyKey: key });
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+  });
+});
+
+describe('GET /recruitment/candidates', () => {
+  it('lists in creation order, filters by stage, searches by name and e-mail, and pages with a cursor', async () => {
+    const a = await create();
+    const b = await offered();
+    const all = (await walkPages(withQuery(`${api.orgUrl()}${C}`, { limit: 2 }), api.demo.keys.admin)).flatMap((p) => p.body.items);
+    const positions = all.map((c) => `${c.createdAt}#${c.id}`);
+    expect(positions).toEqual([...positions].sort());
+    expect(all.map((c) => c.id)).toEqual(expect.arrayContaining([a.body.id, b.body.id]));
+    const inOffer = await read(api, withQuery(C, { stage: 'OFFER', limit: 200 }));
+    expect(ids(inOffer)).toContain(b.body.id);
+    expect(ids(inOffer)).not.toContain(a.body.id);
+    expect(ids(await read(api, withQuery(C, { q: a.body.familyName })))).toEqual([a.body.id]);
+    expect(ids(await read(api, withQuery(C, { q: a.body.email })))).toEqual([a.body.id]);
+  });
+
+  it('holds the two demo candidates: one APPLIED with a message, one in OFFER ready to hire', async () => {
+    const [applied, offer] = DEMO_CANDIDATE_IDS;
+    expect((await read(api, `${C}/${applied}`)).body).toMatchObject({ stage: 'APPLIED', givenName: 'Farah' });
+    expect((await read(api, `${C}/${applied}/messages`)).body.items).toHaveLength(1);
+    expect((await read(api, `${C}/${offer}`)).body).toMatchObject({ stage: 'OFFER', givenName: 'Jonas' });
+  });
+
+  it('answers 422 for an unknown stage, q with stage, and unknown parameters', async () => {
+    expectParameters(await read(api, withQuery(C, { stage: 'SLEEPING' })), ['stage']);
+    expectParameters(await read(api, withQuery(C, { stage: 'OFFER', q: 'ines' })), ['stage']);
+    expectParameters(await read(api, withQuery(C, { sort: 'name' })), ['sort']);
+  });
+});
+
+describe('GET and PATCH /recruitment/candidates/{candidateId}', () => {
+  it('reads one candidate with its ETag and 404s for unknown ids', async () => {
+    const c = await create();
+    const res = await read(api, `${C}/${c.body.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(c.body);
+    expect(etag(res)).toBe(etag(c));
+    expectProblem(await read(api, `${C}/${randomUUID()}`), 404, 'RESOURCE_NOT_FOUND');
+    expectProblem(await read(api, `${C}/not-a-uuid`), 404, 'RESOURCE_NOT_FOUND');
+  });
+
+  it('changes the fields sent with If-Match; 428 without, 412 when stale; no change keeps the ETag', async () => {
+    const c = await create({ phone: '+49 40 1' });
+    expectProblem(await send(api, 'PATCH', `${C}/${c.body.id}`, { position: 'Team lead' }), 428, 'ETAG_REQUIRED');
+    const res = await send(api, 'PATCH', `${C}/${c.body.id}`, { position: 'Team lead', phone: null }, { ifMatch: etag(c) });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ position: 'Team lead', phone: null, version: 2 });
+    expectProblem(await send(api, 'PATCH', `${C}/${c.body.id}`, { position: 'Other' }, { ifMatch: etag(c) }), 412, 'ETAG_MISMATCH');
+    const same = await send(api, 'PATCH', `${C}/${c.body.id}`, { position: 'Team lead' }, { ifMatch: etag(res) });
+    expect(etag(same)).toBe(etag(res));
+    expectPointers(await send(api, 'PATCH', `${C}/${c.body.id}`, { stage: 'OFFER', position: 'Lead' }, { ifMatch: etag(res) }), ['/stage']);
+    const audit = await auditOf(api, c.body.id);
+    expect(audit.at(-1)).toMatchObject({ action: 'candidate.updated', changedAttributes: ['phone', 'position'] });
+  });
+});
+
+describe('POST /recruitment/candidates/{candidateId}/move', () => {
+  it('moves forward (skipping allowed), keeps the current stage, and audits the stages', async () => {
+    const c = await create();
+    const toInterview = await move(c.body.id, etag(c), 'INTERVIEW');
+    expect(toInterview.status).toBe(200);
+    expect(toInterview.body).toMatchObject({ stage: 'INTERVIEW', version: 2 });
+    const same = await move(c.body.id, etag(toInterview), 'INTERVIEW');
+    expect(same.body.version).toBe(2);
+    const audit = await auditOf(api, c.body.id);
+    expect(audit.at(-1)).toMatchObject({ action: 'candidate.stage_changed', before: { stage: 'APPLIED' }, after: { stage: 'INTERVIEW' } });
+  });
+
+  it('refuses illegal moves with 409 and the code of the refusal, writing nothing', async () => {
+    const c = await create();
+    const interview = await move(c.body.id, etag(c), 'INTERVIEW');
+    const before = await countByType(api.db);
+    const passed = expectProblem(await move(c.body.id, etag(interview), 'SCREENING'), 409, 'CANDIDATE_STAGE_PASSED');
+    expect(passed).toMatchObject({ stage: 'INTERVIEW', allowedStages: ['OFFER', 'REJECTED', 'WITHDRAWN'] });
+    expect(await countByType(api.db)).toEqual(before);
+    const rejected = await move(c.body.id, etag(interview), 'REJECTED');
+    expect(rejected.body.stage).toBe('REJECTED');
+    expectProblem(await move(c.body.id, etag(rejected), 'OFFER'), 409, 'CANDIDATE_REJECTED');
+    expectProblem(await send(api, 'POST', `${C}/${c.body.id}/hire`, {}, { ifMatch: etag(rejected) }), 409, 'CANDIDATE_REJECTED');
+    const w = await create();
+    const withdrawn = await move(w.body.id, etag(w), 'WITHDRAWN');
+    expectProblem(await move(w.body.id, etag(withdrawn), 'WITHDRAWN'), 409, 'CANDIDATE_WITHDRAWN');
+  });
+
+  it('takes HIRED only through /hire, and needs If-Match', async () => {
+    const c = await create();
+    expectPointers(await move(c.body.id, etag(c), 'HIRED'), ['/stage']);
+    expectProblem(await send(api, 'POST', `${C}/${c.body.id}/move`, { stage: 'SCREENING' }), 428, 'ETAG_REQUIRED');
+  });
+});
+
+describe('POST /recruitment/candidates/{candidateId}/hire', () => {
+  it('creates the employee and links it; the employee is in GET /employees and SCIM /Users', async () => {
+    const c = await offered();
+    const res = await send(api, 'POST', `${C}/${c.body.id}/hire`, { externalId: `hr-${c.body.id}`, department: 'Cleaning' }, { ifMatch: etag(c) });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: c.body.id, stage: 'HIRED', employeeId: expect.any(String), hiredAt: expect.any(String), version: c.body.version + 1 });
+    const employeeId = res.body.employeeId;
+
+    const employee = await read(api, `/employees/${employeeId}`);
+    expect(employee.status).toBe(200);
+    expect(employee.body).toMatchObject({ id: employeeId, userName: c.body.email, givenName: c.body.givenName, familyName: c.body.familyName, externalId: `hr-${c.body.id}`, department: 'Cleaning', active: true });
+    const listed = (await walkPages(withQuery(`${api.orgUrl()}/employees`, { limit: 200 }), api.demo.keys.admin)).flatMap((p) => p.body.items);
+    expect(listed.map((e) => e.id)).toContain(employeeId);
+
+    const scim = await call('GET', withQuery(`${api.orgUrl()}/scim/v2/Users`, { filter: `userName eq "${c.body.email}"` }), { token: api.demo.keys.scim });
+    expect(scim.status).toBe(200);
+    expect(scim.body.Resources.map((u: { id: string }) => u.id)).toEqual([employeeId]);
+    expect(scim.body.Resources[0]).toMatchObject({ userName: c.body.email, externalId: `hr-${c.body.id}`, active: true });
+
+    const audit = (await auditOf(api, employeeId))[0];
+    expect(audit).toMatchObject({ action: 'employee.created', references: { candidateId: c.body.id }, requestId: res.requestId });
+    expect((await auditOf(api, c.body.id)).at(-1)).toMatchObject({ action: 'candidate.hired', references: { employeeId }, requestId: res.requestId });
+    expectProblem(await send(api, 'POST', `${C}/${c.body.id}/hire`, {}, { ifMatch: etag(res) }), 409, 'CANDIDATE_HIRED');
+  });
+
+  it('answers a taken userName or externalId as POST /employees does (409 UNIQUENESS_CONFLICT) and writes nothing', async () => {
+    const taken = await sent(api, 'POST', '/employees', { userName: `taken.${randomUUID()}@acme.example`, externalId: `ext-${randomUUID()}` });
+    const c = await offered({ email: taken.body.userName });
+    const before = await countByType(api.db);
+    const byEmail = expectProblem(await send(api, 'POST', `${C}/${c.body.id}/hire`, {}, { ifMatch: etag(c) }), 409, 'UNIQUENESS_CONFLICT');
+    expect(byEmail.attribute).toBe('userName');
+    const byExternal = expectProblem(await send(api, 'POST', `${C}/${c.body.id}/hire`, { userName: `free.${randomUUID()}@acme.example`, externalId: taken.body.externalId }, { ifMatch: etag(c) }), 409, 'UNIQUENESS_CONFLICT');
+    expect(byExternal.attribute).toBe('externalId');
+    expect(await countByType(api.db)).toEqual(before);
+    // The same conflict from the employees API itself, for comparison.
+    const direct = expectProblem(await send(api, 'POST', '/employees', { userName: taken.body.userName }), 409, 'UNIQUENESS_CONFLICT');
+    expect(direct.attribute).toBe('userName');
+  });
+
+  it('hires only from OFFER and needs employees:write besides recruitment:write', async () => {
+    const c = await create();
+    expectProblem(await send(api, 'POST', `${C}/${c.body.id}/hire`, {}, { ifMatch: etag(c) }), 409, 'CANDIDATE_NOT_OFFERED');
+    const o = await offered();
+    const recruiter = await keyWith(api, ['recruitment:read', 'recruitment:write']);
+    expectProblem(await send(api, 'POST', `${C}/${o.body.id}/hire`, {}, { ifMatch: etag(o), token: recruiter }), 403, 'SCOPE_REQUIRED');
+  });
+});
+
+describe('candidate messages', () => {
+  it('records messages (201, Location, ETag), lists them oldest first, and moves the candidate ETag', async () => {
+    const c = await create();
+    const first = await sent(api, 'POST', `${C}/${c.body.id}/messages`, { direction: 'OUTBOUND', channel: 'EMAIL', subject: 'Your application', body: 'Thank you for applying.' });
+    expect(first.body).toEqual({ id: expect.any(String), candidateId: c.body.id, direction: 'OUTBOUND', channel: 'EMAIL', subject: 'Your application', body: 'Thank you for applying.', erased: false, recordedAt: expect.any(String) });
+    expect(candidateMessageResponseSchema.strict().safeParse(first.body).error).toBeUndefined();
+    expect(first.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}${C}/${c.body.id}/messages`);
+    await sent(api, 'POST', `${C}/${c.body.id}/messages`, { direction: 'INBOUND', channel: 'PHONE', body: 'Called back.' });
+    const pages = await walkPages(withQuery(`${api.orgUrl()}${C}/${c.body.id}/messages`, { limit: 1 }), api.demo.keys.admin);
+    expect(pages.flatMap((p) => p.body.items).map((m) => m.body)).toEqual(['Thank you for applying.', 'Called back.']);
+    expect(etag(await read(api, `${C}/${c.body.id}`))).toBe(`"candidate:${c.body.id}:v3"`);
+    const [audit] = await auditOf(api, first.body.id);
+    expect(audit).toMatchObject({ action: 'candidate_message.created', references: { candidateId: c.body.id }, after: { direction: 'OUTBOUND', channel: 'EMAIL' }, changedAttributes: ['body', 'subject'] });
+    expect(JSON.stringify(audit)).not.toContain('Thank you');
+  });
+
+  it('rejects invalid messages and answers 404 for an unknown candidate', async () => {
+    const c = await create();
+    expectPointers(await send(api, 'POST', `${C}/${c.body.id}/messages`, { direction: 'SIDEWAYS', channel: 'FAX', body: '' }), ['/direction', '/channel', '/body']);
+    expectProblem(await send(api, 'POST', `${C}/${randomUUID()}/messages`, { direction: 'INBOUND', channel: 'EMAIL', body: 'x' }), 404, 'RESOURCE_NOT_FOUND');
+    expectProblem(await read(api, `${C}/${randomUUID()}/messages`), 404, 'RESOURCE_NOT_FOUND');
+  });
+});
+
+describe('POST /recruitment/candidates/{candidateId}/erase', () => {
+  it('removes the personal values from the candidate, its messages and the search index; record and audit stay', async () => {
+    const tag = randomUUID().slice(0, 8);
+    const c = await create({ givenName: `Wilhelmina${tag}`, familyName: `Thistlewood${tag}`, email: `wt.${tag}@private.example`, phone: '+49 30 5550199', source: `Referral by Bartholomew${tag}` });
+    await sent(api, 'POST', `${C}/${c.body.id}/messages`, { direction: 'INBOUND', channel: 'EMAIL', subject: `From Wilhelmina${tag}`, body: `Reach me at +49 30 5550199, Thistlewood${tag}` });
+    const current = await read(api, `${C}/${c.body.id}`);
+    const res = await send(api, 'POST', `${C}/${c.body.id}/erase`, undefined, { ifMatch: etag(current) });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: c.body.id, givenName: null, familyName: null, email: null, phone: null, source: null, position: 'Office cleaner', stage: 'APPLIED', erased: true, erasedAt: expect.any(String) });
+    expect(await read(api, `${C}/${c.body.id}`)).toMatchObject({ status: 200, body: res.body });
+    const messages = await read(api, `${C}/${c.body.id}/messages`);
+    expect(messages.body.items).toEqual([expect.objectContaining({ direction: 'INBOUND', channel: 'EMAIL', subject: null, body: null, erased: true })]);
+    expect(ids(await read(api, withQuery(C, { q: `Thistlewood${tag}` })))).toEqual([]);
+
+    // No entity, index or audit item holds a value. Idempotency records keep the responses of
+    // earlier writes for their 24 h (docs/decisions.md); they are the only items left.
+    const values = [`wilhelmina${tag}`, `thistlewood${tag}`, `wt.${tag}`, '5550199', `bartholomew${tag}`];
+    const holding = (await scanTable(api.db)).filter((item) => values.some((v) => JSON.stringify(item).toLowerCase().includes(v)));
+    expect(holding.map((i) => i.itemType).filter((t) => t !== 'IdempotencyRecord')).toEqual([]);
+    const audit = await auditOf(api, c.body.id);
+    expect(audit.map((a) => a.action)).toEqual(['candidate.created', 'candidate.erased']);
+    expect(audit[1]).toMatchObject({ changedAttributes: ['email', 'familyName', 'givenName', 'messages', 'phone', 'source'], after: { erased: true, messagesErased: 1 } });
+
+    // Erasing again changes nothing; other changes are 409 CANDIDATE_ERASED.
+    const again = await send(api, 'POST', `${C}/${c.body.id}/erase`, {}, { ifMatch: etag(res) });
+    expect(again.status).toBe(200);
+    expect(etag(again)).toBe(etag(res));
+    expectProblem(await send(api, 'PATCH', `${C}/${c.body.id}`, { givenName: 'Back' }, { ifMatch: etag(res) }), 409, 'CANDIDATE_ERASED');
+    expectProblem(await move(c.body.id, etag(res), 'SCREENING'), 409, 'CANDIDATE_ERASED');
+    expectProblem(await send(api, 'POST', `${C}/${c.body.id}/messages`, { direction: 'INBOUND', channel: 'EMAIL', body: 'x' }), 409, 'CANDIDATE_ERASED');
+  });
+
+  it("keeps a hired candidate's employee when the candidate is erased", async () => {
+    const c = await offered();
+    const hired = await send(api, 'POST', `${C}/${c.body.id}/hire`, {}, { ifMatch: etag(c) });
+    const erased = await send(api, 'POST', `${C}/${c.body.id}/erase`, {}, { ifMatch: etag(hired) });
+    expect(erased.body).toMatchObject({ stage: 'HIRED', employeeId: hired.body.employeeId, email: null, erased: true });
+    expect(await read(api, `/employees/${hired.body.employeeId}`)).toMatchObject({ status: 200, body: { userName: c.body.email, active: true } });
+  });
+});
+
+describe('scopes and organizations', () => {
+  it('reads with recruitment:read and writes with recruitment:write only', async () => {
+    const c = await create();
+    const reader = await keyWith(api, ['recruitment:read']);
+    const other = await keyWith(api, ['employees:read', 'employees:write']);
+    expect((await read(api, `${C}/${c.body.id}`, reader)).status).toBe(200);
+    expectProblem(await read(api, C, other), 403, 'SCOPE_REQUIRED');
+    expectProblem(await send(api, 'POST', C, newCandidate(), { token: reader }), 403, 'SCOPE_REQUIRED');
+    expectProblem(await send(api, 'POST', `${C}/${c.body.id}/erase`, {}, { token: reader, ifMatch: etag(c) }), 403, 'SCOPE_REQUIRED');
+  });
+
+  it("never reaches another organization's candidate by id", async () => {
+    const c = await create();
+    const foreign = api.demo.keys.otherOrganization;
+    const otherUrl = api.orgUrl(api.demo.otherOrganizationId);
+    expectProblem(await call('GET', `${otherUrl}${C}/${c.body.id}`, { token: foreign }), 404, 'RESOURCE_NOT_FOUND');
+    expectProblem(await call('GET', `${otherUrl}${C}/${c.body.id}/messages`, { token: foreign }), 404, 'RESOURCE_NOT_FOUND');
+    expectProblem(await call('POST', `${otherUrl}${C}/${c.body.id}/erase`, { token: foreign, idempotencyKey: randomUUID(), ifMatch: etag(c), body: {} }), 404, 'RESOURCE_NOT_FOUND');
+    expectProblem(await call('POST', `${otherUrl}${C}/${c.body.id}/messages`, { token: foreign, idempotencyKey: randomUUID(), body: { direction: 'INBOUND', channel: 'EMAIL', body: 'x' } }), 404, 'RESOURCE_NOT_FOUND');
+    const list = await call('GET', `${otherUrl}${C}?limit=200`, { token: foreign });
+    expect(ids(list)).not.toContain(c.body.id);
+    expectProblem(await call('GET', `${api.orgUrl()}${C}/${c.body.id}`, { token: foreign }), 403, 'ACCESS_DENIED');
+  });
+});

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { getEmployee, putEmployee } from '../../services/employees/public';
+import { candidateEtag, createCandidate, eraseCandidate, hireCandidate, moveCandidate, postMessage, type Candidate, type RecruitmentPorts, type RecruitmentStore } from '../../services/recruitment/domain';
+import { getCandidate, listCandidates, messagesOf, recruitmentStore } from '../../services/recruitment/store';
+import type { Principal } from '../../services/shared/auth/principal';
+import type { Db } from '../../services/shared/ddb/client';
+import { inUnitOfWork, TransactionUnit, type UnitOfWork } from '../../services/shared/ddb/unit-of-work';
+import { ConcurrentChangeError } from '../../services/shared/domain/conflict';
+import { AppError, EtagMismatchError, UniquenessConflictError } from '../../services/shared/errors';
+import { scanTable } from '../support/api';
+import { createTestTable } from '../support/table';
+
+/**
+ * Recruitment on DynamoDB Local: of two concurrent hires of one candidate exactly one creates
+ * an employee; a taken userName commits nothing; erasure leaves no personal value in any item
+ * of the table and cannot miss a message that arrived after it read the conversation.
+ */
+let db: Db;
+const ORG = '55555555-5555-4555-8555-555555555555';
+const principal: Principal = { organizationId: ORG, keyId: 'recruit', keyLabel: 'Recruitment test', environment: 'TEST', scopes: new Set(['recruitment:write', 'employees:write']) };
+const actor = { principal, requestId: 'req-recruitment' };
+const portsOf = (unit: UnitOfWork, store: RecruitmentStore = recruitmentStore(db, unit)): RecruitmentPorts => ({ store, now: () => new Date(), newId: randomUUID });
+const run = <T>(work: (ports: RecruitmentPorts) => Promise<T>) => inUnitOfWork(db, (unit) => work(portsOf(unit)));
+
+const person = (tag: string) => ({ givenName: `Given${tag}`, familyName: `Family${tag}`, email: `person.${tag}@candidates.example`, position: 'Facility cleaner' });
+
+async function offered(tag: string, extra: Record<string, unknown> = {}): Promise<Candidate> {
+  const c = await run((p) => createCandidate(p, actor, { ...person(tag), ...extra }));
+  return run((p) => moveCandidate(p, actor, c.id, candidateEtag(c), 'OFFER'));
+}
+
+const employeesOf = async (org: string) => (await scanTable(db)).filter((i) => i.itemType === 'Employee' && i.organizationId === org);
+
+beforeAll(async () => {
+  db = await createTestTable();
+});
+
+describe('hire', () => {
+  it('creates and links exactly one employee when two hires of one candidate race', async () => {
+    const candidate = await offered(randomUUID().slice(0, 8));
+    const before = (await employeesOf(ORG)).length;
+    // Both hires read the candidate before either commits (a start barrier on the first reads).
+    let arrived = 0;
+    let release!: () => void;
+    const barrier = new Promise<void>((resolve) => (release = resolve));
+    const racing = (unit: UnitOfWork): RecruitmentStore => {
+      const store = recruitmentStore(db, unit);
+      return {
+        ...store,
+        getCandidate: async (org, id) => {
+          const read = await store.getCandidate(org, id);
+          if (arrived < 2) {
+            arrived += 1;
+            if (arrived === 2) release();
+            await barrier;
+          }
+          return read;
+        },
+      };
+    };
+    const hire = () => inUnitOfWork(db, (unit) => hireCandidate(portsOf(unit, racing(unit)), actor, candidate.id, candidateEtag(candidate), {}));
+    const outcomes = await Promise.allSettled([hire(), hire()]);
+    const won = outcomes.filter((o) => o.status === 'fulfilled');
+    const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    // The loser read again: the ETag it was given is no longer the candidate's.
+    expect(lost[0].reason).toBeInstanceOf(EtagMismatchError);
+
+    const employees = await employeesOf(ORG);
+    expect(employees).toHaveLength(before + 1);
+    const stored = (await getCandidate(db, ORG, candidate.id))!;
+    expect(stored).toMatchObject({ stage: 'HIRED', version: candidate.version + 1 });
+    const employee = (await getEmployee(db, ORG, stored.employeeId!))!;
+    expect(employee).toMatchObject({ userName: candidate.email, givenName: candidate.givenName, familyName: candidate.familyName, emails: [{ value: candidate.email, type: 'work', primary: true }], active: true, version: 1 });
+    // Guard, e-mail lookup and both audit entries came with it.
+    const items = await scanTable(db);
+    expect(items.filter((i) => i.itemType === 'EmployeeUniqueGuard' && i.employeeId === employee.id)).toHaveLength(1);
+    expect(items.filter((i) => i.itemType === 'EmployeeEmailLookup' && i.employeeId === employee.id)).toHaveLength(1);
+    const audit = items.filter((i) => i.itemType === 'AuditEntry' && (i.entity.id === candidate.id || i.entity.id === employee.id)).map((i) => i.action);
+    expect(audit.sort()).toEqual(['candidate.created', 'candidate.hired', 'candidate.stage_changed', 'employee.created']);
+  });
+
+  it('refuses a userName another employee holds and commits nothing', async () => {
+    const tag = randomUUID().slice(0, 8);
+    const at = new Date().toISOString();
+    await putEmployee(db, { id: randomUUID(), organizationId: ORG, userName: person(tag).email.toUpperCase(), emails: [], active: true, createdAt: at, updatedAt: at, version: 1 });
+    const candidate = await offered(tag);
+    const count = (await scanTable(db)).length;
+    await expect(run((p) => hireCandidate(p, actor, candidate.id, candidateEtag(candidate), {}))).rejects.toEqual(new UniquenessConflictError('userName'));
+    expect((await scanTable(db)).length).toBe(count);
+    expect((await getCandidate(db, ORG, candidate.id))!.stage).toBe('OFFER');
+  });
+
+  it('refuses a hire before OFFER with CANDIDATE_NOT_OFFERED', async () => {
+    const c = await run((p) => createCandidate(p, actor, person(randomUUID().slice(0, 8))));
+    await expect(run((p) => hireCandidate(p, actor, c.id, candidateEtag(c), {}))).rejects.toMatchObject({ code: 'CANDIDATE_NOT_OFFERED' });
+  });
+});
+
+describe('erasure', () => {
+  const secrets = (tag: string) => ({
+    givenName: `Zephyrine${tag}`,
+    familyName: `Quillfeather${tag}`,
+    email: `zq.${tag}@private.example`,
+    phone: '+49 151 9876543',
+    source: `Referral by Orlanda${tag}`,
+    subject: `Interview slot for Zephyrine${tag}`,
+    body: `Call me on +49 151 9876543, greetings Quillfeather${tag}`,
+  });
+
+  it('leaves no personal value in any item of the table; record, messages and audit stay', async () => {
+    const tag = randomUUID().slice(0, 8);
+    const s = secrets(tag);
+    const created = await run((p) => createCandidate(p, actor, { givenName: s.givenName, familyName: s.familyName, email: s.email, phone: s.phone, position: 'Night porter', source: s.source }));
+    await run((p) => postMessage(p, actor, created.id, { direction: 'OUTBOUND', channel: 'EMAIL', subject: s.subject, body: s.body }));
+    await run((p) => postMessage(p, actor, created.id, { direction: 'INBOUND', channel: 'PHONE', body: s.body }));
+    const current = (await getCandidate(db, ORG, created.id))!;
+    const moved = await run((p) => moveCandidate(p, actor, created.id, candidateEtag(current), 'INTERVIEW'));
+    // Findable by q before.
+    expect((await listCandidates(db, ORG, { q: s.givenName, limit: 10 })).items.map((c) => c.id)).toEqual([created.id]);
+    const values = [s.givenName, s.familyName, s.email, '9876543', `Orlanda${tag}`, s.subject, `Quillfeather${tag}`].map((v) => v.toLowerCase());
+    const holding = async () => (await scanTable(db)).filter((item) => values.some((v) => JSON.stringify(item).toLowerCase().includes(v)));
+    expect((await holding()).length).toBeGreaterThan(0);
+
+    const erased = await run((p) => eraseCandidate(p, actor, created.id, candidateEtag(moved)));
+
+    expect(await holding()).toEqual([]);
+    expect(erased).toMatchObject({ givenName: null, familyName: null, email: null, phone: null, source: null, position: 'Night porter', stage: 'INTERVIEW', erased: true });
+    const messages = await messagesOf(db, ORG, created.id);
+    expect(messages.map((m) => [m.direction, m.channel, m.subject, m.body, m.erased])).toEqual([
+      ['OUTBOUND', 'EMAIL', null, null, true],
+      ['INBOUND', 'PHONE', null, null, true],
+    ]);
+    expect((await listCandidates(db, ORG, { q: s.givenName, limit: 10 })).items).toEqual([]);
+    const audit = (await scanTable(db)).filter((i) => i.itemType === 'AuditEntry' && i.entity.id === created.id).map((i) => i.action);
+    expect(audit.sort()).toEqual(['candidate.created', 'candidate.erased', 'candidate.stage_changed']);
+    // Erasing again changes nothing; any other change is refused.
+    const again = await run((p) => eraseCandidate(p, actor, created.id, candidateEtag(erased)));
+    expect(again.version).toBe(erased.version);
+    await expect(run((p) => postMessage(p, actor, created.id, { direction: 'INBOUND', channel: 'EMAIL', body: 'x' }))).rejects.toMatchObject({ code: 'CANDIDATE_ERASED' });
+    await expect(run((p) => moveCandidate(p, actor, created.id, candidateEtag(erased), 'OFFER'))).rejects.toBeInstanceOf(AppError);
+  });
+
+  it('never commits an erasure that missed a message which arrived after it read the conversation', async () => {
+    const tag = randomUUID().slice(0, 8);
+    const s = secrets(tag);
+    const c = await run((p) => createCandidate(p, actor, { givenName: s.givenName, familyName: s.familyName, email: s.email, position: 'Porter' }));
+    const unit = new TransactionUnit(db);
+    await eraseCandidate(portsOf(unit), actor, c.id, candidateEtag(c));
+    await run((p) => postMessage(p, actor, c.id, { direction: 'INBOUND', channel: 'EMAIL', body: s.body }));
+    await expect(unit.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
+    // Run from its reads again, the erasure covers the late message too.
+    const current = (await getCandidate(db, ORG, c.id))!;
+    await run((p) => eraseCandidate(p, actor, c.id, candidateEtag(current)));
+    expect((await messagesOf(db, ORG, c.id)).map((m) => m.body)).toEqual([null]);
+  });
+});
