@@ -1,3 +1,4 @@
+import { sealedValueSchema } from '../shared/crypto/sealed-schema';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
@@ -87,10 +88,6 @@ export const employeeItemSchema = z
   .readonly();
 export type Employee = z.output<typeof employeeItemSchema>;
 
-/** An envelope-encrypted value (services/shared/crypto/restricted.ts). */
-const sealedValueSchema = z
-  .object({ alg: z.literal('AES-256-GCM'), iv: text, ciphertext: text, tag: text, encryptedKey: text, keyProvider: z.enum(['kms', 'local']) })
-  .readonly();
 
 /**
  * An employee's bank account: restricted payroll data, one item beside the employee, never

@@ -17,7 +17,7 @@ export const scimArea = defineArea({
   api: 'scim',
   description: 'SCIM 2.0 user provisioning (RFC 7643/7644).',
   // Employees with their guards, e-mail lookups and search index (no bank data, no restricted data).
-  permissions: { table: READ_WRITE, cursorSecret: false, restrictedDataKey: false },
+  permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
   auditEntityTypes: ['employee'],
   // Identity providers send bursts of PATCHes to one user without If-Match: each is applied in
   // turn (retryOnConflict), which needs more than the default 10 s; API Gateway waits 29 s.

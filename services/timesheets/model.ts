@@ -1,3 +1,4 @@
+import { sealedValueSchema } from '../shared/crypto/sealed-schema';
 import { z } from 'zod';
 import type { Key } from '../shared/ddb/read';
 
@@ -95,7 +96,7 @@ export const entryStatsSchema = z.object({ maxClosedDurationMs: z.number().defau
 export const restrictedEvidenceSchema = z
   .object({
     kind: z.literal('AD_HOC_POSITION'),
-    sealed: z.object({ alg: z.literal('AES-256-GCM'), iv: z.string(), ciphertext: z.string(), tag: z.string(), encryptedKey: z.string(), keyProvider: z.enum(['kms', 'local']) }).readonly(),
+    sealed: sealedValueSchema,
     capturedAt: z.string(),
   })
   .readonly();
