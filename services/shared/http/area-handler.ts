@@ -2,19 +2,19 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { z } from 'zod';
-import { PUBLIC_BASE_URL_VARIABLE, pathParamNames, resourcePath, routeKey, routeRows, type AreaDefinition, type RouteContract, type RouteRow } from '../area';
-import { principalFrom, requireScopes, type Principal } from '../auth/principal';
+import { PUBLIC_BASE_URL_VARIABLE, pathParamNames, routeRows, type AreaDefinition, type RouteContract, type RouteRow } from '../area';
+import type { Principal } from '../auth/principal';
 import { defaultDb } from '../ddb/client';
 import type { TxItem } from '../ddb/transaction';
 import { READ_ONLY_UNIT, TransactionUnit, type UnitOfWork } from '../ddb/unit-of-work';
 import type { Actor } from '../domain/actor';
 import { retryOnConflict } from '../domain/conflict';
-import { AccessDeniedError, AppError, NotFoundError, UnauthenticatedError, ValidationError } from '../errors';
-import { addLogKeys, logger, withLogScope } from '../logger';
+import { NotFoundError, ValidationError } from '../errors';
+import { logger, withLogScope } from '../logger';
 import { isUuid } from '../time';
 import { renderProblem } from './render-problem';
 import { idempotentWrite, requestInput, toStored } from './idempotent';
-import { errorResponses, jsonBody, requestIdHeader, requestIdOf, requestLogKeys, toProxyResult, type ApiEvent, type ErrorRenderer } from './middleware';
+import { authorizeRoute, errorResponses, jsonBody, requestIdHeader, requestIdOf, requestLogKeys, toProxyResult, type ApiEvent, type ErrorRenderer } from './middleware';
 import { optionalIdempotencyKey, optionalIfMatch, requireIdempotencyKey, requireIfMatch } from './preconditions';
 import type { ApiRequest, HttpResult } from './request';
 import { parseBody, parseQuery } from './validation';
@@ -85,7 +85,6 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
   const rows = routeRows(area);
   const missing = rows.filter((r) => typeof (options.operations as Record<string, unknown>)[r.operation] !== 'function');
   if (missing.length > 0) throw new Error(`Area ${area.name} has no operation for: ${missing.map((r) => r.operation).join(', ')}.`);
-  const byKey = new Map(rows.map((r) => [routeKey(r.method, resourcePath(r)), r]));
   const mediaType = options.mediaType ?? 'application/json';
   const operations = options.operations as unknown as Record<string, (request: OperationRequest<RouteContract, P>) => Promise<HttpResult>>;
 
@@ -94,22 +93,7 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestLogKeys())
     .use(errorResponses(options.renderError ?? renderProblem))
-    .use({
-      name: 'authorizeRoute',
-      before: ({ event }) => {
-        const route = byKey.get(routeKey(event.httpMethod, event.resource));
-        if (!route) throw new AppError('RESOURCE_NOT_FOUND', 'No such route: check the method and the path.');
-        const principal = principalFrom(event.requestContext?.authorizer as Record<string, unknown> | undefined);
-        if (!principal) throw new UnauthenticatedError();
-        // The authorizer's policy already confines the key to its organization; checked again
-        // so that no operation ever runs for another organization.
-        if (principal.organizationId !== event.pathParameters?.organizationId) throw new AccessDeniedError();
-        addLogKeys({ keyId: principal.keyId, organizationId: principal.organizationId });
-        requireScopes(principal, route.scopes);
-        event.route = route as never;
-        event.principal = principal;
-      },
-    })
+    .use(authorizeRoute(area as AreaDefinition))
     .use(jsonBody({ mediaTypes: options.bodyMediaTypes ?? ['application/json'] }))
     .handler(async (event, context) => {
       const route = event.route as unknown as RouteRow;
