@@ -1,4 +1,5 @@
 import { auditArea } from './audit/area';
+import { commerceArea } from './commerce/area';
 import { employeesArea } from './employees/area';
 import { legacyAreaNamed } from './legacy-areas';
 import { locationsArea } from './locations/area';
@@ -25,6 +26,7 @@ const WRITING_AREAS: readonly AreaDefinition[] = [
   locationsArea,
   legacyAreaNamed('reports'),
   materialsArea,
+  commerceArea,
 ];
 
 export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTypes));
