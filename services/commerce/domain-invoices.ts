@@ -133,18 +133,19 @@ const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:
 
 /**
  * Issues a DRAFT invoice with the next number of the organization's sequence.
- * 1. Read the invoice (404), If-Match (412), DRAFT (409 INVOICE_<STATE>); it needs items and a
- *    total above zero (422).  2. Read the sequence (consistent): the number is `last + 1`.
+ * 1. Read the invoice and the sequence (consistent, together). The invoice: 404, If-Match (412),
+ *    DRAFT (409 INVOICE_<STATE>), items and a total above zero (422).  2. The number is `last + 1`.
  * 3. Stage the invoice (ISSUED, number, issuedAt, dueDate = issue date + payment term), the
  *    sequence at that number only if it still holds `last`, and the number's claim. Of
  *    concurrent issues one commits per number; the others run again from 1 with the next
  *    number, so numbers have no gaps and no duplicates.
  */
 export async function issueInvoice(ports: CommercePorts, actor: Actor, id: string, ifMatch: string): Promise<Invoice> {
-  const current = await readInvoice(ports, actor, id, ifMatch);
+  // Both reads at once: the shorter the time from reading the sequence to committing, the fewer
+  // concurrent issues have to run again.
+  const [current, sequence] = await Promise.all([readInvoice(ports, actor, id, ifMatch), ports.store.getSequence(actor.principal.organizationId)]);
   assertInvoiceState(current, ['DRAFT'], 'be issued');
   if (current.lines.length === 0 || current.totals.total <= 0) throw new ValidationError([{ pointer: '', detail: 'An invoice needs items and a total above zero to be issued.' }]);
-  const sequence = await ports.store.getSequence(current.organizationId);
   const number = (sequence?.last ?? 0) + 1;
   const now = ports.now().toISOString();
   const after: Invoice = { ...current, state: 'ISSUED', number, issuedAt: now, dueDate: addDays(now.slice(0, 10), current.paymentTermDays), version: current.version + 1, updatedAt: now };
