@@ -1,7 +1,6 @@
-import type { Actor } from '../shared/domain/actor';
 import { assertEtag } from '../shared/domain/etag';
 import { NotFoundError, ValidationError, type ErrorCode } from '../shared/errors';
-import { amountsSnapshot, assertCurrency, audit, buildLine, buildLines, invoiceEtag, MAX_LINES, stateConflict, totalsOf, type CommercePorts, type LineInput } from './domain';
+import { amountsSnapshot, assertCurrency, audit, buildLine, buildLines, invoiceEtag, MAX_LINES, stateConflict, totalsOf, type CommercePorts, type LineInput, organizationOf, type Writer } from './domain';
 import type { Invoice, InvoiceState, Line } from './model';
 
 /**
@@ -32,21 +31,21 @@ function assertInvoiceState(i: Invoice, allowed: readonly InvoiceState[], wanted
   if (!allowed.includes(i.state)) throw invoiceStateError(i, wanted);
 }
 
-async function readInvoice(ports: CommercePorts, actor: Actor, id: string, ifMatch: string | undefined): Promise<Invoice> {
-  const invoice = await ports.store.getInvoice(actor.principal.organizationId, id);
+async function readInvoice(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined): Promise<Invoice> {
+  const invoice = await ports.store.getInvoice(organizationOf(actor), id);
   if (!invoice) throw new NotFoundError(`Invoice ${id}`);
   if (ifMatch !== undefined) assertEtag(ifMatch, invoiceEtag(invoice));
   return invoice;
 }
 
 /** Creates a DRAFT invoice (no number yet). */
-export async function createInvoice(ports: CommercePorts, actor: Actor, input: InvoiceInput): Promise<Invoice> {
+export async function createInvoice(ports: CommercePorts, actor: Writer, input: InvoiceInput): Promise<Invoice> {
   assertCurrency(input.currency);
   const now = ports.now().toISOString();
   const lines = buildLines(ports, input.items);
   const invoice: Invoice = {
     id: ports.newId(),
-    organizationId: actor.principal.organizationId,
+    organizationId: organizationOf(actor),
     customerId: input.customerId,
     currency: input.currency,
     notes: input.notes ?? null,
@@ -73,7 +72,7 @@ export async function createInvoice(ports: CommercePorts, actor: Actor, input: I
   return invoice;
 }
 
-function stageInvoice(ports: CommercePorts, actor: Actor, current: Invoice, next: Omit<Invoice, 'version' | 'updatedAt'>, action: string, changed: readonly string[], reason?: string): Invoice {
+function stageInvoice(ports: CommercePorts, actor: Writer, current: Invoice, next: Omit<Invoice, 'version' | 'updatedAt'>, action: string, changed: readonly string[], reason?: string): Invoice {
   const now = ports.now().toISOString();
   const after: Invoice = { ...next, version: current.version + 1, updatedAt: now };
   ports.store.saveInvoice({
@@ -93,7 +92,7 @@ function stageInvoice(ports: CommercePorts, actor: Actor, current: Invoice, next
 }
 
 /** Changes a DRAFT invoice's customer, currency, payment term or notes (409 INVOICE_<STATE> otherwise). */
-export async function updateInvoice(ports: CommercePorts, actor: Actor, id: string, ifMatch: string, patch: InvoicePatch): Promise<Invoice> {
+export async function updateInvoice(ports: CommercePorts, actor: Writer, id: string, ifMatch: string, patch: InvoicePatch): Promise<Invoice> {
   const current = await readInvoice(ports, actor, id, ifMatch);
   assertInvoiceState(current, ['DRAFT'], 'be changed');
   if (patch.currency !== undefined) assertCurrency(patch.currency);
@@ -110,7 +109,7 @@ export async function updateInvoice(ports: CommercePorts, actor: Actor, id: stri
 }
 
 /** Adds a line to a DRAFT invoice; the totals follow. */
-export async function addInvoiceLine(ports: CommercePorts, actor: Actor, id: string, ifMatch: string | undefined, input: LineInput): Promise<{ invoice: Invoice; line: Line }> {
+export async function addInvoiceLine(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined, input: LineInput): Promise<{ invoice: Invoice; line: Line }> {
   const current = await readInvoice(ports, actor, id, ifMatch);
   assertInvoiceState(current, ['DRAFT'], 'change its items');
   if (current.lines.length >= MAX_LINES) throw new ValidationError([{ pointer: '', detail: `An invoice has at most ${MAX_LINES} items.` }]);
@@ -121,7 +120,7 @@ export async function addInvoiceLine(ports: CommercePorts, actor: Actor, id: str
 }
 
 /** Removes a line of a DRAFT invoice. */
-export async function removeInvoiceLine(ports: CommercePorts, actor: Actor, id: string, lineId: string, ifMatch: string | undefined): Promise<Invoice> {
+export async function removeInvoiceLine(ports: CommercePorts, actor: Writer, id: string, lineId: string, ifMatch: string | undefined): Promise<Invoice> {
   const current = await readInvoice(ports, actor, id, ifMatch);
   if (!current.lines.some((l) => l.id === lineId)) throw new NotFoundError(`Item ${lineId} of invoice ${id}`);
   assertInvoiceState(current, ['DRAFT'], 'change its items');
@@ -140,10 +139,10 @@ const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:
  *    concurrent issues one commits per number; the others run again from 1 with the next
  *    number, so numbers have no gaps and no duplicates.
  */
-export async function issueInvoice(ports: CommercePorts, actor: Actor, id: string, ifMatch: string): Promise<Invoice> {
+export async function issueInvoice(ports: CommercePorts, actor: Writer, id: string, ifMatch: string): Promise<Invoice> {
   // Both reads at once: the shorter the time from reading the sequence to committing, the fewer
   // concurrent issues have to run again.
-  const [current, sequence] = await Promise.all([readInvoice(ports, actor, id, ifMatch), ports.store.getSequence(actor.principal.organizationId)]);
+  const [current, sequence] = await Promise.all([readInvoice(ports, actor, id, ifMatch), ports.store.getSequence(organizationOf(actor))]);
   assertInvoiceState(current, ['DRAFT'], 'be issued');
   if (current.lines.length === 0 || current.totals.total <= 0) throw new ValidationError([{ pointer: '', detail: 'An invoice needs items and a total above zero to be issued.' }]);
   const number = (sequence?.last ?? 0) + 1;
@@ -169,7 +168,7 @@ export async function issueInvoice(ports: CommercePorts, actor: Actor, id: strin
  * Voids an invoice with a reason: an ISSUED one without payments keeps its number, a DRAFT is
  * dropped without ever taking one. PAID, partially paid and VOID invoices are 409.
  */
-export async function voidInvoice(ports: CommercePorts, actor: Actor, id: string, ifMatch: string, reason: string): Promise<Invoice> {
+export async function voidInvoice(ports: CommercePorts, actor: Writer, id: string, ifMatch: string, reason: string): Promise<Invoice> {
   const current = await readInvoice(ports, actor, id, ifMatch);
   if (!(current.state === 'DRAFT' || (current.state === 'ISSUED' && current.amountPaid === 0))) throw invoiceStateError(current, 'be voided');
   const now = ports.now().toISOString();

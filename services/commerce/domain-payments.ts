@@ -1,6 +1,5 @@
-import type { Actor } from '../shared/domain/actor';
 import { AppError, ValidationError } from '../shared/errors';
-import { audit, type CommercePorts } from './domain';
+import { audit, type CommercePorts, organizationOf, type Writer } from './domain';
 import { invoiceStateError } from './domain-invoices';
 import type { Invoice, Payment, PaymentMethod } from './model';
 
@@ -28,8 +27,8 @@ export const balanceOf = (i: Invoice): number => i.totals.total - i.amountPaid;
  *    zero) only at the version read: of two payments that together overpay, one commits and
  *    the other runs again on the new balance and answers 422.
  */
-export async function recordPayment(ports: CommercePorts, actor: Actor, input: PaymentInput): Promise<{ payment: Payment; invoice: Invoice }> {
-  const current = await ports.store.getInvoice(actor.principal.organizationId, input.invoiceId);
+export async function recordPayment(ports: CommercePorts, actor: Writer, input: PaymentInput): Promise<{ payment: Payment; invoice: Invoice }> {
+  const current = await ports.store.getInvoice(organizationOf(actor), input.invoiceId);
   if (!current) throw new ValidationError([{ pointer: '/invoiceId', detail: `Invoice ${input.invoiceId} does not exist in this organization.` }]);
   if (current.state !== 'ISSUED') throw invoiceStateError(current, 'take a payment');
   if (input.currency !== undefined && input.currency !== current.currency) {

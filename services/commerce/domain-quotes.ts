@@ -1,4 +1,3 @@
-import type { Actor } from '../shared/domain/actor';
 import { assertEtag } from '../shared/domain/etag';
 import { NotFoundError, ValidationError, type ErrorCode } from '../shared/errors';
 import {
@@ -13,6 +12,8 @@ import {
   totalsOf,
   type CommercePorts,
   type LineInput,
+  organizationOf,
+  type Writer,
 } from './domain';
 import { DEFAULT_PAYMENT_TERM_DAYS } from './domain-invoices';
 import type { Invoice, Line, Quote, QuoteState } from './model';
@@ -42,21 +43,21 @@ function assertQuoteState(q: Quote, allowed: readonly QuoteState[], wanted: stri
   if (!allowed.includes(q.state) || q.invoiceId !== null) throw quoteStateError(q, wanted);
 }
 
-async function readQuote(ports: CommercePorts, actor: Actor, id: string, ifMatch: string | undefined): Promise<Quote> {
-  const quote = await ports.store.getQuote(actor.principal.organizationId, id);
+async function readQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined): Promise<Quote> {
+  const quote = await ports.store.getQuote(organizationOf(actor), id);
   if (!quote) throw new NotFoundError(`Quote ${id}`);
   if (ifMatch !== undefined) assertEtag(ifMatch, quoteEtag(quote));
   return quote;
 }
 
 /** Creates a DRAFT quote. 1. Currency must be ISO 4217 (422).  2. Lines and totals computed.  3. Stage with its audit entry. */
-export async function createQuote(ports: CommercePorts, actor: Actor, input: QuoteInput): Promise<Quote> {
+export async function createQuote(ports: CommercePorts, actor: Writer, input: QuoteInput): Promise<Quote> {
   assertCurrency(input.currency);
   const now = ports.now().toISOString();
   const lines = buildLines(ports, input.items);
   const quote: Quote = {
     id: ports.newId(),
-    organizationId: actor.principal.organizationId,
+    organizationId: organizationOf(actor),
     customerId: input.customerId,
     currency: input.currency,
     notes: input.notes ?? null,
@@ -79,7 +80,7 @@ export async function createQuote(ports: CommercePorts, actor: Actor, input: Quo
 }
 
 /** Stages the next version of a quote with an audit entry; unchanged content answers the quote as it is. */
-function stageQuote(ports: CommercePorts, actor: Actor, current: Quote, next: Omit<Quote, 'version' | 'updatedAt'>, action: string, changed: readonly string[], reason?: string): Quote {
+function stageQuote(ports: CommercePorts, actor: Writer, current: Quote, next: Omit<Quote, 'version' | 'updatedAt'>, action: string, changed: readonly string[], reason?: string): Quote {
   const now = ports.now().toISOString();
   const after: Quote = { ...next, version: current.version + 1, updatedAt: now };
   ports.store.saveQuote({
@@ -99,7 +100,7 @@ function stageQuote(ports: CommercePorts, actor: Actor, current: Quote, next: Om
 }
 
 /** Changes a DRAFT quote's customer, currency, validity or notes (409 QUOTE_<STATE> otherwise). */
-export async function updateQuote(ports: CommercePorts, actor: Actor, id: string, ifMatch: string, patch: QuotePatch): Promise<Quote> {
+export async function updateQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string, patch: QuotePatch): Promise<Quote> {
   const current = await readQuote(ports, actor, id, ifMatch);
   assertQuoteState(current, ['DRAFT'], 'be changed');
   if (patch.currency !== undefined) assertCurrency(patch.currency);
@@ -116,7 +117,7 @@ export async function updateQuote(ports: CommercePorts, actor: Actor, id: string
 }
 
 /** Adds a line to a DRAFT quote; the totals follow. Output: the quote and the new line. */
-export async function addQuoteLine(ports: CommercePorts, actor: Actor, id: string, ifMatch: string | undefined, input: LineInput): Promise<{ quote: Quote; line: Line }> {
+export async function addQuoteLine(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined, input: LineInput): Promise<{ quote: Quote; line: Line }> {
   const current = await readQuote(ports, actor, id, ifMatch);
   assertQuoteState(current, ['DRAFT'], 'change its items');
   if (current.lines.length >= MAX_LINES) throw new ValidationError([{ pointer: '', detail: `A quote has at most ${MAX_LINES} items.` }]);
@@ -127,7 +128,7 @@ export async function addQuoteLine(ports: CommercePorts, actor: Actor, id: strin
 }
 
 /** Removes a line of a DRAFT quote (the audit keeps that it was there). */
-export async function removeQuoteLine(ports: CommercePorts, actor: Actor, id: string, lineId: string, ifMatch: string | undefined): Promise<Quote> {
+export async function removeQuoteLine(ports: CommercePorts, actor: Writer, id: string, lineId: string, ifMatch: string | undefined): Promise<Quote> {
   const current = await readQuote(ports, actor, id, ifMatch);
   if (!current.lines.some((l) => l.id === lineId)) throw new NotFoundError(`Item ${lineId} of quote ${id}`);
   assertQuoteState(current, ['DRAFT'], 'change its items');
@@ -136,7 +137,7 @@ export async function removeQuoteLine(ports: CommercePorts, actor: Actor, id: st
 }
 
 /** DRAFT -> SENT; a quote without items cannot be sent (422). */
-export async function sendQuote(ports: CommercePorts, actor: Actor, id: string, ifMatch: string): Promise<Quote> {
+export async function sendQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string): Promise<Quote> {
   const current = await readQuote(ports, actor, id, ifMatch);
   assertQuoteState(current, ['DRAFT'], 'be sent');
   if (current.lines.length === 0) throw new ValidationError([{ pointer: '', detail: 'A quote without items cannot be sent: add items first.' }]);
@@ -147,7 +148,7 @@ export async function sendQuote(ports: CommercePorts, actor: Actor, id: string, 
 const dateOf = (at: Date) => at.toISOString().slice(0, 10);
 
 /** SENT -> ACCEPTED; after `validUntil` it is 409 QUOTE_EXPIRED (expire it, or send a new quote). */
-export async function acceptQuote(ports: CommercePorts, actor: Actor, id: string, ifMatch: string): Promise<Quote> {
+export async function acceptQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string): Promise<Quote> {
   const current = await readQuote(ports, actor, id, ifMatch);
   assertQuoteState(current, ['SENT'], 'be accepted');
   const now = ports.now();
@@ -158,14 +159,14 @@ export async function acceptQuote(ports: CommercePorts, actor: Actor, id: string
 }
 
 /** SENT -> DECLINED, with an optional reason (audited). */
-export async function declineQuote(ports: CommercePorts, actor: Actor, id: string, ifMatch: string, reason?: string): Promise<Quote> {
+export async function declineQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string, reason?: string): Promise<Quote> {
   const current = await readQuote(ports, actor, id, ifMatch);
   assertQuoteState(current, ['SENT'], 'be declined');
   return stageQuote(ports, actor, current, { ...current, state: 'DECLINED', decidedAt: ports.now().toISOString() }, 'quote.declined', ['state'], reason);
 }
 
 /** SENT -> EXPIRED (the offer lapsed or was withdrawn). */
-export async function expireQuote(ports: CommercePorts, actor: Actor, id: string, ifMatch: string): Promise<Quote> {
+export async function expireQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string): Promise<Quote> {
   const current = await readQuote(ports, actor, id, ifMatch);
   assertQuoteState(current, ['SENT'], 'expire');
   return stageQuote(ports, actor, current, { ...current, state: 'EXPIRED', decidedAt: ports.now().toISOString() }, 'quote.expired', ['state']);
@@ -179,7 +180,7 @@ export async function expireQuote(ports: CommercePorts, actor: Actor, id: string
  *    the invoice together: of two conversions one commits, the other runs again and answers
  *    409 QUOTE_CONVERTED.
  */
-export async function convertQuote(ports: CommercePorts, actor: Actor, id: string, ifMatch: string): Promise<{ quote: Quote; invoice: Invoice }> {
+export async function convertQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string): Promise<{ quote: Quote; invoice: Invoice }> {
   const current = await readQuote(ports, actor, id, ifMatch);
   assertQuoteState(current, ['ACCEPTED'], 'be converted into an invoice');
   const now = ports.now().toISOString();

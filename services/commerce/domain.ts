@@ -1,5 +1,5 @@
 import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
-import type { Actor } from '../shared/domain/actor';
+import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
 import { entityEtag } from '../shared/domain/etag';
 import { AppError, ValidationError, type ErrorCode } from '../shared/errors';
 import { documentTotals, isCurrency, lineAmounts, toBasisPoints, toMilli } from './domain-money';
@@ -33,12 +33,16 @@ export interface CommercePorts {
   readonly newId: () => string;
 }
 
+/** Who changes commerce data: an API key, or an internal writer such as the demo seed. */
+export type Writer = Actor | SystemActor;
+export { organizationOf };
+
 export const quoteEtag = (q: Quote): string => entityEtag('quote', q.id, q.version);
 export const invoiceEtag = (i: Invoice): string => entityEtag('invoice', i.id, i.version);
 export const paymentEtag = (p: Payment): string => entityEtag('payment', p.id, 1);
 
 /** An audit entry of this request, with a fresh id. */
-export const audit = (ports: CommercePorts, actor: Actor, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
+export const audit = (ports: CommercePorts, actor: Writer, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
   auditEntry({ id: ports.newId(), actor, occurredAt, ...input });
 
 /** A state that forbids the move: 409 with the code `<RESOURCE>_<STATE>` and the state as an extension member. */

@@ -103,6 +103,7 @@ export async function seedDemo(db: Db, seedSecret: string, now = new Date()): Pr
     live: await key('live', DEMO_IDS.organization, SCOPES, 'LIVE'),
   };
   await seedScans(db, now);
+  await (await import('./seed-commerce')).seedCommerce(db, DEMO_IDS.organization, now);
 
   return {
     organizationId: DEMO_IDS.organization,
