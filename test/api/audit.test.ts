@@ -14,7 +14,8 @@ let auditUrl: string;
 const list = (query: Record<string, string | number | undefined> = {}, token = api.demo.keys.admin) => call('GET', withQuery(auditUrl, query), { token });
 
 const ENTRY_MEMBERS = ['id', 'occurredAt', 'actor', 'action', 'entity', 'references', 'reason', 'before', 'after', 'changedAttributes', 'overlap', 'staleExportManifestIds', 'requestId'];
-const SNAPSHOT_MEMBERS = ['startedAt', 'endedAt', 'breakMinutes', 'state', 'revision', 'contextKind', 'locationId'];
+// Time entries', and (from the demo seed's commerce documents) amounts, states and dates only.
+const SNAPSHOT_MEMBERS = ['startedAt', 'endedAt', 'breakMinutes', 'state', 'revision', 'contextKind', 'locationId', 'currency', 'lineCount', 'subtotal', 'taxTotal', 'total', 'number', 'dueDate', 'amountPaid', 'balance', 'amount', 'paidOn', 'method'];
 const LABEL = 'Van 9, Quai de la Gare';
 const COORDINATES = [48.8311231, 2.3768719];
 
