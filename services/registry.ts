@@ -1,5 +1,6 @@
 import { auditArea } from './audit/area';
 import { documentsArea } from './documents/area';
+import { commerceArea } from './commerce/area';
 import { employeesArea } from './employees/area';
 import { locationsArea } from './locations/area';
 import { materialsArea } from './materials/area';
@@ -38,6 +39,7 @@ const WRITING_AREAS: readonly AreaDefinition[] = [
   customersArea,
   qualityArea,
   recruitmentArea,
+  commerceArea,
 ];
 
 export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTypes));

@@ -14,6 +14,7 @@ import type { Db } from '../shared/ddb/client';
 import { commit } from '../shared/ddb/transaction';
 import { seedPlanning } from './seed-planning';
 import { seedCustomersAndQuality } from './seed-customers';
+import { seedCommerce } from './seed-commerce';
 
 /**
  * The demo seed: two organizations with employees, locations, keys (and, through the
@@ -109,6 +110,7 @@ export async function seedDemo(db: Db, seedSecret: string, now = new Date()): Pr
   await seedPlanning(db, { organizationId: DEMO_IDS.organization, otherOrganizationId: DEMO_IDS.otherOrganization, employees: DEMO_IDS.employees, locations: DEMO_IDS.locations, otherEmployee: DEMO_IDS.otherEmployees[0], otherLocation: DEMO_IDS.otherLocations[0] }, now);
   await seedCustomersAndQuality(db, DEMO_IDS.organization, DEMO_IDS.locations, DEMO_IDS.employees[0], at);
   await seedRecruitment(db, DEMO_IDS.organization);
+  await seedCommerce(db, DEMO_IDS.organization, now);
 
   return {
     organizationId: DEMO_IDS.organization,

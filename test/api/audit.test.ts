@@ -15,8 +15,10 @@ const list = (query: Record<string, string | number | undefined> = {}, token = a
 
 const ENTRY_MEMBERS = ['id', 'occurredAt', 'actor', 'action', 'entity', 'references', 'reason', 'before', 'after', 'changedAttributes', 'overlap', 'staleExportManifestIds', 'requestId'];
 const SNAPSHOT_MEMBERS = ['startedAt', 'endedAt', 'breakMinutes', 'state', 'revision', 'contextKind', 'locationId'];
+/** The demo seed's commerce documents: amounts, states and dates only, never free text. */
+const COMMERCE_MEMBERS = ['state', 'revision', 'currency', 'lineCount', 'subtotal', 'taxTotal', 'total', 'number', 'dueDate', 'amountPaid', 'balance', 'amount', 'paidOn', 'method'];
 /** The snapshot allowlist of each entity type the demo trail holds (the seed writes candidates too). */
-const SNAPSHOTS_OF: Readonly<Record<string, readonly string[]>> = { time_entry: SNAPSHOT_MEMBERS, candidate: ['stage', 'erased', 'messagesErased'], candidate_message: ['direction', 'channel'], shift: ['state', 'employeeId', 'locationId', 'startsAt', 'endsAt', 'breakMinutes', 'taskCount', 'version'] };
+const SNAPSHOTS_OF: Readonly<Record<string, readonly string[]>> = { time_entry: SNAPSHOT_MEMBERS, candidate: ['stage', 'erased', 'messagesErased'], candidate_message: ['direction', 'channel'], quote: COMMERCE_MEMBERS, invoice: COMMERCE_MEMBERS, payment: COMMERCE_MEMBERS, shift: ['state', 'employeeId', 'locationId', 'startsAt', 'endsAt', 'breakMinutes', 'taskCount', 'version'] };
 const LABEL = 'Van 9, Quai de la Gare';
 const COORDINATES = [48.8311231, 2.3768719];
 

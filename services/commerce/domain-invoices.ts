@@ -1,0 +1,176 @@
+import { assertEtag } from '../shared/domain/etag';
+import { NotFoundError, ValidationError, type ErrorCode } from '../shared/errors';
+import { amountsSnapshot, assertCurrency, audit, buildLine, buildLines, invoiceEtag, MAX_LINES, stateConflict, totalsOf, type CommercePorts, type LineInput, organizationOf, type Writer } from './domain';
+import type { Invoice, InvoiceState, Line } from './model';
+
+/**
+ * Invoices: DRAFT -> ISSUED -> PAID | VOID (and DRAFT -> VOID for a draft that is dropped).
+ * Lines change only while DRAFT; issuing takes the next number of the organization's
+ * sequence in the same transaction as the invoice, so numbers have no gaps and no
+ * duplicates; an issued invoice is immutable; a void keeps its number.
+ */
+
+export const DEFAULT_PAYMENT_TERM_DAYS = 30;
+
+export interface InvoiceInput {
+  readonly customerId: string;
+  readonly currency: string;
+  readonly paymentTermDays?: number;
+  readonly notes?: string | null;
+  readonly items?: readonly LineInput[];
+}
+
+export type InvoicePatch = Partial<Omit<InvoiceInput, 'items'>>;
+
+export const invoiceStateError = (i: Invoice, wanted: string): Error =>
+  i.state === 'ISSUED' && i.amountPaid > 0
+    ? stateConflict('INVOICE_PARTIALLY_PAID', `Invoice ${i.id} has payments recorded; it cannot ${wanted}.`, i.state)
+    : stateConflict(`INVOICE_${i.state}` as ErrorCode, `Invoice ${i.id} is ${i.state}; it cannot ${wanted}.`, i.state);
+
+function assertInvoiceState(i: Invoice, allowed: readonly InvoiceState[], wanted: string): void {
+  if (!allowed.includes(i.state)) throw invoiceStateError(i, wanted);
+}
+
+async function readInvoice(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined): Promise<Invoice> {
+  const invoice = await ports.store.getInvoice(organizationOf(actor), id);
+  if (!invoice) throw new NotFoundError(`Invoice ${id}`);
+  if (ifMatch !== undefined) assertEtag(ifMatch, invoiceEtag(invoice));
+  return invoice;
+}
+
+/** Creates a DRAFT invoice (no number yet). */
+export async function createInvoice(ports: CommercePorts, actor: Writer, input: InvoiceInput): Promise<Invoice> {
+  assertCurrency(input.currency);
+  const now = ports.now().toISOString();
+  const lines = buildLines(ports, input.items);
+  const invoice: Invoice = {
+    id: ports.newId(),
+    organizationId: organizationOf(actor),
+    customerId: input.customerId,
+    currency: input.currency,
+    notes: input.notes ?? null,
+    lines,
+    totals: totalsOf(lines),
+    state: 'DRAFT',
+    number: null,
+    paymentTermDays: input.paymentTermDays ?? DEFAULT_PAYMENT_TERM_DAYS,
+    quoteId: null,
+    issuedAt: null,
+    dueDate: null,
+    amountPaid: 0,
+    paidAt: null,
+    voidedAt: null,
+    voidReason: null,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  ports.store.saveInvoice({
+    after: invoice,
+    audit: audit(ports, actor, now, { action: 'invoice.created', entity: { type: 'invoice', id: invoice.id }, references: { customerId: invoice.customerId }, after: { state: 'DRAFT', ...amountsSnapshot(invoice) } }),
+  });
+  return invoice;
+}
+
+function stageInvoice(ports: CommercePorts, actor: Writer, current: Invoice, next: Omit<Invoice, 'version' | 'updatedAt'>, action: string, changed: readonly string[], reason?: string): Invoice {
+  const now = ports.now().toISOString();
+  const after: Invoice = { ...next, version: current.version + 1, updatedAt: now };
+  ports.store.saveInvoice({
+    before: current,
+    after,
+    audit: audit(ports, actor, now, {
+      action,
+      entity: { type: 'invoice', id: current.id },
+      references: { customerId: after.customerId },
+      changedAttributes: changed,
+      before: { state: current.state, number: current.number, ...amountsSnapshot(current) },
+      after: { state: after.state, number: after.number, ...amountsSnapshot(after) },
+      ...(reason ? { reason } : {}),
+    }),
+  });
+  return after;
+}
+
+/** Changes a DRAFT invoice's customer, currency, payment term or notes (409 INVOICE_<STATE> otherwise). */
+export async function updateInvoice(ports: CommercePorts, actor: Writer, id: string, ifMatch: string, patch: InvoicePatch): Promise<Invoice> {
+  const current = await readInvoice(ports, actor, id, ifMatch);
+  assertInvoiceState(current, ['DRAFT'], 'be changed');
+  if (patch.currency !== undefined) assertCurrency(patch.currency);
+  const candidate: Invoice = {
+    ...current,
+    customerId: patch.customerId ?? current.customerId,
+    currency: patch.currency ?? current.currency,
+    paymentTermDays: patch.paymentTermDays ?? current.paymentTermDays,
+    notes: patch.notes === undefined ? current.notes : patch.notes,
+  };
+  const changed = (['customerId', 'currency', 'paymentTermDays', 'notes'] as const).filter((k) => candidate[k] !== current[k]);
+  if (changed.length === 0) return current;
+  return stageInvoice(ports, actor, current, candidate, 'invoice.updated', changed);
+}
+
+/** Adds a line to a DRAFT invoice; the totals follow. */
+export async function addInvoiceLine(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined, input: LineInput): Promise<{ invoice: Invoice; line: Line }> {
+  const current = await readInvoice(ports, actor, id, ifMatch);
+  assertInvoiceState(current, ['DRAFT'], 'change its items');
+  if (current.lines.length >= MAX_LINES) throw new ValidationError([{ pointer: '', detail: `An invoice has at most ${MAX_LINES} items.` }]);
+  const line = buildLine(ports.newId(), input, '');
+  const lines = [...current.lines, line];
+  const invoice = stageInvoice(ports, actor, current, { ...current, lines, totals: totalsOf(lines, '') }, 'invoice.item_added', ['items']);
+  return { invoice, line };
+}
+
+/** Removes a line of a DRAFT invoice. */
+export async function removeInvoiceLine(ports: CommercePorts, actor: Writer, id: string, lineId: string, ifMatch: string | undefined): Promise<Invoice> {
+  const current = await readInvoice(ports, actor, id, ifMatch);
+  if (!current.lines.some((l) => l.id === lineId)) throw new NotFoundError(`Item ${lineId} of invoice ${id}`);
+  assertInvoiceState(current, ['DRAFT'], 'change its items');
+  const lines = current.lines.filter((l) => l.id !== lineId);
+  return stageInvoice(ports, actor, current, { ...current, lines, totals: totalsOf(lines) }, 'invoice.item_removed', ['items']);
+}
+
+const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+/**
+ * Issues a DRAFT invoice with the next number of the organization's sequence.
+ * 1. Read the invoice and the sequence (consistent, together). The invoice: 404, If-Match (412),
+ *    DRAFT (409 INVOICE_<STATE>), items and a total above zero (422).  2. The number is `last + 1`.
+ * 3. Stage the invoice (ISSUED, number, issuedAt, dueDate = issue date + payment term), the
+ *    sequence at that number only if it still holds `last`, and the number's claim. Of
+ *    concurrent issues one commits per number; the others run again from 1 with the next
+ *    number, so numbers have no gaps and no duplicates.
+ */
+export async function issueInvoice(ports: CommercePorts, actor: Writer, id: string, ifMatch: string): Promise<Invoice> {
+  // Both reads at once: the shorter the time from reading the sequence to committing, the fewer
+  // concurrent issues have to run again.
+  const [current, sequence] = await Promise.all([readInvoice(ports, actor, id, ifMatch), ports.store.getSequence(organizationOf(actor))]);
+  assertInvoiceState(current, ['DRAFT'], 'be issued');
+  if (current.lines.length === 0 || current.totals.total <= 0) throw new ValidationError([{ pointer: '', detail: 'An invoice needs items and a total above zero to be issued.' }]);
+  const number = (sequence?.last ?? 0) + 1;
+  const now = ports.now().toISOString();
+  const after: Invoice = { ...current, state: 'ISSUED', number, issuedAt: now, dueDate: addDays(now.slice(0, 10), current.paymentTermDays), version: current.version + 1, updatedAt: now };
+  ports.store.saveIssue({
+    before: current,
+    after,
+    ...(sequence ? { sequence } : {}),
+    audit: audit(ports, actor, now, {
+      action: 'invoice.issued',
+      entity: { type: 'invoice', id },
+      references: { customerId: after.customerId },
+      changedAttributes: ['dueDate', 'issuedAt', 'number', 'state'],
+      before: { state: 'DRAFT' },
+      after: { state: 'ISSUED', number, dueDate: after.dueDate, ...amountsSnapshot(after) },
+    }),
+  });
+  return after;
+}
+
+/**
+ * Voids an invoice with a reason: an ISSUED one without payments keeps its number, a DRAFT is
+ * dropped without ever taking one. PAID, partially paid and VOID invoices are 409.
+ */
+export async function voidInvoice(ports: CommercePorts, actor: Writer, id: string, ifMatch: string, reason: string): Promise<Invoice> {
+  const current = await readInvoice(ports, actor, id, ifMatch);
+  if (!(current.state === 'DRAFT' || (current.state === 'ISSUED' && current.amountPaid === 0))) throw invoiceStateError(current, 'be voided');
+  const now = ports.now().toISOString();
+  return stageInvoice(ports, actor, current, { ...current, state: 'VOID', voidedAt: now, voidReason: reason }, 'invoice.voided', ['state', 'voidReason'], reason);
+}

@@ -1,0 +1,225 @@
+import { assertEtag } from '../shared/domain/etag';
+import { NotFoundError, ValidationError, type ErrorCode } from '../shared/errors';
+import {
+  amountsSnapshot,
+  assertCurrency,
+  audit,
+  buildLine,
+  buildLines,
+  MAX_LINES,
+  quoteEtag,
+  stateConflict,
+  totalsOf,
+  type CommercePorts,
+  type LineInput,
+  organizationOf,
+  type Writer,
+} from './domain';
+import { DEFAULT_PAYMENT_TERM_DAYS } from './domain-invoices';
+import type { Invoice, Line, Quote, QuoteState } from './model';
+
+/**
+ * Quotes: DRAFT -> SENT -> ACCEPTED | DECLINED | EXPIRED; lines change only while DRAFT; an
+ * ACCEPTED quote converts once into a DRAFT invoice, in one transaction with the quote.
+ */
+
+export interface QuoteInput {
+  readonly customerId: string;
+  readonly currency: string;
+  readonly validUntil?: string | null;
+  readonly notes?: string | null;
+  readonly items?: readonly LineInput[];
+}
+
+export type QuotePatch = Partial<Omit<QuoteInput, 'items'>>;
+
+/** The code of a quote state that forbids a move: QUOTE_<STATE>, or QUOTE_CONVERTED once converted. */
+function quoteStateError(q: Quote, wanted: string): Error {
+  if (q.invoiceId !== null) return stateConflict('QUOTE_CONVERTED', `Quote ${q.id} was converted into invoice ${q.invoiceId}; it cannot ${wanted}.`, q.state);
+  return stateConflict(`QUOTE_${q.state}` as ErrorCode, `Quote ${q.id} is ${q.state}; it cannot ${wanted}.`, q.state);
+}
+
+function assertQuoteState(q: Quote, allowed: readonly QuoteState[], wanted: string): void {
+  if (!allowed.includes(q.state) || q.invoiceId !== null) throw quoteStateError(q, wanted);
+}
+
+async function readQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined): Promise<Quote> {
+  const quote = await ports.store.getQuote(organizationOf(actor), id);
+  if (!quote) throw new NotFoundError(`Quote ${id}`);
+  if (ifMatch !== undefined) assertEtag(ifMatch, quoteEtag(quote));
+  return quote;
+}
+
+/** Creates a DRAFT quote. 1. Currency must be ISO 4217 (422).  2. Lines and totals computed.  3. Stage with its audit entry. */
+export async function createQuote(ports: CommercePorts, actor: Writer, input: QuoteInput): Promise<Quote> {
+  assertCurrency(input.currency);
+  const now = ports.now().toISOString();
+  const lines = buildLines(ports, input.items);
+  const quote: Quote = {
+    id: ports.newId(),
+    organizationId: organizationOf(actor),
+    customerId: input.customerId,
+    currency: input.currency,
+    notes: input.notes ?? null,
+    lines,
+    totals: totalsOf(lines),
+    state: 'DRAFT',
+    validUntil: input.validUntil ?? null,
+    sentAt: null,
+    decidedAt: null,
+    invoiceId: null,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  ports.store.saveQuote({
+    after: quote,
+    audit: audit(ports, actor, now, { action: 'quote.created', entity: { type: 'quote', id: quote.id }, references: { customerId: quote.customerId }, after: { state: 'DRAFT', ...amountsSnapshot(quote) } }),
+  });
+  return quote;
+}
+
+/** Stages the next version of a quote with an audit entry; unchanged content answers the quote as it is. */
+function stageQuote(ports: CommercePorts, actor: Writer, current: Quote, next: Omit<Quote, 'version' | 'updatedAt'>, action: string, changed: readonly string[], reason?: string): Quote {
+  const now = ports.now().toISOString();
+  const after: Quote = { ...next, version: current.version + 1, updatedAt: now };
+  ports.store.saveQuote({
+    before: current,
+    after,
+    audit: audit(ports, actor, now, {
+      action,
+      entity: { type: 'quote', id: current.id },
+      references: { customerId: after.customerId },
+      changedAttributes: changed,
+      before: { state: current.state, ...amountsSnapshot(current) },
+      after: { state: after.state, ...amountsSnapshot(after) },
+      ...(reason ? { reason } : {}),
+    }),
+  });
+  return after;
+}
+
+/** Changes a DRAFT quote's customer, currency, validity or notes (409 QUOTE_<STATE> otherwise). */
+export async function updateQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string, patch: QuotePatch): Promise<Quote> {
+  const current = await readQuote(ports, actor, id, ifMatch);
+  assertQuoteState(current, ['DRAFT'], 'be changed');
+  if (patch.currency !== undefined) assertCurrency(patch.currency);
+  const candidate: Quote = {
+    ...current,
+    customerId: patch.customerId ?? current.customerId,
+    currency: patch.currency ?? current.currency,
+    validUntil: patch.validUntil === undefined ? current.validUntil : patch.validUntil,
+    notes: patch.notes === undefined ? current.notes : patch.notes,
+  };
+  const changed = (['customerId', 'currency', 'validUntil', 'notes'] as const).filter((k) => candidate[k] !== current[k]);
+  if (changed.length === 0) return current;
+  return stageQuote(ports, actor, current, candidate, 'quote.updated', changed);
+}
+
+/** Adds a line to a DRAFT quote; the totals follow. Output: the quote and the new line. */
+export async function addQuoteLine(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined, input: LineInput): Promise<{ quote: Quote; line: Line }> {
+  const current = await readQuote(ports, actor, id, ifMatch);
+  assertQuoteState(current, ['DRAFT'], 'change its items');
+  if (current.lines.length >= MAX_LINES) throw new ValidationError([{ pointer: '', detail: `A quote has at most ${MAX_LINES} items.` }]);
+  const line = buildLine(ports.newId(), input, '');
+  const lines = [...current.lines, line];
+  const quote = stageQuote(ports, actor, current, { ...current, lines, totals: totalsOf(lines, '') }, 'quote.item_added', ['items']);
+  return { quote, line };
+}
+
+/** Removes a line of a DRAFT quote (the audit keeps that it was there). */
+export async function removeQuoteLine(ports: CommercePorts, actor: Writer, id: string, lineId: string, ifMatch: string | undefined): Promise<Quote> {
+  const current = await readQuote(ports, actor, id, ifMatch);
+  if (!current.lines.some((l) => l.id === lineId)) throw new NotFoundError(`Item ${lineId} of quote ${id}`);
+  assertQuoteState(current, ['DRAFT'], 'change its items');
+  const lines = current.lines.filter((l) => l.id !== lineId);
+  return stageQuote(ports, actor, current, { ...current, lines, totals: totalsOf(lines) }, 'quote.item_removed', ['items']);
+}
+
+/** DRAFT -> SENT; a quote without items cannot be sent (422). */
+export async function sendQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string): Promise<Quote> {
+  const current = await readQuote(ports, actor, id, ifMatch);
+  assertQuoteState(current, ['DRAFT'], 'be sent');
+  if (current.lines.length === 0) throw new ValidationError([{ pointer: '', detail: 'A quote without items cannot be sent: add items first.' }]);
+  return stageQuote(ports, actor, current, { ...current, state: 'SENT', sentAt: ports.now().toISOString() }, 'quote.sent', ['state']);
+}
+
+/** The UTC calendar date of an instant. */
+const dateOf = (at: Date) => at.toISOString().slice(0, 10);
+
+/** SENT -> ACCEPTED; after `validUntil` it is 409 QUOTE_EXPIRED (expire it, or send a new quote). */
+export async function acceptQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string): Promise<Quote> {
+  const current = await readQuote(ports, actor, id, ifMatch);
+  assertQuoteState(current, ['SENT'], 'be accepted');
+  const now = ports.now();
+  if (current.validUntil !== null && dateOf(now) > current.validUntil) {
+    throw stateConflict('QUOTE_EXPIRED', `Quote ${id} was valid until ${current.validUntil}; it can no longer be accepted.`, current.state);
+  }
+  return stageQuote(ports, actor, current, { ...current, state: 'ACCEPTED', decidedAt: now.toISOString() }, 'quote.accepted', ['state']);
+}
+
+/** SENT -> DECLINED, with an optional reason (audited). */
+export async function declineQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string, reason?: string): Promise<Quote> {
+  const current = await readQuote(ports, actor, id, ifMatch);
+  assertQuoteState(current, ['SENT'], 'be declined');
+  return stageQuote(ports, actor, current, { ...current, state: 'DECLINED', decidedAt: ports.now().toISOString() }, 'quote.declined', ['state'], reason);
+}
+
+/** SENT -> EXPIRED (the offer lapsed or was withdrawn). */
+export async function expireQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string): Promise<Quote> {
+  const current = await readQuote(ports, actor, id, ifMatch);
+  assertQuoteState(current, ['SENT'], 'expire');
+  return stageQuote(ports, actor, current, { ...current, state: 'EXPIRED', decidedAt: ports.now().toISOString() }, 'quote.expired', ['state']);
+}
+
+/**
+ * Converts an ACCEPTED quote into a DRAFT invoice, once.
+ * 1. Read the quote (404), If-Match (412); ACCEPTED and not converted (409 QUOTE_<STATE> /
+ *    QUOTE_CONVERTED).  2. The invoice copies customer, currency, notes and lines (fresh line
+ *    ids, same amounts) and references the quote.  3. Stage the quote (with `invoiceId`) and
+ *    the invoice together: of two conversions one commits, the other runs again and answers
+ *    409 QUOTE_CONVERTED.
+ */
+export async function convertQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string): Promise<{ quote: Quote; invoice: Invoice }> {
+  const current = await readQuote(ports, actor, id, ifMatch);
+  assertQuoteState(current, ['ACCEPTED'], 'be converted into an invoice');
+  const now = ports.now().toISOString();
+  const invoice: Invoice = {
+    id: ports.newId(),
+    organizationId: current.organizationId,
+    customerId: current.customerId,
+    currency: current.currency,
+    notes: current.notes,
+    lines: current.lines.map((l) => ({ ...l, id: ports.newId() })),
+    totals: current.totals,
+    state: 'DRAFT',
+    number: null,
+    paymentTermDays: DEFAULT_PAYMENT_TERM_DAYS,
+    quoteId: current.id,
+    issuedAt: null,
+    dueDate: null,
+    amountPaid: 0,
+    paidAt: null,
+    voidedAt: null,
+    voidReason: null,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const quote: Quote = { ...current, invoiceId: invoice.id, version: current.version + 1, updatedAt: now };
+  ports.store.saveConversion({
+    before: current,
+    after: quote,
+    invoice,
+    audit: [
+      audit(ports, actor, now, { action: 'quote.converted', entity: { type: 'quote', id: quote.id }, references: { invoiceId: invoice.id, customerId: quote.customerId }, changedAttributes: ['invoiceId'] }),
+      audit(ports, actor, now, {
+        action: 'invoice.created',
+        entity: { type: 'invoice', id: invoice.id },
+        references: { quoteId: quote.id, customerId: invoice.customerId },
+        after: { state: 'DRAFT', ...amountsSnapshot(invoice) },
+      }),
+    ],
+  });
+  return { quote, invoice };
+}

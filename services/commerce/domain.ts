@@ -1,0 +1,97 @@
+import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
+import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
+import { entityEtag } from '../shared/domain/etag';
+import { AppError, ValidationError, type ErrorCode } from '../shared/errors';
+import { documentTotals, isCurrency, lineAmounts, toBasisPoints, toMilli } from './domain-money';
+import type { Invoice, InvoiceSequence, Line, Payment, Quote, Totals } from './model';
+
+export type { Invoice, InvoiceSequence, InvoiceState, Line, Payment, PaymentMethod, Quote, QuoteState, Totals } from './model';
+
+/**
+ * The commerce store port: reads, and `save*` that stage a change in the request's unit of
+ * work (committed with its audit entries and the idempotency record in one transaction). A
+ * staged change holds only if what it was decided on is unchanged (versions, the number
+ * sequence); otherwise the use case runs again from its reads. The adapter is store.ts.
+ */
+export interface CommerceStore {
+  getQuote(organizationId: string, id: string): Promise<Quote | undefined>;
+  getInvoice(organizationId: string, id: string): Promise<Invoice | undefined>;
+  getSequence(organizationId: string): Promise<InvoiceSequence | undefined>;
+  saveQuote(change: { readonly before?: Quote; readonly after: Quote; readonly audit: AuditEntry }): void;
+  saveInvoice(change: { readonly before?: Invoice; readonly after: Invoice; readonly audit: AuditEntry }): void;
+  /** The accepted quote (marked converted) and its new draft invoice, together. */
+  saveConversion(change: { readonly before: Quote; readonly after: Quote; readonly invoice: Invoice; readonly audit: readonly AuditEntry[] }): void;
+  /** The issued invoice, the sequence moved from `sequence` to the invoice's number, and the number's claim. */
+  saveIssue(change: { readonly before: Invoice; readonly after: Invoice; readonly sequence?: InvoiceSequence; readonly audit: AuditEntry }): void;
+  /** The payment and the invoice's new balance (and state), together. */
+  savePayment(change: { readonly before: Invoice; readonly after: Invoice; readonly payment: Payment; readonly audit: readonly AuditEntry[] }): void;
+}
+
+export interface CommercePorts {
+  readonly store: CommerceStore;
+  readonly now: () => Date;
+  readonly newId: () => string;
+}
+
+/** Who changes commerce data: an API key, or an internal writer such as the demo seed. */
+export type Writer = Actor | SystemActor;
+export { organizationOf };
+
+export const quoteEtag = (q: Quote): string => entityEtag('quote', q.id, q.version);
+export const invoiceEtag = (i: Invoice): string => entityEtag('invoice', i.id, i.version);
+export const paymentEtag = (p: Payment): string => entityEtag('payment', p.id, 1);
+
+/** An audit entry of this request, with a fresh id. */
+export const audit = (ports: CommercePorts, actor: Writer, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
+  auditEntry({ id: ports.newId(), actor, occurredAt, ...input });
+
+/** A state that forbids the move: 409 with the code `<RESOURCE>_<STATE>` and the state as an extension member. */
+export const stateConflict = (code: ErrorCode, message: string, state: string): AppError => new AppError(code, message, { extensions: { state } });
+
+/** At most this many lines per quote or invoice (one item, one transaction). */
+export const MAX_LINES = 100;
+
+export interface LineInput {
+  readonly description: string;
+  /** Decimal, at most 3 decimals. */
+  readonly quantity: number;
+  /** Minor units of the document's currency. */
+  readonly unitPrice: number;
+  /** Percent, at most 2 decimals. */
+  readonly taxRate: number;
+}
+
+/** A line with the amounts the server computes; 422 at `pointer` when they leave the exact range. */
+export function buildLine(id: string, input: LineInput, pointer: string): Line {
+  const quantityMilli = toMilli(input.quantity);
+  const taxRateBp = toBasisPoints(input.taxRate);
+  const amounts = lineAmounts({ quantityMilli, unitPrice: input.unitPrice, taxRateBp });
+  if (!amounts) throw new ValidationError([{ pointer, detail: 'The line amount is too large: quantity × unitPrice must stay below 10^15 minor units.' }]);
+  return { id, description: input.description, quantityMilli, unitPrice: input.unitPrice, taxRateBp, ...amounts };
+}
+
+/** The totals of `lines`; 422 when the document total would leave the exact range. */
+export function totalsOf(lines: readonly Line[], pointer = '/items'): Totals {
+  const totals = documentTotals(lines);
+  if (!totals) throw new ValidationError([{ pointer, detail: 'The document total is too large: it must stay below 10^15 minor units.' }]);
+  return totals;
+}
+
+export function assertCurrency(currency: string, pointer = '/currency'): void {
+  if (!isCurrency(currency)) throw new ValidationError([{ pointer, detail: `"${currency.slice(0, 10)}" is not an ISO 4217 currency code such as EUR, USD or CHF.` }]);
+}
+
+/** The lines of a new document from its input, each id fresh. */
+export function buildLines(ports: CommercePorts, items: readonly LineInput[] | undefined): Line[] {
+  if ((items?.length ?? 0) > MAX_LINES) throw new ValidationError([{ pointer: '/items', detail: `At most ${MAX_LINES} items.` }]);
+  return (items ?? []).map((item, i) => buildLine(ports.newId(), item, `/items/${i}`));
+}
+
+/** The audit snapshot of a document's amounts: numbers only, never descriptions or notes. */
+export const amountsSnapshot = (d: { readonly currency: string; readonly totals: Totals; readonly lines: readonly Line[] }) => ({
+  currency: d.currency,
+  lineCount: d.lines.length,
+  subtotal: d.totals.subtotal,
+  taxTotal: d.totals.taxTotal,
+  total: d.totals.total,
+});

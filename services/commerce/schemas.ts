@@ -1,0 +1,286 @@
+import { z } from 'zod';
+import { limitParameter } from '../shared/http/query';
+import { cursorParameter, nullableText, requiredName, utc } from '../shared/schemas/fields';
+import { uuid } from '../shared/time';
+import { fromBasisPoints, fromMilli, MAX_AMOUNT } from './domain-money';
+import { INVOICE_STATES, PAYMENT_METHODS, QUOTE_STATES, type Invoice, type Line, type Payment, type Quote } from './model';
+
+/**
+ * Request and response shapes of quotes, invoices, their items, and payments. Money is an
+ * integer of minor units of the document's currency (1250 EUR = 12.50 €); every amount the
+ * server computes (line net, tax and total; subtotal, taxTotal, total; amountPaid, balance)
+ * is response-only: a request that sends one is 422 (strict bodies).
+ */
+
+const hasAtMost = (decimals: number) => (n: number) => {
+  const f = 10 ** decimals;
+  return Math.abs(n * f - Math.round(n * f)) < 1e-6;
+};
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A calendar date `YYYY-MM-DD` that exists (2026-02-30 does not). */
+export const calendarDate = (field: string) =>
+  z
+    .string({ error: `${field} must be a date YYYY-MM-DD.` })
+    .refine(
+      (v) => {
+        const m = DATE.exec(v);
+        if (!m) return false;
+        const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+        return d.toISOString().slice(0, 10) === v && Number(m[1]) >= 1970;
+      },
+      { message: `${field} must be a calendar date YYYY-MM-DD from 1970.` },
+    )
+    .meta({ format: 'date' });
+
+const currency = () =>
+  z
+    .string({ error: 'currency is required: an ISO 4217 code such as EUR.' })
+    .regex(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code: three capital letters such as EUR, USD or CHF.' })
+    .meta({ description: 'ISO 4217 currency code; every amount of the document is in its minor units.' });
+
+const minorUnits = (field: string, min: number) =>
+  z
+    .number({ error: `${field} must be an integer number of minor units.` })
+    .int({ message: `${field} must be an integer number of minor units (e.g. 1250 for 12.50 EUR).` })
+    .min(min, { message: `${field} must be at least ${min}.` })
+    .max(MAX_AMOUNT, { message: `${field} is at most ${MAX_AMOUNT}.` });
+
+export const lineBody = z
+  .object({
+    description: requiredName('description', 500),
+    quantity: z
+      .number({ error: 'quantity must be a number.' })
+      .gt(0, { message: 'quantity must be greater than 0.' })
+      .max(1_000_000, { message: 'quantity is at most 1000000.' })
+      .refine(hasAtMost(3), { message: 'quantity has at most 3 decimals.' })
+      .meta({ description: 'Decimal, at most 3 decimals.' }),
+    unitPrice: minorUnits('unitPrice', 0).meta({ description: 'Net price of one unit, in minor units of the currency.' }),
+    taxRate: z
+      .number({ error: 'taxRate must be a number (percent).' })
+      .min(0, { message: 'taxRate must be from 0 to 100.' })
+      .max(100, { message: 'taxRate must be from 0 to 100.' })
+      .refine(hasAtMost(2), { message: 'taxRate has at most 2 decimals.' })
+      .meta({ description: 'Tax rate in percent (19 or 7.5), at most 2 decimals.' }),
+  })
+  .strict();
+
+const items = z.array(lineBody).max(100, { message: 'At most 100 items.' }).optional();
+const notes = nullableText('notes', 2000).meta({ description: 'Free text shown on the document; never audited.' });
+
+export const createQuoteBody = z
+  .object({
+    customerId: uuid(),
+    currency: currency(),
+    validUntil: calendarDate('validUntil').nullable().optional().meta({ description: 'Last day the quote can be accepted; null: no limit.' }),
+    notes,
+    items,
+  })
+  .strict();
+
+const atLeastOne = { message: 'Nothing to change: send at least one field.' };
+const someDefined = (b: object) => Object.values(b).some((v) => v !== undefined);
+
+export const updateQuoteBody = z
+  .object({ customerId: uuid().optional(), currency: currency().optional(), validUntil: calendarDate('validUntil').nullable().optional(), notes })
+  .strict()
+  .refine(someDefined, atLeastOne);
+
+export const declineQuoteBody = z.object({ reason: nullableText('reason', 1000) }).strict();
+
+export const createInvoiceBody = z
+  .object({
+    customerId: uuid(),
+    currency: currency(),
+    paymentTermDays: z.number().int({ message: 'paymentTermDays must be a whole number.' }).min(0).max(365).optional().meta({ description: 'Days from issue to the due date; default 30.' }),
+    notes,
+    items,
+  })
+  .strict();
+
+export const updateInvoiceBody = z
+  .object({ customerId: uuid().optional(), currency: currency().optional(), paymentTermDays: z.number().int().min(0).max(365).optional(), notes })
+  .strict()
+  .refine(someDefined, atLeastOne);
+
+export const voidInvoiceBody = z
+  .object({ reason: z.string({ error: 'reason is required: say why the invoice is void.' }).trim().min(1, { message: 'reason must not be empty.' }).max(1000) })
+  .strict();
+
+export const createPaymentBody = z
+  .object({
+    invoiceId: uuid(),
+    amount: minorUnits('amount', 1).meta({ description: 'Minor units of the invoice currency; at most the balance.' }),
+    currency: currency().optional().meta({ description: "When sent, it must be the invoice's currency." }),
+    paidOn: calendarDate('paidOn').meta({ description: 'The day the money was received.' }),
+    method: z.enum(PAYMENT_METHODS, { error: `method must be one of ${PAYMENT_METHODS.join(', ')}.` }),
+    reference: nullableText('reference', 200).meta({ description: 'e.g. the bank transfer reference.' }),
+  })
+  .strict();
+
+export const quoteListQuery = z
+  .object({
+    state: z.enum(QUOTE_STATES, { error: `state must be one of ${QUOTE_STATES.join(', ')}.` }).optional(),
+    customerId: uuid().optional(),
+    limit: limitParameter(),
+    cursor: cursorParameter(),
+  })
+  .strict();
+
+export const invoiceListQuery = z
+  .object({
+    state: z.enum(INVOICE_STATES, { error: `state must be one of ${INVOICE_STATES.join(', ')}.` }).optional(),
+    customerId: uuid().optional(),
+    limit: limitParameter(),
+    cursor: cursorParameter(),
+  })
+  .strict();
+
+export const paymentListQuery = z.object({ invoiceId: uuid().optional(), limit: limitParameter(), cursor: cursorParameter() }).strict();
+
+// ---- responses ---------------------------------------------------------------------------
+
+const amount = (description: string) => z.number().int().meta({ description: `${description} Integer minor units.` });
+
+export const lineResponseSchema = z
+  .object({
+    id: z.uuid(),
+    description: z.string(),
+    quantity: z.number(),
+    unitPrice: amount('Net unit price.'),
+    taxRate: z.number().meta({ description: 'Percent.' }),
+    netAmount: amount('round(quantity × unitPrice), half away from zero.'),
+    taxAmount: amount('round(netAmount × taxRate / 100), half away from zero.'),
+    totalAmount: amount('netAmount + taxAmount.'),
+  })
+  .meta({ id: 'DocumentItem', description: 'A line of a quote or an invoice; the amounts are computed by the server.' });
+
+const totals = {
+  subtotal: amount('Sum of the items’ netAmount.'),
+  taxTotal: amount('Sum of the items’ taxAmount.'),
+  total: amount('subtotal + taxTotal.'),
+};
+
+export const quoteResponseSchema = z
+  .object({
+    id: z.uuid(),
+    customerId: z.uuid(),
+    currency: z.string(),
+    state: z.enum(QUOTE_STATES),
+    validUntil: z.string().nullable().meta({ format: 'date' }),
+    notes: z.string().nullable(),
+    items: z.array(lineResponseSchema),
+    ...totals,
+    sentAt: utc().nullable(),
+    decidedAt: utc().nullable().meta({ description: 'When it was accepted, declined or expired.' }),
+    invoiceId: z.uuid().nullable().meta({ description: 'The invoice it was converted into.' }),
+    version: z.number().int(),
+    createdAt: utc(),
+    updatedAt: utc(),
+  })
+  .meta({ id: 'Quote' });
+
+export const invoiceResponseSchema = z
+  .object({
+    id: z.uuid(),
+    number: z.number().int().nullable().meta({ description: 'From the organization’s sequence, taken when issued: no gaps, no duplicates; kept when void. null while DRAFT.' }),
+    customerId: z.uuid(),
+    currency: z.string(),
+    state: z.enum(INVOICE_STATES),
+    paymentTermDays: z.number().int(),
+    quoteId: z.uuid().nullable(),
+    notes: z.string().nullable(),
+    items: z.array(lineResponseSchema),
+    ...totals,
+    amountPaid: amount('Sum of the payments.'),
+    balance: amount('total - amountPaid.'),
+    issuedAt: utc().nullable(),
+    dueDate: z.string().nullable().meta({ format: 'date' }),
+    paidAt: utc().nullable(),
+    voidedAt: utc().nullable(),
+    voidReason: z.string().nullable(),
+    version: z.number().int(),
+    createdAt: utc(),
+    updatedAt: utc(),
+  })
+  .meta({ id: 'Invoice' });
+
+export const paymentResponseSchema = z
+  .object({
+    id: z.uuid(),
+    invoiceId: z.uuid(),
+    currency: z.string(),
+    amount: amount('The amount paid.'),
+    paidOn: z.string().meta({ format: 'date' }),
+    method: z.enum(PAYMENT_METHODS),
+    reference: z.string().nullable(),
+    createdAt: utc(),
+  })
+  .meta({ id: 'Payment' });
+
+export const lineResponse = (l: Line): z.infer<typeof lineResponseSchema> => ({
+  id: l.id,
+  description: l.description,
+  quantity: fromMilli(l.quantityMilli),
+  unitPrice: l.unitPrice,
+  taxRate: fromBasisPoints(l.taxRateBp),
+  netAmount: l.net,
+  taxAmount: l.tax,
+  totalAmount: l.total,
+});
+
+export const quoteResponse = (q: Quote): z.infer<typeof quoteResponseSchema> => ({
+  id: q.id,
+  customerId: q.customerId,
+  currency: q.currency,
+  state: q.state,
+  validUntil: q.validUntil,
+  notes: q.notes,
+  items: q.lines.map(lineResponse),
+  subtotal: q.totals.subtotal,
+  taxTotal: q.totals.taxTotal,
+  total: q.totals.total,
+  sentAt: q.sentAt,
+  decidedAt: q.decidedAt,
+  invoiceId: q.invoiceId,
+  version: q.version,
+  createdAt: q.createdAt,
+  updatedAt: q.updatedAt,
+});
+
+export const invoiceResponse = (i: Invoice): z.infer<typeof invoiceResponseSchema> => ({
+  id: i.id,
+  number: i.number,
+  customerId: i.customerId,
+  currency: i.currency,
+  state: i.state,
+  paymentTermDays: i.paymentTermDays,
+  quoteId: i.quoteId,
+  notes: i.notes,
+  items: i.lines.map(lineResponse),
+  subtotal: i.totals.subtotal,
+  taxTotal: i.totals.taxTotal,
+  total: i.totals.total,
+  amountPaid: i.amountPaid,
+  balance: i.totals.total - i.amountPaid,
+  issuedAt: i.issuedAt,
+  dueDate: i.dueDate,
+  paidAt: i.paidAt,
+  voidedAt: i.voidedAt,
+  voidReason: i.voidReason,
+  version: i.version,
+  createdAt: i.createdAt,
+  updatedAt: i.updatedAt,
+});
+
+export const paymentResponse = (p: Payment): z.infer<typeof paymentResponseSchema> => ({
+  id: p.id,
+  invoiceId: p.invoiceId,
+  currency: p.currency,
+  amount: p.amount,
+  paidOn: p.paidOn,
+  method: p.method,
+  reference: p.reference,
+  createdAt: p.createdAt,
+});
