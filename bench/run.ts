@@ -13,7 +13,8 @@ import { renderMarkdown } from './report';
 /**
  * `npm run bench`: speed, cost and limits of the API on this machine, one run, written to
  * bench/results/latest.json and latest.md. BENCH_QUICK=1 for a short run (about a minute);
- * BENCH_PHASES=calls,scale,throughput,coldstart to run only some phases.
+ * BENCH_PHASES=calls,scale,throughput,coldstart to run only some phases; BENCH_OUT=<name> writes
+ * bench/results/<name>.json and .md instead of latest (a partial run then keeps the full one).
  */
 export interface BenchResults {
   readonly version: 1;
@@ -92,9 +93,10 @@ async function main(): Promise<void> {
   };
   const dir = join(REPO_ROOT, 'bench/results');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
-  writeFileSync(join(dir, 'latest.md'), renderMarkdown(results));
-  log(`wrote bench/results/latest.json and latest.md`);
+  const name = process.env.BENCH_OUT ?? 'latest';
+  writeFileSync(join(dir, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(dir, `${name}.md`), renderMarkdown(results));
+  log(`wrote bench/results/${name}.json and ${name}.md`);
   console.log(JSON.stringify({ ratios: results.ratios, durationsS }, null, 2));
 }
 
