@@ -94,6 +94,31 @@ export interface FunctionDefinition {
   readonly timeoutSeconds?: number;
   /** What the function is for, in the stack's description of it. */
   readonly description: string;
+  /**
+   * Routes this function serves WITHOUT a key: no authorizer, no API key, no usage plan (the
+   * WebACL still applies). Only for documents anyone may read (the API reference).
+   * @default - none
+   */
+  readonly publicRoutes?: readonly PublicRoute[];
+  /**
+   * Files the function reads at run time, copied beside its bundle: file name -> path from
+   * the project root (e.g. a renderer's browser bundle from node_modules).
+   * @default - none
+   */
+  readonly assets?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A route on the public REST API outside the organization prefix that anyone may call: the
+ * local gateway and the stack serve it without the key authorizer and without an API key.
+ */
+export interface PublicRoute {
+  readonly method: 'GET';
+  /** The full resource path, e.g. `/docs` (not below ORG_PREFIX). */
+  readonly path: string;
+  /** Names the response in the function's handler. */
+  readonly operation: string;
+  readonly summary: string;
 }
 
 /** A resource area: one Lambda function behind the routes it declares. */
@@ -130,6 +155,11 @@ export interface RouteRow extends RouteContract {
   readonly area: string;
   readonly operation: string;
   readonly api: ApiName;
+}
+
+/** A public route with the function that serves it. */
+export interface PublicRouteRow extends PublicRoute {
+  readonly function: string;
 }
 
 /** The rows of one area, in declaration order. */
