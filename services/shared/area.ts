@@ -81,6 +81,13 @@ export interface RouteContract {
   };
   /** The problem codes particular to this operation; the ones its inputs imply are added. */
   readonly problems: readonly ErrorCode[];
+  /**
+   * The reference's example request body and response, where the one generated from the
+   * schemas (services/openapi/examples.ts) cannot satisfy them; each must still parse with its
+   * schema (test/unit/openapi-examples.test.ts).
+   * @default - generated from `body` and `success.schema`
+   */
+  readonly examples?: { readonly request?: unknown; readonly response?: unknown };
 }
 
 /** A Lambda function and what it may do. */
