@@ -30,6 +30,7 @@ export function referencePage(input: ReferencePageInput): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(input.title)} reference</title>
+<link rel="icon" href="data:,">
 <style>body { margin: 0; padding: 0; }</style>
 </head>
 <body>
