@@ -47,7 +47,10 @@ export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTy
 /** Every area behind the REST APIs, in the order the reference shows them. */
 export const AREAS: readonly AreaDefinition[] = [...WRITING_AREAS, AUDIT_AREA];
 
-/** Functions that serve no route: the key authorizer and the internal evidence channel. */
+/**
+ * Functions beside the areas: the key authorizer, the internal evidence channel, and the API
+ * reference, which serves its public routes (no key) from the generated OpenAPI document.
+ */
 export const PLATFORM_FUNCTIONS: readonly FunctionDefinition[] = [
   // Loads one key record by key-id; records its last use at most once per key per 5 minutes.
   { name: 'authorizer', description: 'API key authorizer', permissions: { table: ['GetItem', 'UpdateItem'], cursorSecret: false, restrictedDataKey: false } },
@@ -56,6 +59,19 @@ export const PLATFORM_FUNCTIONS: readonly FunctionDefinition[] = [
     name: 'evidence-ingest',
     description: 'Scan evidence channel',
     permissions: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], cursorSecret: false, restrictedDataKey: true },
+  },
+  // Reads nothing: the reference page, Redoc's browser bundle (served from the package, no
+  // CDN) and the OpenAPI document, generated from this registry.
+  {
+    name: 'openapi',
+    description: 'API reference and OpenAPI document',
+    permissions: { table: [], cursorSecret: false, restrictedDataKey: false },
+    assets: { 'redoc.standalone.js': 'node_modules/redoc/bundles/redoc.standalone.js' },
+    publicRoutes: [
+      { method: 'GET', path: '/docs', operation: 'getApiReference', summary: 'The API reference (HTML), rendered by Redoc from the OpenAPI document' },
+      { method: 'GET', path: '/docs/redoc.standalone.js', operation: 'getApiReferenceScript', summary: "Redoc's browser bundle, as the redoc package ships it" },
+      { method: 'GET', path: '/v1/openapi.json', operation: 'getOpenApiDocument', summary: 'The OpenAPI 3.1 document' },
+    ],
   },
 ];
 

@@ -1,5 +1,5 @@
-import { AREAS } from './registry';
-import { resourcePath, routeKey, routeRows, type RouteRow } from './shared/area';
+import { AREAS, FUNCTIONS } from './registry';
+import { resourcePath, routeKey, routeRows, type PublicRouteRow, type RouteRow } from './shared/area';
 
 /**
  * THE route table, derived from the area registry: the flat list of every route with its
@@ -8,6 +8,13 @@ import { resourcePath, routeKey, routeRows, type RouteRow } from './shared/area'
  */
 export const ROUTES: readonly RouteRow[] = AREAS.flatMap(routeRows);
 
+/**
+ * The routes anyone may call (no authorizer, no API key), on the public REST API: the API
+ * reference and its OpenAPI document. The stack and the local gateway serve exactly these
+ * without a key, with the function that declares them.
+ */
+export const PUBLIC_ROUTES: readonly PublicRouteRow[] = FUNCTIONS.flatMap((f) => (f.publicRoutes ?? []).map((route) => ({ ...route, function: f.name })));
+
 const byKey = new Map(ROUTES.map((r) => [routeKey(r.method, resourcePath(r)), r]));
 
 /** Finds the route of a proxy event (`httpMethod` + `resource`). */
@@ -15,7 +22,7 @@ export const findRoute = (method: string, resource: string): RouteRow | undefine
 
 export const routesOf = (area: string): RouteRow[] => ROUTES.filter((r) => r.area === area);
 
-export { ORG_PREFIX, resourcePath, routeKey, SCIM_PREFIX, type ApiName, type HttpMethod, type RouteRow } from './shared/area';
+export { ORG_PREFIX, resourcePath, routeKey, SCIM_PREFIX, type ApiName, type HttpMethod, type PublicRouteRow, type RouteRow } from './shared/area';
 export { isScope, SCOPES, type Scope } from './shared/auth/scopes';
 
 /** A route of the table (the former name of RouteRow). */

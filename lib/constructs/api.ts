@@ -26,7 +26,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
 import { AUTHORIZER_CACHE_SECONDS } from '../../services/authorizer/cache';
 import { ROUTES } from '../../services/routes';
-import { ORG_PREFIX, resourcePath, type ApiName, type HttpMethod, type RouteRow } from '../../services/shared/area';
+import { ORG_PREFIX, resourcePath, type ApiName, type HttpMethod, type PublicRouteRow, type RouteRow } from '../../services/shared/area';
 import { API_ERROR_FORMAT, API_STAGES, FORWARDED_REQUEST_ID_HEADER, GATEWAY_RESPONSES, type ErrorFormat } from '../../services/shared/http/gateway-responses';
 import { acknowledgeGuard } from '../guard';
 import { ACCESS_LOG_FIELDS } from '../../services/shared/http/access-log';
@@ -151,6 +151,9 @@ export class RoutedApi extends Construct {
   readonly methodNotAllowedMethods: Method[] = [];
   /** The `ANY` forwards to another RestApi (`forwardTo`). */
   readonly forwardMethods: Method[] = [];
+  /** The public routes' methods (`addPublicRoutes`): no authorizer, no API key. */
+  readonly publicMethods: Method[] = [];
+  private publicRoutes: readonly PublicRouteRow[] = [];
   private readonly routes: readonly RouteRow[];
   private readonly props: RoutedApiProps;
   private readonly ownResources = new Map<string, IResource>();
@@ -307,6 +310,46 @@ export class RoutedApi extends Construct {
   }
 
   /**
+   * Adds the route table's public routes (services/routes.ts PUBLIC_ROUTES: the API reference
+   * and its OpenAPI document) in this RestApi's own stack, each a Lambda proxy integration to
+   * the function that declares it, with NO authorizer and NO API key: anyone may read them, so
+   * no usage plan applies (the stage's throttle and the WebACL do). Other methods on their
+   * resources answer 405 like every routed resource. Call before `deploy`.
+   */
+  addPublicRoutes(routes: readonly PublicRouteRow[], functionOf: (name: string) => IFunction): Method[] {
+    if (this.api !== 'public') throw new Error(`RoutedApi ${this.node.id}: public routes belong on the public API.`);
+    if (this.deployedStage) throw new Error(`RoutedApi ${this.node.id}: add the public routes before deploy().`);
+    this.publicRoutes = [...this.publicRoutes, ...routes];
+    const integrations = new Map<string, LambdaIntegration>();
+    const childrenBefore = new Set(this.restApi.node.children);
+    const methods = routes.map((route) => {
+      let integration = integrations.get(route.function);
+      if (!integration) {
+        integration = new LambdaIntegration(functionOf(route.function), { scopePermissionToMethod: false });
+        integrations.set(route.function, integration);
+      }
+      const method = this.restApi.root.resourceForPath(route.path).addMethod(route.method, integration, {
+        authorizationType: AuthorizationType.NONE,
+        apiKeyRequired: false,
+        operationName: route.operation,
+      });
+      Validations.of(method).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason: `Public route ${route.method} ${route.path} (services/registry.ts publicRoutes): the API reference and its OpenAPI document are for anyone, before they hold a key. Its function reads no data and holds no secret; the WebACL and the stage throttle still apply.`,
+      });
+      Validations.of(method).acknowledge({ id: 'AwsSolutions-COG4', reason: `Public route ${route.method} ${route.path}: a published document, readable without any identity.` });
+      this.publicMethods.push(method);
+      return method;
+    });
+    // The integrations' invoke permissions (apigateway.amazonaws.com, SourceArn this RestApi).
+    for (const child of this.restApi.node.children) if (!childrenBefore.has(child) && child.node.id.startsWith('ApiPermission')) acknowledgeGuard(child, 'lambdaPublicAccess');
+    const byPath = new Map<string, HttpMethod[]>();
+    for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route.method]);
+    for (const [path, allowed] of byPath) this.addMethodNotAllowed(this.restApi.root.resourceForPath(path), allowed);
+    return methods;
+  }
+
+  /**
    * The deployment and the stage (logged, traced, throttled), after every area's routes.
    * The deployment's logical id follows the route table and the gateway responses, so any
    * change of either is deployed; a Deployment only snapshots methods of its own stack.
@@ -316,11 +359,12 @@ export class RoutedApi extends Construct {
     const throttling = this.throttling();
     const deployment = new Deployment(this, 'Deployment', { api: this.restApi, description: `WFM ${this.api} routes` });
     for (const dependency of this.deployDependencies) deployment.node.addDependency(dependency);
-    const ownMethods = [...this.methodNotAllowedMethods, ...this.forwardMethods].filter((m) => Stack.of(m) === Stack.of(this));
+    const ownMethods = [...this.methodNotAllowedMethods, ...this.forwardMethods, ...this.publicMethods].filter((m) => Stack.of(m) === Stack.of(this));
     if (ownMethods.length > 0) deployment.node.addDependency(...ownMethods);
     deployment.addToLogicalId({
       routes: this.routes.map(routeFingerprint),
       forwards: this.forwardMethods.map((m) => m.resource.path),
+      ...(this.publicRoutes.length > 0 ? { publicRoutes: this.publicRoutes.map((r) => ({ method: r.method, path: r.path, function: r.function })) } : {}),
       gatewayResponses: GATEWAY_RESPONSES,
       format: this.format,
     });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { Aws, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -52,6 +53,12 @@ export interface AreaFunctionProps {
    * @default - no description
    */
   readonly description?: string;
+  /**
+   * Files copied beside the bundled handler (read at run time from LAMBDA_TASK_ROOT): file
+   * name -> path from the project root.
+   * @default - none
+   */
+  readonly assets?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -67,6 +74,12 @@ export class AreaFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: AreaFunctionProps) {
     if (!/^[a-z][a-z0-9-]*$/.test(props.name)) {
       throw new Error(`AreaFunction ${id}: name must be a services/ folder name in kebab-case, got "${props.name}".`);
+    }
+    const assets = Object.entries(props.assets ?? {});
+    for (const [name, from] of assets) {
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || !existsSync(fromRoot(from))) {
+        throw new Error(`AreaFunction ${id}: asset "${name}" must be a plain file name and ${from} must exist (npm ci installs it).`);
+      }
     }
     // Created beside the function because a subclass cannot add children before super().
     const logGroup = new LogGroup(scope, `${id}Logs`, {
@@ -108,6 +121,16 @@ export class AreaFunction extends NodejsFunction {
         externalModules: [],
         forceDockerBundling: false,
         logLevel: LogLevel.WARNING,
+        // Part of the bundle's output, so its hash changes with them.
+        ...(assets.length > 0
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) => assets.map(([name, from]) => `cp "${inputDir}/${from}" "${outputDir}/${name}"`),
+              },
+            }
+          : {}),
       },
     });
 

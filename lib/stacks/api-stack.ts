@@ -12,6 +12,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { AREAS, FUNCTIONS, PLATFORM_FUNCTIONS } from '../../services/registry';
+import { PUBLIC_ROUTES } from '../../services/routes';
 import { functionConstructId, ORG_PREFIX, PUBLIC_BASE_URL_VARIABLE, routeRows, SCIM_PREFIX, type AreaDefinition } from '../../services/shared/area';
 import { PER_KEY_THROTTLE } from '../../services/shared/auth/usage';
 import type { ApiEnvironment } from '../../services/shared/config';
@@ -249,6 +250,8 @@ export class ApiStack extends Stack {
     // WebACL lets through only requests that came by the public API's forward.
     const originSecret = Fn.select(2, Fn.split('/', Aws.STACK_ID));
     this.publicApi.forwardTo(this.scimApi, scimPrefix, originSecret);
+    // The API reference and its document: the route table's public routes, without a key.
+    this.publicApi.addPublicRoutes(PUBLIC_ROUTES, (name) => functions[name]);
     this.publicApi.deploy(stageVariables);
 
     // Tenant-fair throttling: every key is an API key of this plan (the CLI registers it).

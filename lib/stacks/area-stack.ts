@@ -61,8 +61,10 @@ export function bindFunction(
     logRemovalPolicy: props.logRemovalPolicy,
     description: `WFM ${props.apiEnvironment} ${name}: ${definition.description}`,
     timeout: definition.timeoutSeconds === undefined ? undefined : Duration.seconds(definition.timeoutSeconds),
+    assets: definition.assets,
   });
-  fn.bindTable(props.table, permissions.table);
+  // A function that reads no table (the API reference) gets neither its name nor a grant.
+  if (permissions.table.length > 0) fn.bindTable(props.table, permissions.table);
   if (permissions.cursorSecret) fn.bindCursorSecret(props.cursorSecret);
   if (permissions.restrictedDataKey) fn.bindRestrictedDataKey(props.restrictedDataKey, { decrypt: permissions.restrictedDataDecrypt });
   if (permissions.documentsBucket) {

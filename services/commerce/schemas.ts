@@ -38,7 +38,7 @@ const currency = () =>
   z
     .string({ error: 'currency is required: an ISO 4217 code such as EUR.' })
     .regex(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code: three capital letters such as EUR, USD or CHF.' })
-    .meta({ description: 'ISO 4217 currency code; every amount of the document is in its minor units.' });
+    .meta({ description: 'ISO 4217 currency code; every amount of the document is in its minor units.', examples: ['EUR'] });
 
 const minorUnits = (field: string, min: number) =>
   z

@@ -33,7 +33,7 @@ export const createUploadSessionBody = z
       .trim()
       .toLowerCase()
       .regex(MEDIA_TYPE, { message: 'contentType must be a media type such as application/pdf (no parameters).' })
-      .meta({ description: 'The exact Content-Type the upload sends (signed into the URL); one of the allowed types.' }),
+      .meta({ description: 'The exact Content-Type the upload sends (signed into the URL); one of the allowed types.', examples: ['application/pdf'] }),
     size: z
       .number({ error: 'size must be a whole number of bytes.' })
       .int({ message: 'size must be a whole number of bytes.' })
@@ -44,7 +44,8 @@ export const createUploadSessionBody = z
       .string({ error: 'sha256 is required: the SHA-256 of the file, 64 hex digits.' })
       .trim()
       .toLowerCase()
-      .regex(SHA256_HEX, { message: 'sha256 must be the SHA-256 of the file as 64 hex digits (e.g. the output of sha256sum).' }),
+      .regex(SHA256_HEX, { message: 'sha256 must be the SHA-256 of the file as 64 hex digits (e.g. the output of sha256sum).' })
+      .meta({ examples: ['9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'] }),
     owner: owner.optional(),
     tags: z
       .array(z.string().trim().regex(TAG, { message: 'A tag is 1 to 50 letters, digits, spaces, dots, dashes or underscores.' }), { error: 'tags must be an array of strings.' })

@@ -53,6 +53,7 @@ const personalAddress = () =>
       country: z
         .string()
         .regex(/^[A-Za-z]{2}$/, { message: 'personalAddress.country must be an ISO 3166-1 alpha-2 code such as DE.' })
+        .meta({ examples: ['DE'] })
         .transform((c) => c.toUpperCase()),
     })
     .strict()
@@ -173,9 +174,9 @@ export const deactivateBodySchema = z
  */
 export const bankAccountBodySchema = z
   .object({
-    iban: z.string().max(64, { message: 'iban is at most 34 characters (64 with spaces).' }).nullable().meta({ description: 'Spaces and hyphens between groups are accepted; null clears the account.' }),
-    bic: z.string().max(20).nullable().optional().meta({ description: 'BIC (ISO 9362), 8 or 11 characters; optional.' }),
-    accountHolder: z.string().trim().max(70, { message: 'accountHolder is at most 70 characters (SEPA).' }).nullable().optional().meta({ description: 'Required with an IBAN.' }),
+    iban: z.string().max(64, { message: 'iban is at most 34 characters (64 with spaces).' }).nullable().meta({ description: 'Spaces and hyphens between groups are accepted; null clears the account.', examples: ['DE89 3704 0044 0532 0130 00'] }),
+    bic: z.string().max(20).nullable().optional().meta({ description: 'BIC (ISO 9362), 8 or 11 characters; optional.', examples: ['COBADEFFXXX'] }),
+    accountHolder: z.string().trim().max(70, { message: 'accountHolder is at most 70 characters (SEPA).' }).nullable().optional().meta({ description: 'Required with an IBAN.', examples: ['Ada Lindqvist'] }),
   })
   .strict()
   .transform((body, ctx): BankAccountData | null => {

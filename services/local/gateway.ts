@@ -6,7 +6,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyR
 import { AUTHORIZER_CACHE_SECONDS } from '../authorizer/cache';
 import { handler as authorizerHandler } from '../authorizer/handler';
 import { AREAS } from '../registry';
-import { ROUTES, resourcePath, SCIM_PREFIX, ORG_PREFIX, type ApiName, type RouteSpec } from '../routes';
+import { PUBLIC_ROUTES, ROUTES, resourcePath, SCIM_PREFIX, ORG_PREFIX, type ApiName, type RouteSpec } from '../routes';
 import { PUBLIC_BASE_URL_VARIABLE } from '../shared/area';
 import { policyAllows, type PolicyDocument } from '../shared/auth/policy';
 import type { AccessLogLine } from '../shared/http/access-log';
@@ -44,8 +44,6 @@ export interface LocalGatewayOptions {
    * @default - no access log
    */
   readonly accessLogPath?: string;
-  /** Extra routes served without authorization (e.g. the OpenAPI document). */
-  readonly publicDocuments?: Readonly<Record<string, () => unknown>>;
   /**
    * The stages' `publicBaseUrl` variable (PUBLIC_BASE_URL_VARIABLE): the base of absolute
    * URLs in responses, never taken from the Host header.
@@ -80,6 +78,10 @@ interface Match {
   readonly route: CompiledRoute;
   readonly pathParameters: Record<string, string>;
 }
+
+/** The public routes (services/routes.ts PUBLIC_ROUTES) by path: served without a key. */
+const publicByPath = new Map<string, (typeof PUBLIC_ROUTES)[number][]>();
+for (const route of PUBLIC_ROUTES) publicByPath.set(route.path, [...(publicByPath.get(route.path) ?? []), route]);
 
 /** Routes whose resource path matches `path`; literal segments win over `{parameters}`. */
 export function matchPath(path: string): Match[] {
@@ -119,11 +121,12 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   /** Set once the server listens (its own URL unless configured). */
   let publicBaseUrl = options.publicBaseUrl ?? '';
 
-  const handlerOf = async (route: RouteSpec): Promise<ProxyHandler> => {
-    let h = handlers.get(route.area);
+  /** The handler of an area or of a platform function: `services/<name>/handler.ts`, loaded once. */
+  const handlerOf = async (name: string): Promise<ProxyHandler> => {
+    let h = handlers.get(name);
     if (!h) {
-      h = await loadAreaHandler(route.area);
-      handlers.set(route.area, h);
+      h = await loadAreaHandler(name);
+      handlers.set(name, h);
     }
     return h;
   };
@@ -178,13 +181,23 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       return;
     }
 
-    const document = options.publicDocuments?.[path];
-    if (document && method === 'GET') {
-      send(res, 200, { 'Content-Type': 'application/json', 'X-Request-Id': requestId }, JSON.stringify(document()));
-      return;
+    const body = await readBody(req);
+
+    // The public routes (the API reference): no authorizer, no usage plan, as the stack deploys them.
+    const publicRoutes = publicByPath.get(path);
+    if (publicRoutes) {
+      const route = publicRoutes.find((r) => r.method === method);
+      if (!route) {
+        const allow = allowHeader(publicRoutes.map((r) => r.method));
+        send(res, 405, { 'Content-Type': ERROR_MEDIA_TYPE.problem, 'X-Request-Id': requestId, Allow: allow }, JSON.stringify(methodNotAllowedBody('problem', allow, { requestId, instance: path })));
+        return;
+      }
+      if (body === undefined) return sendGatewayResponse(res, 'REQUEST_TOO_LARGE', 'public', requestId, path);
+      access.resourcePath = route.path;
+      const event = proxyEvent({ method, path, resource: route.path, pathParameters: {}, headers: flatHeaders(req), multiValueHeaders: multiHeaders(req), query: parseQuery(url.search), body, requestId, api: 'public', sourceIp: req.socket.remoteAddress ?? '127.0.0.1' });
+      return invoke(res, route.function, event, requestId, path);
     }
 
-    const body = await readBody(req);
     const matches = matchPath(path);
     if (matches.length === 0) return sendGatewayResponse(res, 'MISSING_AUTHENTICATION_TOKEN', apiOfPath(path), requestId, path);
     const match = matches.find((m) => m.route.spec.method === method);
@@ -194,7 +207,19 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
 
     const headers = flatHeaders(req);
     const query = parseQuery(url.search);
-    const event = proxyEvent({ method, path, match, headers, multiValueHeaders: multiHeaders(req), query, body, requestId, api, sourceIp: req.socket.remoteAddress ?? '127.0.0.1' });
+    const event = proxyEvent({
+      method,
+      path,
+      resource: match.route.resource,
+      pathParameters: match.pathParameters,
+      headers,
+      multiValueHeaders: multiHeaders(req),
+      query,
+      body,
+      requestId,
+      api,
+      sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    });
     event.stageVariables = { [PUBLIC_BASE_URL_VARIABLE]: publicBaseUrl };
 
     // Identity source: API Gateway answers 401 without calling the authorizer when it is absent.
@@ -225,14 +250,19 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     access.organizationId = String(auth.result.context?.organizationId ?? '');
     access.resourcePath = match.route.resource;
 
-    const handler = await handlerOf(match.route.spec);
+    return invoke(res, match.route.spec.area, event, requestId, path);
+  }
+
+  /** Runs the Lambda proxy handler of `name` and writes its result, as API Gateway would. */
+  async function invoke(res: ServerResponse, name: string, event: APIGatewayProxyEvent, requestId: string, path: string): Promise<void> {
+    const handler = await handlerOf(name);
     let result: APIGatewayProxyResult;
     try {
-      result = await handler(event, lambdaContext(match.route.spec.area, requestId));
+      result = await handler(event, lambdaContext(name, requestId));
     } catch (error) {
       // An unhandled Lambda error is a 502 from API Gateway.
       console.error('handler failed', error);
-      return sendGatewayResponse(res, 'INTEGRATION_FAILURE', api, requestId, path);
+      return sendGatewayResponse(res, 'INTEGRATION_FAILURE', event.requestContext.stage === API_STAGES.scim ? 'scim' : 'public', requestId, path);
     }
     const outHeaders: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
     for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) outHeaders[name] = values.map(String);
@@ -272,7 +302,8 @@ function takeToken(buckets: Map<string, { tokens: number; at: number }>, key: st
 function proxyEvent(input: {
   method: string;
   path: string;
-  match: Match;
+  resource: string;
+  pathParameters: Record<string, string>;
   headers: Record<string, string>;
   multiValueHeaders: Record<string, string[]>;
   query: { single: Record<string, string>; multi: Record<string, string[]> };
@@ -281,17 +312,17 @@ function proxyEvent(input: {
   api: ApiName;
   sourceIp: string;
 }): APIGatewayProxyEvent {
-  const { method, path, match, headers, multiValueHeaders, query, body, requestId, api, sourceIp } = input;
+  const { method, path, resource, pathParameters, headers, multiValueHeaders, query, body, requestId, api, sourceIp } = input;
   const hasQuery = Object.keys(query.single).length > 0;
   return {
-    resource: match.route.resource,
+    resource,
     path,
     httpMethod: method,
     headers,
     multiValueHeaders,
     queryStringParameters: hasQuery ? query.single : null,
     multiValueQueryStringParameters: hasQuery ? query.multi : null,
-    pathParameters: match.pathParameters,
+    pathParameters,
     stageVariables: null,
     body: body === '' ? null : body,
     isBase64Encoded: false,
@@ -302,7 +333,7 @@ function proxyEvent(input: {
       requestId,
       extendedRequestId: requestId,
       resourceId: 'local',
-      resourcePath: match.route.resource,
+      resourcePath: resource,
       httpMethod: method,
       path: `/${API_STAGES[api]}${path}`,
       protocol: 'HTTP/1.1',

@@ -78,12 +78,10 @@ async function main(): Promise<void> {
   log('demo seed applied');
 
   const { startLocalGateway } = await import('./gateway');
-  const { openApiDocument } = await import('../openapi/document');
   gateway = await startLocalGateway({
     port,
     host,
     ...(process.env.AUTHORIZER_CACHE_SECONDS ? { authorizerCacheSeconds: Number(process.env.AUTHORIZER_CACHE_SECONDS) } : {}),
-    publicDocuments: { '/v1/openapi.json': openApiDocument },
     // The same access-log lines as the deployed stages: npm run consumers reads them.
     accessLogPath: join(LOCAL_DIR, 'access.log'),
     // The deployed per-key usage plan's throttle; WFM_LOCAL_THROTTLE=off for load tests.

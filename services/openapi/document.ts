@@ -3,6 +3,7 @@ import { AREAS } from '../registry';
 import { ORG_PREFIX, pathParamNames, resourcePath, routeRows as routeRowsOf, type ResponseHeader, type RouteRow } from '../shared/area';
 import type { ErrorCode } from '../shared/errors';
 import { PROBLEMS, problemType } from '../shared/http/problems';
+import { exampleOf } from './examples';
 
 /**
  * The OpenAPI 3.1 document, generated from the area registry: paths and operations from each
@@ -27,9 +28,13 @@ function queryParameters(query: z.ZodObject | undefined) {
   });
 }
 
-const HEADER_PARAMETERS: Record<Header, { description: string; schema: Record<string, unknown> }> = {
-  'Idempotency-Key': { description: '1-255 printable ASCII characters; the same key and input within 24 hours replays the original response.', schema: { type: 'string', minLength: 1, maxLength: 255 } },
-  'If-Match': { description: 'The current ETag of the resource.', schema: { type: 'string' } },
+const HEADER_PARAMETERS: Record<Header, { description: string; schema: Record<string, unknown>; example: string }> = {
+  'Idempotency-Key': {
+    description: '1-255 printable ASCII characters; the same key and input within 24 hours replays the original response.',
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+    example: 'c1d2e3f4-0a1b-4c2d-8e3f-405162738495',
+  },
+  'If-Match': { description: 'The current ETag of the resource, from its last response.', schema: { type: 'string' }, example: '"material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"' },
 };
 
 const RESPONSE_HEADERS: Record<ResponseHeader | 'X-Request-Id', { description: string }> = {
@@ -110,16 +115,21 @@ function publicOperation(route: RouteRow, componentOf: (schema: z.ZodType) => st
   const success = route.success;
   const responseHeaders: ResponseHeader[] = [...(success.headers ?? []), ...(route.idempotencyKey && !success.headers?.includes('Idempotency-Replayed') ? (['Idempotency-Replayed'] as const) : [])];
   const ref = success.schema ? componentOf(success.schema) : undefined;
-  const jsonContent = success.schema ? { 'application/json': { schema: ref ? { $ref: `#/components/schemas/${ref}` } : jsonSchema(success.schema, 'output') } } : undefined;
+  const jsonContent = success.schema
+    ? { 'application/json': { schema: ref ? { $ref: `#/components/schemas/${ref}` } : jsonSchema(success.schema, 'output'), example: route.examples?.response ?? exampleOf(success.schema, 'output') } }
+    : undefined;
   return {
     operationId: route.operation,
     summary: route.summary,
     description: `${route.description}\n\nScopes: ${route.scopes.join(', ')}.`,
     tags: [route.area],
-    security: [{ apiKey: [] }],
+    // OpenAPI 3.1: the roles a non-OAuth scheme requires, here the key's scopes.
+    security: [{ apiKey: [...route.scopes] }],
     'x-required-scopes': route.scopes,
     parameters: [...pathParams, ...queryParameters(route.query), ...headers],
-    ...(route.body ? { requestBody: { required: !route.bodyOptional, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
+    ...(route.body
+      ? { requestBody: { required: !route.bodyOptional, content: { 'application/json': { schema: jsonSchema(route.body, 'input'), example: route.examples?.request ?? exampleOf(route.body, 'input') } } } }
+      : {}),
     responses: {
       [String(success.status)]: {
         description: success.description,

@@ -31,14 +31,17 @@ export function canonicalLocale(value: string): string | undefined {
 }
 
 const canonical = (what: string, example: string, normalize: (v: string) => string | undefined) =>
-  z.string().transform((value, ctx) => {
-    const result = normalize(value.trim());
-    if (result === undefined) {
-      ctx.addIssue({ code: 'custom', message: `"${value.slice(0, 40)}" is not ${what} (e.g. ${example}).` });
-      return z.NEVER;
-    }
-    return result;
-  });
+  z
+    .string()
+    .meta({ examples: [example] })
+    .transform((value, ctx) => {
+      const result = normalize(value.trim());
+      if (result === undefined) {
+        ctx.addIssue({ code: 'custom', message: `"${value.slice(0, 40)}" is not ${what} (e.g. ${example}).` });
+        return z.NEVER;
+      }
+      return result;
+    });
 
 const timeZone = () => canonical('an IANA time zone name', 'Europe/Berlin', canonicalTimeZone).meta({ description: 'IANA time zone name, e.g. Europe/Berlin.' });
 const locale = () => canonical('a BCP 47 language tag', 'de-DE', canonicalLocale).meta({ description: 'BCP 47 language tag, e.g. de-DE; stored in canonical form.' });

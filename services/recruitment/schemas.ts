@@ -19,7 +19,7 @@ const email = (field: string) =>
 const candidateFields = {
   givenName: requiredName('givenName'),
   familyName: requiredName('familyName'),
-  email: email('email').meta({ description: "The candidate's e-mail address; the hire makes it the employee's work address (and default userName)." }),
+  email: email('email').meta({ description: "The candidate's e-mail address; the hire makes it the employee's work address (and default userName).", examples: ['jonas.berg@example.com'] }),
   phone: nullablePhone('phone'),
   position: requiredName('position').meta({ description: 'The position applied for.' }),
   source: nullableText('source', 200).meta({ description: 'Where the application came from (job board, referral...).' }),

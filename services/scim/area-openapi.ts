@@ -21,6 +21,42 @@ const RESPONSE_HEADERS: Readonly<Record<string, ReturnType<typeof header>>> = {
   Location: header('The URL of the user, from the configured public base URL.'),
 };
 
+const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const USER_ID = '6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f';
+const userExample = {
+  schemas: [USER_SCHEMA],
+  externalId: 'entra-7d1f0c2e',
+  userName: 'ada.lindqvist@acme.example',
+  displayName: 'Ada Lindqvist',
+  name: { givenName: 'Ada', familyName: 'Lindqvist' },
+  active: true,
+  emails: [{ value: 'ada.lindqvist@acme.example', type: 'work', primary: true }],
+};
+const storedUser = {
+  ...userExample,
+  id: USER_ID,
+  meta: { resourceType: 'User', created: '2026-03-02T08:00:00Z', lastModified: '2026-03-02T08:00:00Z', version: 'W/"3"', location: `/v1/organizations/${USER_ID}/scim/v2/Users/${USER_ID}` },
+};
+const listOf = (resources: Record<string, unknown>[]) => ({ schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'], totalResults: resources.length, startIndex: 1, itemsPerPage: resources.length, Resources: resources });
+const userResourceType = { schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'], id: 'User', name: 'User', endpoint: '/Users', schema: USER_SCHEMA };
+const userSchema = { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Schema'], id: USER_SCHEMA, name: 'User', attributes: [] };
+
+/** Example payloads of the SCIM operations, as RFC 7643/7644 shape them (redocly lint checks them against the schemas). */
+const EXAMPLES: Record<string, { request?: unknown; response?: unknown }> = {
+  getServiceProviderConfig: { response: { schemas: ['urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig'], patch: { supported: true }, filter: { supported: true, maxResults: 200 }, etag: { supported: true } } },
+  listResourceTypes: { response: listOf([userResourceType]) },
+  getResourceType: { response: userResourceType },
+  listSchemas: { response: listOf([userSchema]) },
+  getSchema: { response: userSchema },
+  listUsers: { response: listOf([storedUser]) },
+  createUser: { request: userExample, response: storedUser },
+  getUser: { response: storedUser },
+  replaceUser: { request: { ...userExample, displayName: 'Ada Lindqvist-Berg' }, response: { ...storedUser, displayName: 'Ada Lindqvist-Berg' } },
+  patchUser: { request: { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: false }] }, response: { ...storedUser, active: false } },
+};
+
+const scimJsonWith = (ref: string, example: unknown) => ({ 'application/scim+json': { schema: { $ref: `#/components/schemas/${ref}` }, ...(example === undefined ? {} : { example }) } });
+
 const SUCCESS: Record<string, { status: number; ref?: string; description: string }> = {
   getServiceProviderConfig: { status: 200, ref: 'ScimResource', description: 'RFC 7643 §5 service provider configuration.' },
   listResourceTypes: { status: 200, ref: 'ScimListResponse', description: 'RFC 7643 §6 resource types (User).' },
@@ -65,12 +101,12 @@ function operation(route: RouteSpec) {
     tags: ['scim'],
     security: [{ apiKey: [] }],
     parameters: [...pathParams, ...query, ...headers],
-    ...(hasBody ? { requestBody: { required: true, content: scimJson(route.operation === 'patchUser' ? 'ScimPatchOp' : 'ScimUser') } } : {}),
+    ...(hasBody ? { requestBody: { required: true, content: scimJsonWith(route.operation === 'patchUser' ? 'ScimPatchOp' : 'ScimUser', EXAMPLES[route.operation]?.request) } } : {}),
     responses: {
       [String(success.status)]: {
         description: success.description,
         headers: { 'X-Request-Id': { description: 'The request ID.', schema: { type: 'string' } }, ...successHeaders },
-        ...(success.ref ? { content: scimJson(success.ref) } : {}),
+        ...(success.ref ? { content: scimJsonWith(success.ref, EXAMPLES[route.operation]?.response) } : {}),
       },
       ...errorResponses([400, 401, 403, 404, 409, 412, 500, ...(route.method === 'GET' ? [] : [503])]),
     },
@@ -80,7 +116,13 @@ function operation(route: RouteSpec) {
 export const SCIM_OPENAPI = {
   operation,
   components: {
-    ScimResource: { type: 'object', description: 'A SCIM resource (RFC 7643).', required: ['schemas'], properties: { schemas: { type: 'array', items: { type: 'string' } } } },
+    ScimResource: {
+      type: 'object',
+      description: 'A SCIM resource (RFC 7643): its members depend on its schemas.',
+      required: ['schemas'],
+      properties: { schemas: { type: 'array', items: { type: 'string' } } },
+      additionalProperties: true,
+    },
     ScimUser: {
       type: 'object',
       description: 'SCIM core User (urn:ietf:params:scim:schemas:core:2.0:User) as kept by this service.',

@@ -88,6 +88,13 @@ export interface RouteContract {
   };
   /** The problem codes particular to this operation; the ones its inputs imply are added. */
   readonly problems: readonly ErrorCode[];
+  /**
+   * The reference's example request body and response, where the one generated from the
+   * schemas (services/openapi/examples.ts) cannot satisfy them; each must still parse with its
+   * schema (test/unit/openapi-examples.test.ts).
+   * @default - generated from `body` and `success.schema`
+   */
+  readonly examples?: { readonly request?: unknown; readonly response?: unknown };
 }
 
 /** A Lambda function and what it may do. */
@@ -101,6 +108,31 @@ export interface FunctionDefinition {
   readonly timeoutSeconds?: number;
   /** What the function is for, in the stack's description of it. */
   readonly description: string;
+  /**
+   * Routes this function serves WITHOUT a key: no authorizer, no API key, no usage plan (the
+   * WebACL still applies). Only for documents anyone may read (the API reference).
+   * @default - none
+   */
+  readonly publicRoutes?: readonly PublicRoute[];
+  /**
+   * Files the function reads at run time, copied beside its bundle: file name -> path from
+   * the project root (e.g. a renderer's browser bundle from node_modules).
+   * @default - none
+   */
+  readonly assets?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A route on the public REST API outside the organization prefix that anyone may call: the
+ * local gateway and the stack serve it without the key authorizer and without an API key.
+ */
+export interface PublicRoute {
+  readonly method: 'GET';
+  /** The full resource path, e.g. `/docs` (not below ORG_PREFIX). */
+  readonly path: string;
+  /** Names the response in the function's handler. */
+  readonly operation: string;
+  readonly summary: string;
 }
 
 /** A resource area: one Lambda function behind the routes it declares. */
@@ -139,6 +171,11 @@ export interface RouteRow extends RouteContract {
   readonly area: string;
   readonly operation: string;
   readonly api: ApiName;
+}
+
+/** A public route with the function that serves it. */
+export interface PublicRouteRow extends PublicRoute {
+  readonly function: string;
 }
 
 /** The rows of one area, in declaration order. */

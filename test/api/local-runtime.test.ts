@@ -48,6 +48,11 @@ describe('the local runtime (npm start)', () => {
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect(res.headers.get('x-request-id')).toBeTruthy();
     expect((await fetch(`${demo.baseUrl}/timesheets`, { headers: { Authorization: `Bearer ${demo.keys.admin}` } })).status).toBe(200);
+    // The API reference and its document, without a key.
+    for (const [path, type] of [['/docs', 'text/html; charset=utf-8'], ['/v1/openapi.json', 'application/json']]) {
+      const doc = await fetch(`${ready}${path}`);
+      expect({ path, status: doc.status, type: doc.headers.get('content-type') }).toEqual({ path, status: 200, type });
+    }
 
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

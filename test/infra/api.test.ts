@@ -3,9 +3,9 @@ import { ACCESS_LOG_FIELDS, DEFAULT_THROTTLING, FORWARDED_REQUEST_ID_HEADER, ORI
 import { API_GATEWAY_VARS } from '../../lib/gateway-responses';
 import { PER_KEY_THROTTLE } from '../../services/shared/auth/usage';
 import { AUTHORIZER_CACHE_SECONDS } from '../../services/authorizer/cache';
-import { ORG_PREFIX, ROUTES, SCIM_PREFIX, resourcePath, type ApiName } from '../../services/routes';
+import { ORG_PREFIX, PUBLIC_ROUTES, ROUTES, SCIM_PREFIX, resourcePath, type ApiName } from '../../services/routes';
 import { ERROR_MEDIA_TYPE, GATEWAY_RESPONSES, SCIM_ERROR_SCHEMA } from '../../services/shared/http/gateway-responses';
-import { isRouteMethod, logicalId, logicalIdOf, methodsOf, resourcesOf, synthesize, type MethodInfo } from './fixture';
+import { isPublicRouteMethod, isRouteMethod, logicalId, logicalIdOf, methodsOf, resourcesOf, synthesize, type MethodInfo } from './fixture';
 
 const built = synthesize({ env: 'test' });
 const template = built.apiTemplate;
@@ -48,18 +48,20 @@ describe('key authorizer', () => {
     }
   });
 
-  it('leaves only the 405 mocks and the SCIM forward without authorization', () => {
-    const open = methods.filter((m) => m.properties.AuthorizationType === 'NONE');
+  it('leaves only the 405 mocks, the SCIM forward and the public routes of the route table without authorization', () => {
+    const open = methods.filter((m) => m.properties.AuthorizationType === 'NONE' && !isPublicRouteMethod(m));
     expect(open.every((m) => m.httpMethod === 'ANY')).toBe(true);
     expect(open.map((m) => m.properties.Integration.Type).sort()).toEqual(
       [...Array(open.length - 1).fill('MOCK'), 'HTTP_PROXY'].sort(),
     );
+    expect(methods.filter(isPublicRouteMethod)).toHaveLength(PUBLIC_ROUTES.length);
   });
 });
 
 describe('405 for known paths', () => {
   const byPath = new Map<string, string[]>();
   for (const route of ROUTES) byPath.set(resourcePath(route), [...(byPath.get(resourcePath(route)) ?? []), route.method]);
+  for (const route of PUBLIC_ROUTES) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route.method]);
   const mocks = methods.filter((m) => m.properties.Integration?.Type === 'MOCK');
 
   it('adds an ANY mock to every resource that has routed methods, and to no other', () => {

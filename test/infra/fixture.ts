@@ -3,6 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { buildApp, type WfmStacks } from '../../lib/app';
 import { cdkJsonContext } from '../../lib/paths';
+import { PUBLIC_ROUTES } from '../../services/routes';
 
 /**
  * The app as `cdk synth -c env=<env>` builds it: cdk.json's feature flags, the chosen
@@ -101,8 +102,12 @@ export function methodsOf(template: Template): MethodInfo[] {
   });
 }
 
-/** Methods built from ROUTES: not the 405 mocks, not the HTTP forward. */
-export const isRouteMethod = (method: MethodInfo): boolean => !['MOCK', 'HTTP_PROXY'].includes(method.properties.Integration?.Type);
+/** A method of the route table's public routes (PUBLIC_ROUTES: the API reference, without a key). */
+export const isPublicRouteMethod = (method: MethodInfo): boolean =>
+  !['MOCK', 'HTTP_PROXY'].includes(method.properties.Integration?.Type) && PUBLIC_ROUTES.some((r) => r.method === method.httpMethod && r.path === method.path);
+
+/** Methods built from ROUTES: not the 405 mocks, not the HTTP forward, not the public routes. */
+export const isRouteMethod = (method: MethodInfo): boolean => !['MOCK', 'HTTP_PROXY'].includes(method.properties.Integration?.Type) && !isPublicRouteMethod(method);
 
 /**
  * The logical id of a construct's CFN resource as `apiTemplate` names it: its id in its stack,

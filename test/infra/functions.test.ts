@@ -79,6 +79,8 @@ describe('least privilege', () => {
     const statements = statementsOf(testEnv, name);
     expect(actionsOf(statements, 'dynamodb:')).toEqual(FUNCTION_PERMISSIONS[name].table.map(dynamoDbAction).sort());
     const dynamo = statements.filter((s) => actionsOf([s], 'dynamodb:').length > 0);
+    // A function that reads no table (the API reference) has no statement on it at all.
+    if (FUNCTION_PERMISSIONS[name].table.length === 0) return expect(dynamo).toEqual([]);
     const tableArn = JSON.stringify(dynamo[0].Resource);
     for (const index of TABLE_SPEC.globalSecondaryIndexes) expect(tableArn).toContain(`/index/${index.indexName}"`);
     expect(tableArn).not.toContain('index/*');

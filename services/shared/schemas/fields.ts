@@ -26,13 +26,14 @@ export const nullableText = (field: string, max: number) =>
     .transform(emptyToNull)
     .optional();
 
-/** Optional, nullable text that must match `valid` when not empty. */
-const checkedText = (field: string, max: number, valid: (value: string) => boolean, expected: string) =>
+/** Optional, nullable text that must match `valid` when not empty; `example` is a valid value (the reference shows it). */
+const checkedText = (field: string, max: number, valid: (value: string) => boolean, expected: string, example: string) =>
   z
     .string({ error: `${field} must be a string or null.` })
     .trim()
     .max(max, { message: `${field} is at most ${max} characters.` })
     .refine((v) => v === '' || valid(v), { message: `${field} must be ${expected}.` })
+    .meta({ examples: [example] })
     .nullable()
     .transform(emptyToNull)
     .optional();
@@ -40,10 +41,10 @@ const checkedText = (field: string, max: number, valid: (value: string) => boole
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE = /^\+?[0-9 ()./-]+$/;
 
-export const nullableEmail = (field: string) => checkedText(field, 254, (v) => EMAIL.test(v), 'an e-mail address such as name@example.com');
+export const nullableEmail = (field: string) => checkedText(field, 254, (v) => EMAIL.test(v), 'an e-mail address such as name@example.com', 'name@example.com');
 
 export const nullablePhone = (field: string) =>
-  checkedText(field, 40, (v) => PHONE.test(v) && v.replace(/\D/g, '').length >= 3, 'a phone number: digits, spaces and + ( ) . / - only, at least 3 digits');
+  checkedText(field, 40, (v) => PHONE.test(v) && v.replace(/\D/g, '').length >= 3, 'a phone number: digits, spaces and + ( ) . / - only, at least 3 digits', '+49 30 1234567');
 
 export const nullableUrl = (field: string) =>
   checkedText(
@@ -58,6 +59,7 @@ export const nullableUrl = (field: string) =>
       }
     },
     'an absolute http or https URL such as https://shop.example.com/item/42',
+    'https://shop.example.com/item/42',
   );
 
 /** `q`: word-prefix search; at least one letter or digit. */

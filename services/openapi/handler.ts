@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { PLATFORM_FUNCTIONS } from '../registry';
+import { PUBLIC_ROUTES, type PublicRouteRow } from '../routes';
+import { requestIdOf } from '../shared/http/middleware';
+import { problemBody } from '../shared/http/problems';
+import { openApiDocument } from './document';
+import { referencePage, REFERENCE_CSP } from './reference';
+
+/**
+ * The `openapi` platform function: the public routes it declares in services/registry.ts
+ * (the API reference page, Redoc's browser bundle, the OpenAPI document), served without a
+ * key by the stack and the local gateway alike. It reads no table and holds no secret.
+ */
+const FUNCTION_NAME = 'openapi';
+const definition = PLATFORM_FUNCTIONS.find((f) => f.name === FUNCTION_NAME);
+const routes = PUBLIC_ROUTES.filter((r) => r.function === FUNCTION_NAME);
+const pathOf = (operation: string): string => {
+  const route = routes.find((r) => r.operation === operation);
+  if (!route) throw new Error(`services/registry.ts: the ${FUNCTION_NAME} function declares no public route ${operation}.`);
+  return route.path;
+};
+
+const SCRIPT = 'redoc.standalone.js';
+
+/** In Lambda the asset sits beside the bundle (AreaFunction copies it); locally it is read from node_modules. */
+function assetFile(name: string): string {
+  const fromRoot = definition?.assets?.[name];
+  if (!fromRoot) throw new Error(`services/registry.ts: the ${FUNCTION_NAME} function declares no asset ${name}.`);
+  return process.env.LAMBDA_TASK_ROOT ? join(process.env.LAMBDA_TASK_ROOT, name) : join(process.cwd(), fromRoot);
+}
+
+const once = <T>(make: () => T): (() => T) => {
+  let value: T | undefined;
+  return () => (value ??= make());
+};
+
+const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' };
+
+const responders: Readonly<Record<string, () => { readonly contentType: string; readonly body: string; readonly headers?: Record<string, string> }>> = {
+  getApiReference: once(() => ({
+    contentType: 'text/html; charset=utf-8',
+    body: referencePage({
+      title: String((openApiDocument().info as { title: string }).title),
+      pagePath: pathOf('getApiReference'),
+      scriptPath: pathOf('getApiReferenceScript'),
+      documentPath: pathOf('getOpenApiDocument'),
+    }),
+    headers: { 'Content-Security-Policy': REFERENCE_CSP, 'Cache-Control': 'public, max-age=300' },
+  })),
+  getApiReferenceScript: once(() => ({ contentType: 'application/javascript; charset=utf-8', body: readFileSync(assetFile(SCRIPT), 'utf8'), headers: { 'Cache-Control': 'public, max-age=3600' } })),
+  getOpenApiDocument: once(() => ({ contentType: 'application/json', body: JSON.stringify(openApiDocument()), headers: { 'Cache-Control': 'public, max-age=300' } })),
+};
+
+for (const route of routes) {
+  if (!responders[route.operation]) throw new Error(`services/openapi/handler.ts has no response for the public route ${route.operation}.`);
+}
+
+const routeOf = (event: APIGatewayProxyEvent): PublicRouteRow | undefined => routes.find((r) => r.method === event.httpMethod && r.path === event.resource);
+
+export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  const requestId = requestIdOf(event);
+  const route = routeOf(event);
+  if (!route) {
+    // API Gateway routes nothing else here; answer like an unknown resource.
+    return {
+      statusCode: 404,
+      headers: { 'Content-Type': 'application/problem+json', 'X-Request-Id': requestId },
+      body: JSON.stringify(problemBody('RESOURCE_NOT_FOUND', 'There is nothing at this path.', requestId, event.path)),
+    };
+  }
+  const { contentType, body, headers } = responders[route.operation]();
+  return { statusCode: 200, headers: { 'Content-Type': contentType, 'X-Request-Id': requestId, ...SECURITY_HEADERS, ...headers }, body };
+};
