@@ -1,7 +1,7 @@
 import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
 import { entityEtag } from '../shared/domain/etag';
-import { AppError, ValidationError, type ErrorCode } from '../shared/errors';
+import { AppError, NotFoundError, ValidationError, type ErrorCode } from '../shared/errors';
 import { documentTotals, isCurrency, lineAmounts, toBasisPoints, toMilli } from './domain-money';
 import type { Invoice, InvoiceSequence, Line, Payment, Quote, Totals } from './model';
 
@@ -75,6 +75,30 @@ export function totalsOf(lines: readonly Line[], pointer = '/items'): Totals {
   const totals = documentTotals(lines);
   if (!totals) throw new ValidationError([{ pointer, detail: 'The document total is too large: it must stay below 10^15 minor units.' }]);
   return totals;
+}
+
+type WithLines = { readonly lines: readonly Line[]; readonly totals: Totals };
+
+/**
+ * A quote or invoice with one more line, made by `make` once the item limit allows it (422
+ * beyond MAX_LINES; `noun` names the document: "An invoice", "A quote"). The state check is the caller's.
+ */
+export function withLineAdded<T extends WithLines>(current: T, make: () => Line, noun: string): { readonly next: T; readonly line: Line } {
+  if (current.lines.length >= MAX_LINES) throw new ValidationError([{ pointer: '', detail: `${noun} has at most ${MAX_LINES} items.` }]);
+  const line = make();
+  const lines = [...current.lines, line];
+  return { next: { ...current, lines, totals: totalsOf(lines, '') }, line };
+}
+
+/**
+ * A quote or invoice without line `lineId`: 404 when it has no such line (`of` names the
+ * document: "invoice <id>"), then `assertEditable` (the caller's state check), then the totals.
+ */
+export function withLineRemoved<T extends WithLines>(current: T, lineId: string, of: string, assertEditable: () => void): T {
+  if (!current.lines.some((l) => l.id === lineId)) throw new NotFoundError(`Item ${lineId} of ${of}`);
+  assertEditable();
+  const lines = current.lines.filter((l) => l.id !== lineId);
+  return { ...current, lines, totals: totalsOf(lines) };
 }
 
 export function assertCurrency(currency: string, pointer = '/currency'): void {
