@@ -1,6 +1,6 @@
 import { assertEtag } from '../shared/domain/etag';
 import { NotFoundError, ValidationError, type ErrorCode } from '../shared/errors';
-import { amountsSnapshot, assertCurrency, audit, buildLine, buildLines, invoiceEtag, stateConflict, totalsOf, type CommercePorts, type LineInput, organizationOf, type Writer, withLineAdded, withLineRemoved } from './domain';
+import { amountsSnapshot, assertCurrency, audit, buildLine, invoiceEtag, newDraft, stateConflict, type CommercePorts, type LineInput, organizationOf, type Writer, withLineAdded, withLineRemoved } from './domain';
 import type { Invoice, InvoiceState, Line } from './model';
 
 /**
@@ -40,18 +40,9 @@ async function readInvoice(ports: CommercePorts, actor: Writer, id: string, ifMa
 
 /** Creates a DRAFT invoice (no number yet). */
 export async function createInvoice(ports: CommercePorts, actor: Writer, input: InvoiceInput): Promise<Invoice> {
-  assertCurrency(input.currency);
-  const now = ports.now().toISOString();
-  const lines = buildLines(ports, input.items);
+  const { now, draft } = newDraft(ports, actor, input);
   const invoice: Invoice = {
-    id: ports.newId(),
-    organizationId: organizationOf(actor),
-    customerId: input.customerId,
-    currency: input.currency,
-    notes: input.notes ?? null,
-    lines,
-    totals: totalsOf(lines),
-    state: 'DRAFT',
+    ...draft,
     number: null,
     paymentTermDays: input.paymentTermDays ?? DEFAULT_PAYMENT_TERM_DAYS,
     quoteId: null,

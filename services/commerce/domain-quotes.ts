@@ -5,10 +5,9 @@ import {
   assertCurrency,
   audit,
   buildLine,
-  buildLines,
+  newDraft,
   quoteEtag,
   stateConflict,
-  totalsOf,
   type CommercePorts,
   type LineInput,
   organizationOf,
@@ -53,18 +52,9 @@ async function readQuote(ports: CommercePorts, actor: Writer, id: string, ifMatc
 
 /** Creates a DRAFT quote. 1. Currency must be ISO 4217 (422).  2. Lines and totals computed.  3. Stage with its audit entry. */
 export async function createQuote(ports: CommercePorts, actor: Writer, input: QuoteInput): Promise<Quote> {
-  assertCurrency(input.currency);
-  const now = ports.now().toISOString();
-  const lines = buildLines(ports, input.items);
+  const { now, draft } = newDraft(ports, actor, input);
   const quote: Quote = {
-    id: ports.newId(),
-    organizationId: organizationOf(actor),
-    customerId: input.customerId,
-    currency: input.currency,
-    notes: input.notes ?? null,
-    lines,
-    totals: totalsOf(lines),
-    state: 'DRAFT',
+    ...draft,
     validUntil: input.validUntil ?? null,
     sentAt: null,
     decidedAt: null,

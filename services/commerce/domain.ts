@@ -111,6 +111,28 @@ export function buildLines(ports: CommercePorts, items: readonly LineInput[] | u
   return (items ?? []).map((item, i) => buildLine(ports.newId(), item, `/items/${i}`));
 }
 
+/**
+ * The members every new DRAFT quote or invoice starts with: 422 for a currency that is not
+ * ISO 4217, then the lines (each id fresh) and totals, then the document's own id; `now`
+ * is the creation time (read before the lines, as the create use cases always did).
+ */
+export function newDraft(ports: CommercePorts, actor: Writer, input: { readonly customerId: string; readonly currency: string; readonly notes?: string | null; readonly items?: readonly LineInput[] }) {
+  assertCurrency(input.currency);
+  const now = ports.now().toISOString();
+  const lines = buildLines(ports, input.items);
+  const draft = {
+    id: ports.newId(),
+    organizationId: organizationOf(actor),
+    customerId: input.customerId,
+    currency: input.currency,
+    notes: input.notes ?? null,
+    lines,
+    totals: totalsOf(lines),
+    state: 'DRAFT' as const,
+  };
+  return { now, draft };
+}
+
 /** The audit snapshot of a document's amounts: numbers only, never descriptions or notes. */
 export const amountsSnapshot = (d: { readonly currency: string; readonly totals: Totals; readonly lines: readonly Line[] }) => ({
   currency: d.currency,
