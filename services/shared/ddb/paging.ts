@@ -83,6 +83,25 @@ async function queryPartition(db: Db, index: IndexName, partition: string, limit
   return { items, ...(last ? { last } : {}) };
 }
 
+/**
+ * One page of a base-table partition's items whose sort key starts with `prefix`, in sort-key
+ * order (consistent Query); Limit + 1 tells whether a next page (`more`) has at least one item.
+ */
+export async function prefixPage(db: Db, partition: string, prefix: string, limit: number, startKey?: Record<string, unknown>): Promise<{ readonly items: Item[]; readonly more: boolean }> {
+  const out = await db.doc.send(
+    new QueryCommand({
+      TableName: db.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': partition, ':prefix': prefix },
+      ExclusiveStartKey: startKey,
+      ConsistentRead: true,
+      Limit: limit + 1,
+    }),
+  );
+  const raw = out.Items ?? [];
+  return { items: raw.slice(0, limit), more: raw.length > limit };
+}
+
 /** One page of `q` matches in search order: ids from the word index, then the entities themselves. */
 export async function searchPage<T>(
   db: Db,
