@@ -1,5 +1,5 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from '../shared/ddb/client';
+import { newestFirstPage } from '../shared/ddb/paging';
 import { auditFromItem, auditKeys, type AuditEntry } from './model';
 
 export interface AuditPage {
@@ -16,25 +16,8 @@ export interface AuditQuery {
 
 /** Newest first; one Query on GSI1 (organization) or GSI2 (one entity). */
 export async function listAuditEntries(db: Db, organizationId: string, q: AuditQuery): Promise<AuditPage> {
-  const byEntity = q.entity !== undefined;
-  const index = byEntity ? 'GSI2' : 'GSI1';
-  const out = await db.doc.send(
-    new QueryCommand({
-      TableName: db.tableName,
-      IndexName: index,
-      KeyConditionExpression: `${index}PK = :pk`,
-      ExpressionAttributeValues: {
-        ':pk': byEntity ? auditKeys.byEntity(organizationId, q.entity!.type, q.entity!.id).GSI2PK : auditKeys.byOrganization(organizationId).GSI1PK,
-      },
-      ScanIndexForward: false,
-      // One more than asked: a next page exists only if it has at least one entry.
-      Limit: q.limit + 1,
-      ExclusiveStartKey: q.startKey,
-    }),
-  );
-  const raw = out.Items ?? [];
-  const page = raw.slice(0, q.limit);
-  const lastItem = raw.length > q.limit ? page.at(-1) : undefined;
-  const last = lastItem ? Object.fromEntries(['PK', 'SK', `${index}PK`, `${index}SK`].map((k) => [k, lastItem[k]])) : undefined;
-  return { items: page.map(auditFromItem), ...(last ? { last } : {}) };
+  const page = q.entity
+    ? await newestFirstPage(db, 'GSI2', auditKeys.byEntity(organizationId, q.entity.type, q.entity.id).GSI2PK, q.limit, q.startKey)
+    : await newestFirstPage(db, 'GSI1', auditKeys.byOrganization(organizationId).GSI1PK, q.limit, q.startKey);
+  return { items: page.items.map(auditFromItem), ...(page.last ? { last: page.last } : {}) };
 }

@@ -1,6 +1,6 @@
 import { assertEtag } from '../shared/domain/etag';
 import { NotFoundError, ValidationError, type ErrorCode } from '../shared/errors';
-import { amountsSnapshot, assertCurrency, audit, buildLine, buildLines, invoiceEtag, MAX_LINES, stateConflict, totalsOf, type CommercePorts, type LineInput, organizationOf, type Writer } from './domain';
+import { amountsSnapshot, assertCurrency, audit, buildLine, invoiceEtag, newDraft, stateConflict, type CommercePorts, type LineInput, organizationOf, type Writer, withLineAdded, withLineRemoved } from './domain';
 import type { Invoice, InvoiceState, Line } from './model';
 
 /**
@@ -40,18 +40,9 @@ async function readInvoice(ports: CommercePorts, actor: Writer, id: string, ifMa
 
 /** Creates a DRAFT invoice (no number yet). */
 export async function createInvoice(ports: CommercePorts, actor: Writer, input: InvoiceInput): Promise<Invoice> {
-  assertCurrency(input.currency);
-  const now = ports.now().toISOString();
-  const lines = buildLines(ports, input.items);
+  const { now, draft } = newDraft(ports, actor, input);
   const invoice: Invoice = {
-    id: ports.newId(),
-    organizationId: organizationOf(actor),
-    customerId: input.customerId,
-    currency: input.currency,
-    notes: input.notes ?? null,
-    lines,
-    totals: totalsOf(lines),
-    state: 'DRAFT',
+    ...draft,
     number: null,
     paymentTermDays: input.paymentTermDays ?? DEFAULT_PAYMENT_TERM_DAYS,
     quoteId: null,
@@ -112,20 +103,15 @@ export async function updateInvoice(ports: CommercePorts, actor: Writer, id: str
 export async function addInvoiceLine(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined, input: LineInput): Promise<{ invoice: Invoice; line: Line }> {
   const current = await readInvoice(ports, actor, id, ifMatch);
   assertInvoiceState(current, ['DRAFT'], 'change its items');
-  if (current.lines.length >= MAX_LINES) throw new ValidationError([{ pointer: '', detail: `An invoice has at most ${MAX_LINES} items.` }]);
-  const line = buildLine(ports.newId(), input, '');
-  const lines = [...current.lines, line];
-  const invoice = stageInvoice(ports, actor, current, { ...current, lines, totals: totalsOf(lines, '') }, 'invoice.item_added', ['items']);
-  return { invoice, line };
+  const { next, line } = withLineAdded(current, () => buildLine(ports.newId(), input, ''), 'An invoice');
+  return { invoice: stageInvoice(ports, actor, current, next, 'invoice.item_added', ['items']), line };
 }
 
 /** Removes a line of a DRAFT invoice. */
 export async function removeInvoiceLine(ports: CommercePorts, actor: Writer, id: string, lineId: string, ifMatch: string | undefined): Promise<Invoice> {
   const current = await readInvoice(ports, actor, id, ifMatch);
-  if (!current.lines.some((l) => l.id === lineId)) throw new NotFoundError(`Item ${lineId} of invoice ${id}`);
-  assertInvoiceState(current, ['DRAFT'], 'change its items');
-  const lines = current.lines.filter((l) => l.id !== lineId);
-  return stageInvoice(ports, actor, current, { ...current, lines, totals: totalsOf(lines) }, 'invoice.item_removed', ['items']);
+  const next = withLineRemoved(current, lineId, `invoice ${id}`, () => assertInvoiceState(current, ['DRAFT'], 'change its items'));
+  return stageInvoice(ports, actor, current, next, 'invoice.item_removed', ['items']);
 }
 
 const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);

@@ -5,15 +5,15 @@ import {
   assertCurrency,
   audit,
   buildLine,
-  buildLines,
-  MAX_LINES,
+  newDraft,
   quoteEtag,
   stateConflict,
-  totalsOf,
   type CommercePorts,
   type LineInput,
   organizationOf,
   type Writer,
+  withLineAdded,
+  withLineRemoved,
 } from './domain';
 import { DEFAULT_PAYMENT_TERM_DAYS } from './domain-invoices';
 import type { Invoice, Line, Quote, QuoteState } from './model';
@@ -52,18 +52,9 @@ async function readQuote(ports: CommercePorts, actor: Writer, id: string, ifMatc
 
 /** Creates a DRAFT quote. 1. Currency must be ISO 4217 (422).  2. Lines and totals computed.  3. Stage with its audit entry. */
 export async function createQuote(ports: CommercePorts, actor: Writer, input: QuoteInput): Promise<Quote> {
-  assertCurrency(input.currency);
-  const now = ports.now().toISOString();
-  const lines = buildLines(ports, input.items);
+  const { now, draft } = newDraft(ports, actor, input);
   const quote: Quote = {
-    id: ports.newId(),
-    organizationId: organizationOf(actor),
-    customerId: input.customerId,
-    currency: input.currency,
-    notes: input.notes ?? null,
-    lines,
-    totals: totalsOf(lines),
-    state: 'DRAFT',
+    ...draft,
     validUntil: input.validUntil ?? null,
     sentAt: null,
     decidedAt: null,
@@ -120,20 +111,15 @@ export async function updateQuote(ports: CommercePorts, actor: Writer, id: strin
 export async function addQuoteLine(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined, input: LineInput): Promise<{ quote: Quote; line: Line }> {
   const current = await readQuote(ports, actor, id, ifMatch);
   assertQuoteState(current, ['DRAFT'], 'change its items');
-  if (current.lines.length >= MAX_LINES) throw new ValidationError([{ pointer: '', detail: `A quote has at most ${MAX_LINES} items.` }]);
-  const line = buildLine(ports.newId(), input, '');
-  const lines = [...current.lines, line];
-  const quote = stageQuote(ports, actor, current, { ...current, lines, totals: totalsOf(lines, '') }, 'quote.item_added', ['items']);
-  return { quote, line };
+  const { next, line } = withLineAdded(current, () => buildLine(ports.newId(), input, ''), 'A quote');
+  return { quote: stageQuote(ports, actor, current, next, 'quote.item_added', ['items']), line };
 }
 
 /** Removes a line of a DRAFT quote (the audit keeps that it was there). */
 export async function removeQuoteLine(ports: CommercePorts, actor: Writer, id: string, lineId: string, ifMatch: string | undefined): Promise<Quote> {
   const current = await readQuote(ports, actor, id, ifMatch);
-  if (!current.lines.some((l) => l.id === lineId)) throw new NotFoundError(`Item ${lineId} of quote ${id}`);
-  assertQuoteState(current, ['DRAFT'], 'change its items');
-  const lines = current.lines.filter((l) => l.id !== lineId);
-  return stageQuote(ports, actor, current, { ...current, lines, totals: totalsOf(lines) }, 'quote.item_removed', ['items']);
+  const next = withLineRemoved(current, lineId, `quote ${id}`, () => assertQuoteState(current, ['DRAFT'], 'change its items'));
+  return stageQuote(ports, actor, current, next, 'quote.item_removed', ['items']);
 }
 
 /** DRAFT -> SENT; a quote without items cannot be sent (422). */

@@ -1,7 +1,7 @@
 import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
 import { entityEtag } from '../shared/domain/etag';
-import { AppError, ValidationError, type ErrorCode } from '../shared/errors';
+import { AppError, NotFoundError, ValidationError, type ErrorCode } from '../shared/errors';
 import { documentTotals, isCurrency, lineAmounts, toBasisPoints, toMilli } from './domain-money';
 import type { Invoice, InvoiceSequence, Line, Payment, Quote, Totals } from './model';
 
@@ -77,6 +77,30 @@ export function totalsOf(lines: readonly Line[], pointer = '/items'): Totals {
   return totals;
 }
 
+type WithLines = { readonly lines: readonly Line[]; readonly totals: Totals };
+
+/**
+ * A quote or invoice with one more line, made by `make` once the item limit allows it (422
+ * beyond MAX_LINES; `noun` names the document: "An invoice", "A quote"). The state check is the caller's.
+ */
+export function withLineAdded<T extends WithLines>(current: T, make: () => Line, noun: string): { readonly next: T; readonly line: Line } {
+  if (current.lines.length >= MAX_LINES) throw new ValidationError([{ pointer: '', detail: `${noun} has at most ${MAX_LINES} items.` }]);
+  const line = make();
+  const lines = [...current.lines, line];
+  return { next: { ...current, lines, totals: totalsOf(lines, '') }, line };
+}
+
+/**
+ * A quote or invoice without line `lineId`: 404 when it has no such line (`of` names the
+ * document: "invoice <id>"), then `assertEditable` (the caller's state check), then the totals.
+ */
+export function withLineRemoved<T extends WithLines>(current: T, lineId: string, of: string, assertEditable: () => void): T {
+  if (!current.lines.some((l) => l.id === lineId)) throw new NotFoundError(`Item ${lineId} of ${of}`);
+  assertEditable();
+  const lines = current.lines.filter((l) => l.id !== lineId);
+  return { ...current, lines, totals: totalsOf(lines) };
+}
+
 export function assertCurrency(currency: string, pointer = '/currency'): void {
   if (!isCurrency(currency)) throw new ValidationError([{ pointer, detail: `"${currency.slice(0, 10)}" is not an ISO 4217 currency code such as EUR, USD or CHF.` }]);
 }
@@ -85,6 +109,28 @@ export function assertCurrency(currency: string, pointer = '/currency'): void {
 export function buildLines(ports: CommercePorts, items: readonly LineInput[] | undefined): Line[] {
   if ((items?.length ?? 0) > MAX_LINES) throw new ValidationError([{ pointer: '/items', detail: `At most ${MAX_LINES} items.` }]);
   return (items ?? []).map((item, i) => buildLine(ports.newId(), item, `/items/${i}`));
+}
+
+/**
+ * The members every new DRAFT quote or invoice starts with: 422 for a currency that is not
+ * ISO 4217, then the lines (each id fresh) and totals, then the document's own id; `now`
+ * is the creation time (read before the lines, as the create use cases always did).
+ */
+export function newDraft(ports: CommercePorts, actor: Writer, input: { readonly customerId: string; readonly currency: string; readonly notes?: string | null; readonly items?: readonly LineInput[] }) {
+  assertCurrency(input.currency);
+  const now = ports.now().toISOString();
+  const lines = buildLines(ports, input.items);
+  const draft = {
+    id: ports.newId(),
+    organizationId: organizationOf(actor),
+    customerId: input.customerId,
+    currency: input.currency,
+    notes: input.notes ?? null,
+    lines,
+    totals: totalsOf(lines),
+    state: 'DRAFT' as const,
+  };
+  return { now, draft };
 }
 
 /** The audit snapshot of a document's amounts: numbers only, never descriptions or notes. */

@@ -3,6 +3,7 @@ import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import type { Customer, Feedback, Grant } from './model';
+import { givenAttributes, newArchivable } from '../shared/domain/lifecycle';
 
 export type { Customer, Feedback, FeedbackState, Grant, GrantPermission, GrantState } from './model';
 
@@ -109,13 +110,9 @@ export async function createCustomer(ports: CustomerPorts, actor: Actor, input: 
     vatId: input.vatId ?? null,
     locationIds,
     contactIds,
-    archived: false,
-    archivedAt: null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
+    ...newArchivable(now),
   };
-  const given = Object.entries(input).filter(([, v]) => v !== undefined && v !== null).map(([k]) => k).sort();
+  const given = givenAttributes(input);
   ports.store.saveCustomer({ after: customer, audit: audit(ports, actor, now, { action: 'customer.created', entity: { type: 'customer', id: customer.id }, changedAttributes: given }) });
   return customer;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { archivableFields, versionedFields } from '../shared/schemas/stored';
 
 /**
  * The entities of the customers area as stored (docs/areas/customers-quality.md lists the
@@ -30,11 +31,7 @@ export const customerSchema = z
     vatId: nullableText,
     locationIds: z.array(z.string()).default([]),
     contactIds: z.array(z.string()).default([]),
-    archived: z.boolean(),
-    archivedAt: nullableText,
-    version: z.number().int(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    ...archivableFields,
   })
   .readonly();
 export type Customer = z.output<typeof customerSchema>;
@@ -57,9 +54,7 @@ export const grantSchema = z
     secretHash: nullableText,
     activatedAt: nullableText,
     revokedAt: nullableText,
-    version: z.number().int(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    ...versionedFields,
   })
   .readonly();
 export type Grant = z.output<typeof grantSchema>;
@@ -82,9 +77,7 @@ export const feedbackSchema = z
     resolutionNote: nullableText,
     acknowledgedAt: nullableText,
     resolvedAt: nullableText,
-    version: z.number().int(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    ...versionedFields,
   })
   .readonly();
 export type Feedback = z.output<typeof feedbackSchema>;

@@ -3,6 +3,7 @@ import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError } from '../shared/errors';
 import { objectKeys, type Document, type LocationDocument, type OwnerType, type RejectionReason, type UploadSession } from './model';
+import { newArchivable } from '../shared/domain/lifecycle';
 
 export type { Document, LocationDocument, UploadSession } from './model';
 
@@ -153,11 +154,7 @@ export async function openUpload(ports: DocumentPorts, actor: Actor, input: Uplo
     state: 'PENDING',
     rejectionReason: null,
     uploadSessionId: sessionId,
-    archived: false,
-    archivedAt: null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
+    ...newArchivable(now),
   };
   const session: UploadSession = {
     id: sessionId,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { archivableFields } from '../shared/schemas/stored';
 
 /**
  * The entities of the documents area as stored (docs/areas/documents.md lists the access
@@ -34,11 +35,7 @@ export const documentSchema = z
     state: z.enum(DOCUMENT_STATES),
     rejectionReason: z.enum(REJECTION_REASONS).nullable().default(null),
     uploadSessionId: z.string(),
-    archived: z.boolean(),
-    archivedAt: z.string().nullable().default(null),
-    version: z.number().int(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    ...archivableFields,
   })
   .readonly();
 export type Document = z.output<typeof documentSchema>;

@@ -1,9 +1,9 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { employeeExistsCheck, getEmployee } from '../employees/public';
 import { getLocation, locationExistsCheck } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
-import { indexPage, getByIds, type Page, type PagePosition } from '../shared/ddb/paging';
+import { indexPage, getByIds, prefixPage, type Page, type PagePosition } from '../shared/ddb/paging';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import type { CompletionChange, DocumentsStore, LinkChange, UploadChange } from './domain';
@@ -41,19 +41,9 @@ export async function listDocuments(db: Db, org: string, archived: boolean, limi
 
 /** One page of a location's document links by document id (consistent Query of the location's link partition). */
 export async function listLinks(db: Db, org: string, locationId: string, limit: number, afterDocumentId?: string): Promise<{ items: LocationDocument[]; after?: string }> {
-  const out = await db.doc.send(
-    new QueryCommand({
-      TableName: db.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': documentKeys.linkPartition(org, locationId), ':prefix': 'DOC#' },
-      ExclusiveStartKey: afterDocumentId ? documentKeys.link(org, locationId, afterDocumentId) : undefined,
-      ConsistentRead: true,
-      Limit: limit + 1,
-    }),
-  );
-  const raw = out.Items ?? [];
-  const items = raw.slice(0, limit).map(linkFromItem);
-  return { items, ...(raw.length > limit ? { after: items.at(-1)!.documentId } : {}) };
+  const page = await prefixPage(db, documentKeys.linkPartition(org, locationId), 'DOC#', limit, afterDocumentId ? documentKeys.link(org, locationId, afterDocumentId) : undefined);
+  const items = page.items.map(linkFromItem);
+  return { items, ...(page.more ? { after: items.at(-1)!.documentId } : {}) };
 }
 
 const ownerCheck = (d: Document): TxItem[] =>

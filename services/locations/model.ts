@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { versionedFields } from '../shared/schemas/stored';
 
 /**
  * The entities of the locations area as stored: each type is the output of its item schema,
@@ -60,9 +61,7 @@ export const contactSchema = z
     phone: nullableText,
     /** What the person does for the sites (e.g. "Facility manager"). */
     role: nullableText,
-    version: z.number().int(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    ...versionedFields,
   })
   .readonly();
 export type Contact = z.output<typeof contactSchema>;

@@ -3,6 +3,7 @@ import type { Actor } from '../shared/domain/actor';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
 import type { Material, StockAdjustment, StockLink } from './model';
+import { givenAttributes, newArchivable } from '../shared/domain/lifecycle';
 
 export type { AdjustmentType, Material, StockAdjustment, StockLink } from './model';
 
@@ -100,13 +101,9 @@ export async function createMaterial(ports: MaterialPorts, actor: Actor, input: 
     unit: input.unit ?? null,
     preferredOrderQuantityMilli: milliOrNull(input.preferredOrderQuantity),
     reorderLevelMilli: milliOrNull(input.reorderLevel),
-    archived: false,
-    archivedAt: null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
+    ...newArchivable(now),
   };
-  const given = Object.entries(input).filter(([, v]) => v !== undefined && v !== null).map(([k]) => k).sort();
+  const given = givenAttributes(input);
   ports.store.saveMaterial({ after: material, audit: audit(ports, actor, now, { action: 'material.created', entity: { type: 'material', id: material.id }, changedAttributes: given }) });
   return material;
 }

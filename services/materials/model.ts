@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { archivableFields } from '../shared/schemas/stored';
 
 /**
  * The entities of the materials area as stored: each type is the output of its item schema,
@@ -38,11 +39,7 @@ export const materialSchema = z
     unit: nullableText,
     preferredOrderQuantityMilli: nullableMilli,
     reorderLevelMilli: nullableMilli,
-    archived: z.boolean(),
-    archivedAt: nullableText,
-    version: z.number().int(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    ...archivableFields,
   })
   .readonly();
 export type Material = z.output<typeof materialSchema>;

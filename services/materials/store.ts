@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getLocation, locationExistsCheck, locationKeys, LOCATION_LABEL } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, searchUpkeep, versionedPut } from '../shared/ddb/entity';
-import { getByIds, listPage, type ListQuery, type Page } from '../shared/ddb/paging';
+import { getByIds, listPage, prefixPage, type ListQuery, type Page } from '../shared/ddb/paging';
 import { batchGet } from '../shared/ddb/read';
 import { searchWords } from '../shared/ddb/search';
 import type { TxItem } from '../shared/ddb/transaction';
@@ -121,19 +121,9 @@ export const listMaterials = (db: Db, org: string, query: ListQuery): Promise<Pa
 
 /** One page of a location's stock links, by material id (consistent Query of the location's stock partition). */
 export async function listLinks(db: Db, org: string, locationId: string, limit: number, afterMaterialId?: string): Promise<{ items: StockLink[]; after?: string }> {
-  const out = await db.doc.send(
-    new QueryCommand({
-      TableName: db.tableName,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': materialKeys.stockPartition(org, locationId), ':prefix': 'MAT#' },
-      ExclusiveStartKey: afterMaterialId ? materialKeys.link(org, locationId, afterMaterialId) : undefined,
-      ConsistentRead: true,
-      Limit: limit + 1,
-    }),
-  );
-  const raw = out.Items ?? [];
-  const items = raw.slice(0, limit).map(linkFromItem);
-  return { items, ...(raw.length > limit ? { after: items.at(-1)!.materialId } : {}) };
+  const page = await prefixPage(db, materialKeys.stockPartition(org, locationId), 'MAT#', limit, afterMaterialId ? materialKeys.link(org, locationId, afterMaterialId) : undefined);
+  const items = page.items.map(linkFromItem);
+  return { items, ...(page.more ? { after: items.at(-1)!.materialId } : {}) };
 }
 
 export interface LedgerQuery {

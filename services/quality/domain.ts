@@ -4,6 +4,7 @@ import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, fieldError, type FieldError } from '../shared/errors';
 import { weightedScore } from './domain-score';
 import type { Inspection, InspectionItem, Template, TemplateItem, TemplateRevision } from './model';
+import { newArchivable } from '../shared/domain/lifecycle';
 
 export type { Inspection, InspectionItem, Template, TemplateItem, TemplateRevision } from './model';
 
@@ -84,11 +85,7 @@ export async function createTemplate(ports: QualityPorts, actor: Actor, input: T
     description: input.description ?? null,
     revision: 1,
     items: input.items.map((i) => newItem(ports, i)),
-    archived: false,
-    archivedAt: null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
+    ...newArchivable(now),
   };
   ports.store.saveTemplate({
     after: template,

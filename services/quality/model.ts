@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { archivableFields, versionedFields } from '../shared/schemas/stored';
 
 /**
  * The entities of the quality area as stored (docs/areas/customers-quality.md):
@@ -34,11 +35,7 @@ export const templateSchema = z
     description: nullableText,
     revision: z.number().int(),
     items: z.array(templateItemSchema),
-    archived: z.boolean(),
-    archivedAt: nullableText,
-    version: z.number().int(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    ...archivableFields,
   })
   .readonly();
 export type Template = z.output<typeof templateSchema>;
@@ -77,9 +74,7 @@ export const inspectionSchema = z
     scoreNumerator: nullableText,
     scoreDenominator: nullableText,
     completedAt: nullableText,
-    version: z.number().int(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    ...versionedFields,
   })
   .readonly();
 export type Inspection = z.output<typeof inspectionSchema>;

@@ -4,6 +4,7 @@ import { organizationOf, type Actor, type SystemActor } from '../shared/domain/a
 import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, UniquenessConflictError, ValidationError, type ErrorCode } from '../shared/errors';
 import type { Candidate, CandidateMessage, Stage } from './model';
+import { givenAttributes } from '../shared/domain/lifecycle';
 
 export type { Candidate, CandidateMessage, Stage } from './model';
 
@@ -184,7 +185,7 @@ export async function createCandidate(ports: RecruitmentPorts, actor: Who, input
     createdAt: now,
     updatedAt: now,
   };
-  const given = Object.entries(input).filter(([, v]) => v !== undefined && v !== null).map(([k]) => k).sort();
+  const given = givenAttributes(input);
   ports.store.saveCandidate({ after: candidate, audit: audit(ports, actor, now, { action: 'candidate.created', entity: { type: 'candidate', id: candidate.id }, after: { stage: 'APPLIED' }, changedAttributes: given }) });
   return candidate;
 }

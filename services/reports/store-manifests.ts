@@ -1,5 +1,6 @@
-import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from '../shared/ddb/client';
+import { newestFirstPage } from '../shared/ddb/paging';
 import { batchGet, collectAll } from '../shared/ddb/read';
 import { commit, TransactionCancelledError, type TxItem } from '../shared/ddb/transaction';
 import type { TimeEntry } from '../timesheets/public';
@@ -67,21 +68,8 @@ export const listManifests = (db: Db, org: string, q: PageQuery): Promise<Page<M
 export const listOutbox = (db: Db, org: string, q: PageQuery): Promise<Page<OutboxRecord>> => newestFirst(db, reportKeys.outboxByOrganization(org), q, outboxFromItem);
 
 async function newestFirst<T>(db: Db, pk: string, q: PageQuery, map: (item: Record<string, unknown>) => T): Promise<Page<T>> {
-  const out = await db.doc.send(
-    new QueryCommand({
-      TableName: db.tableName,
-      IndexName: 'GSI1',
-      KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: { ':pk': pk },
-      ScanIndexForward: false,
-      Limit: q.limit + 1,
-      ExclusiveStartKey: q.startKey,
-    }),
-  );
-  const raw = out.Items ?? [];
-  const page = raw.slice(0, q.limit);
-  const lastItem = raw.length > q.limit ? page.at(-1) : undefined;
-  return { items: page.map(map), ...(lastItem ? { last: { PK: lastItem.PK, SK: lastItem.SK, GSI1PK: lastItem.GSI1PK, GSI1SK: lastItem.GSI1SK } } : {}) };
+  const page = await newestFirstPage(db, 'GSI1', pk, q.limit, q.startKey);
+  return { items: page.items.map(map), ...(page.last ? { last: page.last } : {}) };
 }
 
 // ---- opening, publishing, abandoning

@@ -3,6 +3,7 @@ import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import type { Schedule, Task } from './model';
+import { givenAttributes, newArchivable } from '../shared/domain/lifecycle';
 
 export type { Schedule, Task, Weekday } from './model';
 
@@ -71,13 +72,9 @@ export async function createTask(ports: TaskPorts, actor: Actor, locationId: str
     instructions: input.instructions ?? null,
     schedule: input.schedule ?? null,
     estimatedMinutes: input.estimatedMinutes ?? null,
-    archived: false,
-    archivedAt: null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
+    ...newArchivable(now),
   };
-  const given = Object.entries(input).filter(([, v]) => v !== undefined && v !== null).map(([k]) => k).sort();
+  const given = givenAttributes(input);
   ports.store.saveTask({ after: task, audit: auditEntry({ id: ports.newId(), actor, occurredAt: now, action: 'task.created', entity: { type: 'task', id: task.id }, references: { locationId }, changedAttributes: given }) });
   return task;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { archivableFields } from '../shared/schemas/stored';
 
 /**
  * Location tasks as stored: the type is the output of the item schema, and items are parsed
@@ -28,11 +29,7 @@ export const taskSchema = z
     instructions: z.string().nullable().default(null),
     schedule: scheduleSchema.nullable().default(null),
     estimatedMinutes: z.number().int().nullable().default(null),
-    archived: z.boolean(),
-    archivedAt: z.string().nullable().default(null),
-    version: z.number().int(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
+    ...archivableFields,
   })
   .readonly();
 export type Task = z.output<typeof taskSchema>;

@@ -7,7 +7,8 @@ import type { IndexName } from './table-spec';
 /**
  * Paging of the master-data lists (locations, contacts, materials): a list is either one
  * Query of an index partition in sort-key order, or a `q` search through the word index.
- * The position of the next page goes into the sealed cursor.
+ * The position of the next page goes into the sealed cursor. newestFirstPage serves the
+ * newest-first lists (audit entries, export manifests, payroll outbox).
  */
 export type PagePosition = { readonly key: Record<string, unknown> } | { readonly searchAfter: string };
 
@@ -48,21 +49,57 @@ export async function listPage<T>(db: Db, organizationId: string, query: ListQue
 
 /** One page of an index partition: Limit + 1 tells whether a next page has at least one item. */
 export async function indexPage(db: Db, index: IndexName, partition: string, limit: number, after?: PagePosition): Promise<Page<Item>> {
+  const page = await queryPartition(db, index, partition, limit, after && 'key' in after ? after.key : undefined, false);
+  return { items: page.items, ...(page.last ? { next: { key: page.last } } : {}) };
+}
+
+/** One page of raw items and the key its next page starts after (absent on the last page). */
+export interface KeyedPage {
+  readonly items: Item[];
+  readonly last?: Record<string, unknown>;
+}
+
+/** One page of an index partition, newest first (descending sort key); Limit + 1 as in indexPage. */
+export const newestFirstPage = (db: Db, index: IndexName, partition: string, limit: number, startKey?: Record<string, unknown>): Promise<KeyedPage> =>
+  queryPartition(db, index, partition, limit, startKey, true);
+
+/** The one Query behind indexPage and newestFirstPage: a next page exists only if it has at least one item. */
+async function queryPartition(db: Db, index: IndexName, partition: string, limit: number, startKey: Record<string, unknown> | undefined, newestFirst: boolean): Promise<KeyedPage> {
   const out = await db.doc.send(
     new QueryCommand({
       TableName: db.tableName,
       IndexName: index,
       KeyConditionExpression: `${index}PK = :pk`,
       ExpressionAttributeValues: { ':pk': partition },
+      ...(newestFirst ? { ScanIndexForward: false } : {}),
       Limit: limit + 1,
-      ExclusiveStartKey: after && 'key' in after ? after.key : undefined,
+      ExclusiveStartKey: startKey,
     }),
   );
   const raw = out.Items ?? [];
   const items = raw.slice(0, limit);
-  const last = raw.length > limit ? items.at(-1) : undefined;
-  const key = last ? Object.fromEntries(['PK', 'SK', `${index}PK`, `${index}SK`].map((k) => [k, last[k]])) : undefined;
-  return { items, ...(key ? { next: { key } } : {}) };
+  const lastItem = raw.length > limit ? items.at(-1) : undefined;
+  const last = lastItem ? Object.fromEntries(['PK', 'SK', `${index}PK`, `${index}SK`].map((k) => [k, lastItem[k]])) : undefined;
+  return { items, ...(last ? { last } : {}) };
+}
+
+/**
+ * One page of a base-table partition's items whose sort key starts with `prefix`, in sort-key
+ * order (consistent Query); Limit + 1 tells whether a next page (`more`) has at least one item.
+ */
+export async function prefixPage(db: Db, partition: string, prefix: string, limit: number, startKey?: Record<string, unknown>): Promise<{ readonly items: Item[]; readonly more: boolean }> {
+  const out = await db.doc.send(
+    new QueryCommand({
+      TableName: db.tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': partition, ':prefix': prefix },
+      ExclusiveStartKey: startKey,
+      ConsistentRead: true,
+      Limit: limit + 1,
+    }),
+  );
+  const raw = out.Items ?? [];
+  return { items: raw.slice(0, limit), more: raw.length > limit };
 }
 
 /** One page of `q` matches in search order: ids from the word index, then the entities themselves. */
