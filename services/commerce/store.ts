@@ -2,7 +2,9 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
 import type { IndexName } from '../shared/ddb/table-spec';
-import type { TxItem } from '../shared/ddb/transaction';
+import type { TransactionCancelledError, TxItem } from '../shared/ddb/transaction';
+import { fieldError } from '../shared/errors';
+import { CUSTOMER_LABEL, customerExistsCheck } from '../customers/public';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import type { CommerceStore } from './domain';
 import {
@@ -74,13 +76,25 @@ function sequenceMove(org: string, read: InvoiceSequence | undefined, number: nu
     : putNew(SEQUENCE_LABEL, item);
 }
 
+/** A new document, or one moved to another customer, names a customer of its organization (checked in its transaction). */
+const customerCheck = (before: { readonly customerId: string } | undefined, after: { readonly organizationId: string; readonly customerId: string }): TxItem[] =>
+  before?.customerId === after.customerId ? [] : [customerExistsCheck(after.organizationId, after.customerId)];
+
+/** A missing customer is the client's error (422 at /customerId); anything else as `otherwise` explains it. */
+const customerOr =
+  (otherwise: (error: TransactionCancelledError) => Error | undefined) =>
+  (error: TransactionCancelledError): Error | undefined =>
+    error.failed(CUSTOMER_LABEL) ? fieldError('/customerId', 'customerId must name a customer of this organization.') : otherwise(error);
+
 /** The commerce store port on DynamoDB, staging writes in `unit`. */
 export const commerceStore = (db: Db, unit: UnitOfWork): CommerceStore => ({
   getQuote: (org, id) => getQuote(db, org, id),
   getInvoice: (org, id) => getInvoice(db, org, id),
   getSequence: (org) => getSequence(db, org),
-  saveQuote: ({ before, after, audit }) => unit.stage({ items: [versionedPut(QUOTE_LABEL, quoteToItem(after), before)], audit, explain: movedOn(QUOTE_LABEL) }),
-  saveInvoice: ({ before, after, audit }) => unit.stage({ items: [versionedPut(INVOICE_LABEL, invoiceToItem(after), before)], audit, explain: movedOn(INVOICE_LABEL) }),
+  saveQuote: ({ before, after, audit }) =>
+    unit.stage({ items: [versionedPut(QUOTE_LABEL, quoteToItem(after), before), ...customerCheck(before, after)], audit, explain: customerOr(movedOn(QUOTE_LABEL)) }),
+  saveInvoice: ({ before, after, audit }) =>
+    unit.stage({ items: [versionedPut(INVOICE_LABEL, invoiceToItem(after), before), ...customerCheck(before, after)], audit, explain: customerOr(movedOn(INVOICE_LABEL)) }),
   saveConversion: ({ before, after, invoice, audit }) =>
     unit.stage({
       items: [versionedPut(QUOTE_LABEL, quoteToItem(after), before), putNew(INVOICE_LABEL, invoiceToItem(invoice))],

@@ -1,6 +1,7 @@
 /**
  * What other modules may use of customers (its declared port): the item builders and keys
- * the demo seed writes its customers and feedback with.
+ * the demo seed writes its customers and feedback with, and the existence check that
+ * commerce's transactions carry.
  */
 export { customerKeys, customerToItem, feedbackToItem, numberGuardItem, type Customer, type Feedback } from './model';
-export { getCustomer } from './store';
+export { CUSTOMER_LABEL, customerExistsCheck, getCustomer } from './store';

@@ -34,6 +34,12 @@ import {
  */
 
 export const CUSTOMER_LABEL = 'customer';
+
+/** Transaction item for other areas (commerce): the customer exists in this organization. */
+export const customerExistsCheck = (org: string, id: string): TxItem => ({
+  label: CUSTOMER_LABEL,
+  op: { ConditionCheck: { Key: customerKeys.customer(org, id), ConditionExpression: 'attribute_exists(PK)' } },
+});
 const NUMBER_GUARD_LABEL = 'customer-number';
 const GRANT_LABEL = 'customer-access';
 const FEEDBACK_LABEL = 'feedback';

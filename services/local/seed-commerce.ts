@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { commerceStore, createInvoice, createQuote, invoiceEtag, issueInvoice, listQuotes, quoteEtag, recordPayment, sendQuote, type CommercePorts, type Writer } from '../commerce/public';
 import type { Db } from '../shared/ddb/client';
 import { inUnitOfWork } from '../shared/ddb/unit-of-work';
+import { CUSTOMER_DEMO_IDS } from './seed-customers';
 
-/** The customer the demo documents name (customers are their own area; this id is only a reference). */
-export const DEMO_CUSTOMER_ID = '7c0ffee0-0000-4000-8000-00000000c001';
+/** The customer the demo documents name: the first demo customer (seed-customers.ts runs first). */
+export const DEMO_CUSTOMER_ID = CUSTOMER_DEMO_IDS.customers[0];
 
 /**
  * Commerce demo data of one organization: a SENT quote, and an ISSUED invoice (number 1)

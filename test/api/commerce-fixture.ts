@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiFixture, ApiResponse } from '../support/api';
 import { send, sent } from './locations-fixture';
+import { CUSTOMER_DEMO_IDS } from '../../services/local/seed-customers';
 
 /**
  * Helpers of the commerce API tests (not a test file itself): documents in a given state,
  * commands with the ETag of the response before, and a line body.
  */
-export const CUSTOMER = '0c0c0c0c-1111-4222-8333-444455556666';
+/** The demo seed's first customer: commerce documents must name a customer of their organization. */
+export const CUSTOMER = CUSTOMER_DEMO_IDS.customers[0];
 
 export const line = (over: Record<string, unknown> = {}) => ({ description: 'Office cleaning, March', quantity: 12, unitPrice: 4550, taxRate: 19, ...over });
 

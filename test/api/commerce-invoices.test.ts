@@ -160,9 +160,9 @@ describe('isolation and scopes', () => {
 
 describe('demo seed', () => {
   it('has a SENT quote and an ISSUED invoice with a partial payment, audited as the demo seed', async () => {
-    const quotes = (await read(api, '/commerce/quotes?state=SENT&customerId=7c0ffee0-0000-4000-8000-00000000c001')).body.items;
+    const quotes = (await read(api, `/commerce/quotes?state=SENT&customerId=${CUSTOMER}`)).body.items;
     expect(quotes).toHaveLength(1);
-    const [invoice] = (await read(api, '/commerce/invoices?customerId=7c0ffee0-0000-4000-8000-00000000c001')).body.items;
+    const [invoice] = (await read(api, `/commerce/invoices?customerId=${CUSTOMER}`)).body.items;
     expect(invoice).toMatchObject({ state: 'ISSUED', number: 1, amountPaid: 100_000 });
     expect(invoice.balance).toBeGreaterThan(0);
     expect((await auditOf(api, invoice.id))[0].actor).toEqual({ type: 'SYSTEM', label: 'Demo seed' });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { quoteResponseSchema } from '../../services/commerce/schemas';
 import { countByType, expectPointers, expectProblem, itemsOfType, startApi, type ApiFixture } from '../support/api';
 import { acceptedQuote, command, createQuote, CUSTOMER, etag, line, sentQuote, tryCommand } from './commerce-fixture';
@@ -52,6 +53,18 @@ describe('POST /commerce/quotes', () => {
       '/items/0/taxRate',
     ]);
     expect(await countByType(api.db)).toEqual(before);
+  });
+
+  it('names only customers of the organization: 422 at /customerId on create and on a move, nothing written', async () => {
+    const before = await countByType(api.db);
+    expectPointers(await send(api, 'POST', '/commerce/quotes', { customerId: randomUUID(), currency: 'EUR', items: [line()] }), ['/customerId']);
+    expectPointers(await send(api, 'POST', '/commerce/invoices', { customerId: randomUUID(), currency: 'EUR', items: [line()] }), ['/customerId']);
+    expect(await countByType(api.db)).toEqual(before);
+    const q = await createQuote(api);
+    expect(q.status).toBe(201);
+    const moved = await send(api, 'PATCH', `/commerce/quotes/${q.body.id}`, { customerId: randomUUID() }, { ifMatch: etag(q) });
+    expectPointers(moved, ['/customerId']);
+    expect((await read(api, `/commerce/quotes/${q.body.id}`)).body.customerId).toBe(CUSTOMER);
   });
 
   it('needs commerce:write, and commerce:read to read', async () => {
@@ -159,7 +172,7 @@ describe('POST /commerce/quotes/{quoteId}/convert', () => {
 
 describe('lists and isolation', () => {
   it('lists by state and customer, oldest first, with sealed cursors', async () => {
-    const customer = '0d0d0d0d-1111-4222-8333-444455556666';
+    const customer = (await sent(api, 'POST', '/customers', { name: 'Quote list customer', customerNumber: `Q-${randomUUID().slice(0, 8)}` })).body.id;
     const a = await createQuote(api, { customerId: customer });
     const b = await sentQuote(api, { customerId: customer });
     const all = await read(api, `/commerce/quotes?customerId=${customer}&limit=1`);

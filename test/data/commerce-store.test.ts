@@ -1,3 +1,5 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { customerKeys } from '../../services/customers/public';
 import { randomUUID } from 'node:crypto';
 import type { CommercePorts } from '../../services/commerce/domain';
 import { createInvoice, issueInvoice, voidInvoice } from '../../services/commerce/domain-invoices';
@@ -24,8 +26,16 @@ const portsOf = (unit: UnitOfWork): CommercePorts => ({ store: commerceStore(db,
 /** Runs a use case as the area handler does: in a unit of work, again while a read went stale. */
 const run = <T>(work: (ports: CommercePorts) => Promise<T>) => inUnitOfWork(db, (unit) => work(portsOf(unit)));
 
-const draft = (org: string, unitPrice = 10_000) =>
-  run((ports) => createInvoice(ports, actorOf(org), { customerId: randomUUID(), currency: 'EUR', items: [{ description: 'Work', quantity: 1, unitPrice, taxRate: 0 }] }));
+/** A customer of `org` (its existence is all commerce checks). */
+const customerOf = async (org: string) => {
+  const id = randomUUID();
+  await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...customerKeys.customer(org, id), itemType: 'Customer' } }));
+  return id;
+};
+const draft = async (org: string, unitPrice = 10_000) => {
+  const customerId = await customerOf(org);
+  return run((ports) => createInvoice(ports, actorOf(org), { customerId, currency: 'EUR', items: [{ description: 'Work', quantity: 1, unitPrice, taxRate: 0 }] }));
+};
 const issue = (org: string, id: string) =>
   run(async (ports) => {
     const current = await ports.store.getInvoice(org, id);
