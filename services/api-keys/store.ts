@@ -1,8 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { ApiEnvironment } from '../shared/config';
-import type { Db } from '../shared/ddb/client';
+import { conditionFailed, type Db } from '../shared/ddb/client';
 import { collectAll } from '../shared/ddb/read';
 
 /** An issued API key. Only the hash of its secret is ever stored. */
@@ -97,13 +96,16 @@ export async function revokeApiKey(db: Db, keyId: string, now: string): Promise<
     );
     return out.Attributes ? fromItem(out.Attributes) : undefined;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+    if (conditionFailed(error)) return undefined;
     throw error;
   }
 }
 
-/** Whether the authorizer should write this use: the last one written is older than the interval. */
-export const useIsDue = (lastUsedAt: string | undefined, now: Date): boolean => lastUsedAt === undefined || Date.parse(lastUsedAt) <= now.getTime() - KEY_USE_INTERVAL_MS;
+/** A use recorded at or before this instant is old enough to be replaced by one at `at`. */
+const dueBefore = (at: Date): string => new Date(at.getTime() - KEY_USE_INTERVAL_MS).toISOString();
+
+/** Whether the authorizer should write this use: the last one written is older than the interval (the same rule as recordKeyUse's condition). */
+export const useIsDue = (lastUsedAt: string | undefined, now: Date): boolean => lastUsedAt === undefined || Date.parse(lastUsedAt) <= Date.parse(dueBefore(now));
 
 /**
  * Records a use of the key (time and route family), unless another request of the same key
@@ -118,12 +120,12 @@ export async function recordKeyUse(db: Db, keyId: string, at: Date, route: strin
         Key: keys.apiKey(keyId),
         UpdateExpression: 'SET lastUsedAt = :at, lastRoute = :route',
         ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt <= :due)',
-        ExpressionAttributeValues: { ':at': at.toISOString(), ':route': route, ':due': new Date(at.getTime() - KEY_USE_INTERVAL_MS).toISOString() },
+        ExpressionAttributeValues: { ':at': at.toISOString(), ':route': route, ':due': dueBefore(at) },
       }),
     );
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

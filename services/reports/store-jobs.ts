@@ -1,5 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Db } from '../shared/ddb/client';
+import { conditionFailed, type Db } from '../shared/ddb/client';
 import { collect } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import { jobFromItem, reportKeys, type JobMessage, type ReportJob } from './model';
@@ -37,7 +37,7 @@ async function conditional(db: Db, update: ReturnType<typeof jobUpdate>): Promis
     await db.doc.send(new UpdateCommand({ TableName: db.tableName, ...update }));
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }
@@ -101,7 +101,7 @@ export async function markRequeued(db: Db, message: JobMessage, now: string): Pr
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if (conditionFailed(error)) return false;
     throw error;
   }
 }

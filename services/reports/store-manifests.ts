@@ -1,5 +1,5 @@
 import { BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Db } from '../shared/ddb/client';
+import { conditionFailed, type Db } from '../shared/ddb/client';
 import { newestFirstPage } from '../shared/ddb/paging';
 import { batchGet, collectAll } from '../shared/ddb/read';
 import { commit, TransactionCancelledError, type TxItem } from '../shared/ddb/transaction';
@@ -171,8 +171,8 @@ export async function abandonManifest(db: Db, org: string, m: Pick<Manifest, 'id
     .send(
       new UpdateCommand({ TableName: db.tableName, Key: reportKeys.manifest(org, m.id), UpdateExpression: 'SET #status = :a', ConditionExpression: '#status = :p', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':a': 'ABANDONED', ':p': 'PENDING' } }),
     )
-    .catch((error: Error) => {
-      if (error.name !== 'ConditionalCheckFailedException') throw error;
+    .catch((error: unknown) => {
+      if (!conditionFailed(error)) throw error;
     });
   for (const month of months) {
     await db.doc.send(new UpdateCommand({ TableName: db.tableName, Key: reportKeys.monthIndex(org, month, m.id), UpdateExpression: 'SET #status = :a', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':a': 'ABANDONED' } }));

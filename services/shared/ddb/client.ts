@@ -61,6 +61,12 @@ const UNAVAILABLE_NAMES = new Set([
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
+ * A single write's ConditionExpression did not hold (by name: errors from another realm or
+ * SDK copy fail `instanceof`). Transactions report theirs as TransactionCancelledError.
+ */
+export const conditionFailed = (error: unknown): boolean => (error as { name?: unknown } | null)?.name === 'ConditionalCheckFailedException';
+
+/**
  * Storage failures that a retry can fix (throttling after the SDK's own retries, 5xx, an
  * unreachable endpoint) become ServiceUnavailableError (503). Everything else, including
  * conditional-check and transaction cancellations, is left for the stores to interpret.
