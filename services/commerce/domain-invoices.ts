@@ -1,6 +1,6 @@
 import { assertEtag } from '../shared/domain/etag';
 import { NotFoundError, ValidationError, type ErrorCode } from '../shared/errors';
-import { amountsSnapshot, assertCurrency, audit, buildLine, invoiceEtag, newDraft, stateConflict, type CommercePorts, type LineInput, organizationOf, type Writer, withLineAdded, withLineRemoved } from './domain';
+import { amountsSnapshot, assertCurrency, audit, buildLine, invoiceEtag, newDraft, nextVersion, stateConflict, type CommercePorts, type LineInput, organizationOf, type Writer, withLineAdded, withLineRemoved } from './domain';
 import type { Invoice, InvoiceState, Line } from './model';
 
 /**
@@ -64,22 +64,8 @@ export async function createInvoice(ports: CommercePorts, actor: Writer, input: 
 }
 
 function stageInvoice(ports: CommercePorts, actor: Writer, current: Invoice, next: Omit<Invoice, 'version' | 'updatedAt'>, action: string, changed: readonly string[], reason?: string): Invoice {
-  const now = ports.now().toISOString();
-  const after: Invoice = { ...next, version: current.version + 1, updatedAt: now };
-  ports.store.saveInvoice({
-    before: current,
-    after,
-    audit: audit(ports, actor, now, {
-      action,
-      entity: { type: 'invoice', id: current.id },
-      references: { customerId: after.customerId },
-      changedAttributes: changed,
-      before: { state: current.state, number: current.number, ...amountsSnapshot(current) },
-      after: { state: after.state, number: after.number, ...amountsSnapshot(after) },
-      ...(reason ? { reason } : {}),
-    }),
-  });
-  return after;
+  const snapshot = (i: Invoice) => ({ state: i.state, number: i.number, ...amountsSnapshot(i) });
+  return nextVersion(ports, actor, { entityType: 'invoice', snapshot, save: (c) => ports.store.saveInvoice(c) }, current, next, { action, changed, reason });
 }
 
 /** Changes a DRAFT invoice's customer, currency, payment term or notes (409 INVOICE_<STATE> otherwise). */

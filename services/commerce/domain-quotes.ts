@@ -6,6 +6,7 @@ import {
   audit,
   buildLine,
   newDraft,
+  nextVersion,
   quoteEtag,
   stateConflict,
   type CommercePorts,
@@ -72,22 +73,8 @@ export async function createQuote(ports: CommercePorts, actor: Writer, input: Qu
 
 /** Stages the next version of a quote with an audit entry; unchanged content answers the quote as it is. */
 function stageQuote(ports: CommercePorts, actor: Writer, current: Quote, next: Omit<Quote, 'version' | 'updatedAt'>, action: string, changed: readonly string[], reason?: string): Quote {
-  const now = ports.now().toISOString();
-  const after: Quote = { ...next, version: current.version + 1, updatedAt: now };
-  ports.store.saveQuote({
-    before: current,
-    after,
-    audit: audit(ports, actor, now, {
-      action,
-      entity: { type: 'quote', id: current.id },
-      references: { customerId: after.customerId },
-      changedAttributes: changed,
-      before: { state: current.state, ...amountsSnapshot(current) },
-      after: { state: after.state, ...amountsSnapshot(after) },
-      ...(reason ? { reason } : {}),
-    }),
-  });
-  return after;
+  const snapshot = (q: Quote) => ({ state: q.state, ...amountsSnapshot(q) });
+  return nextVersion(ports, actor, { entityType: 'quote', snapshot, save: (c) => ports.store.saveQuote(c) }, current, next, { action, changed, reason });
 }
 
 /** Changes a DRAFT quote's customer, currency, validity or notes (409 QUOTE_<STATE> otherwise). */

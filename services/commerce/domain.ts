@@ -45,6 +45,40 @@ export const paymentEtag = (p: Payment): string => entityEtag('payment', p.id, 1
 export const audit = (ports: CommercePorts, actor: Writer, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
   auditEntry({ id: ports.newId(), actor, occurredAt, ...input });
 
+/** What the audit trail may show of a quote or invoice: its state, and what `snapshot` adds (amounts, number). */
+type DocumentSnapshot<D> = (d: D) => Readonly<Record<string, string | number | boolean | null>>;
+
+/**
+ * The next version of a quote or invoice with its audit entry (before/after snapshots, the
+ * changed attributes, the reason), handed to `save`; returns the new version.
+ */
+export function nextVersion<D extends { readonly id: string; readonly version: number; readonly customerId: string }>(
+  ports: CommercePorts,
+  actor: Writer,
+  kind: { readonly entityType: 'quote' | 'invoice'; readonly snapshot: DocumentSnapshot<D>; readonly save: (change: { readonly before: D; readonly after: D; readonly audit: AuditEntry }) => void },
+  current: D,
+  next: Omit<D, 'version' | 'updatedAt'>,
+  change: { readonly action: string; readonly changed: readonly string[]; readonly reason?: string },
+): D {
+  const now = ports.now().toISOString();
+  // next carries every member but the two set here: the spread is a whole D.
+  const after = { ...next, version: current.version + 1, updatedAt: now } as unknown as D;
+  kind.save({
+    before: current,
+    after,
+    audit: audit(ports, actor, now, {
+      action: change.action,
+      entity: { type: kind.entityType, id: current.id },
+      references: { customerId: after.customerId },
+      changedAttributes: change.changed,
+      before: kind.snapshot(current),
+      after: kind.snapshot(after),
+      ...(change.reason ? { reason: change.reason } : {}),
+    }),
+  });
+  return after;
+}
+
 /** A state that forbids the move: 409 with the code `<RESOURCE>_<STATE>` and the state as an extension member. */
 export const stateConflict = (code: ErrorCode, message: string, state: string): AppError => new AppError(code, message, { extensions: { state } });
 
