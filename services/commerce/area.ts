@@ -18,6 +18,7 @@ import {
   updateQuoteBody,
   voidInvoiceBody,
 } from './schemas';
+import { PROBLEMS } from './problems';
 
 const quoteList = pageSchema(quoteResponseSchema);
 const invoiceList = pageSchema(invoiceResponseSchema);
@@ -47,6 +48,7 @@ export const commerceArea = defineArea({
   description: 'Quotes, invoices with gap-free numbers, and payments.',
   // Documents, the number sequence and payments in conditional transactions; cursors sealed.
   permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
+  problems: PROBLEMS,
   auditEntityTypes: ['quote', 'invoice', 'payment'],
   schemas: {
     Quote: quoteResponseSchema,
@@ -99,7 +101,7 @@ export const commerceArea = defineArea({
       ifMatch: 'required',
       idempotencyKey: 'required',
       success: { status: 200, description: 'The quote after the change.', schema: quoteResponseSchema, headers: ['ETag'] },
-      problems: ['QUOTE_SENT', 'QUOTE_ACCEPTED', 'QUOTE_DECLINED', 'QUOTE_EXPIRED', 'QUOTE_CONVERTED'],
+      problems: [PROBLEMS.QUOTE_SENT, PROBLEMS.QUOTE_ACCEPTED, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED],
     },
     listQuoteItems: {
       method: 'GET',
@@ -120,7 +122,7 @@ export const commerceArea = defineArea({
       idempotencyKey: 'required',
       ifMatch: 'optional',
       success: { status: 201, description: 'The added item.', schema: lineResponseSchema, headers: ['ETag', 'Location'] },
-      problems: ['QUOTE_SENT', 'QUOTE_ACCEPTED', 'QUOTE_DECLINED', 'QUOTE_EXPIRED', 'QUOTE_CONVERTED'],
+      problems: [PROBLEMS.QUOTE_SENT, PROBLEMS.QUOTE_ACCEPTED, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED],
     },
     getQuoteItem: {
       method: 'GET',
@@ -140,22 +142,22 @@ export const commerceArea = defineArea({
       ifMatch: 'optional',
       idempotencyKey: 'optional',
       success: { status: 200, description: 'The quote after the change.', schema: quoteResponseSchema, headers: ['ETag'] },
-      problems: ['QUOTE_SENT', 'QUOTE_ACCEPTED', 'QUOTE_DECLINED', 'QUOTE_EXPIRED', 'QUOTE_CONVERTED'],
+      problems: [PROBLEMS.QUOTE_SENT, PROBLEMS.QUOTE_ACCEPTED, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED],
     },
-    sendQuote: { ...quoteCommand('send', 'Send a quote', 'DRAFT -> SENT; a quote without items is 422.'), problems: ['QUOTE_SENT', 'QUOTE_ACCEPTED', 'QUOTE_DECLINED', 'QUOTE_EXPIRED', 'QUOTE_CONVERTED'] },
+    sendQuote: { ...quoteCommand('send', 'Send a quote', 'DRAFT -> SENT; a quote without items is 422.'), problems: [PROBLEMS.QUOTE_SENT, PROBLEMS.QUOTE_ACCEPTED, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED] },
     acceptQuote: {
       ...quoteCommand('accept', 'Accept a quote', 'SENT -> ACCEPTED. After `validUntil` it is 409 QUOTE_EXPIRED.'),
-      problems: ['QUOTE_DRAFT', 'QUOTE_ACCEPTED', 'QUOTE_DECLINED', 'QUOTE_EXPIRED', 'QUOTE_CONVERTED'],
+      problems: [PROBLEMS.QUOTE_DRAFT, PROBLEMS.QUOTE_ACCEPTED, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED],
     },
     declineQuote: {
       ...quoteCommand('decline', 'Decline a quote', 'SENT -> DECLINED, with an optional `reason` (audited).'),
       body: declineQuoteBody,
       bodyOptional: true,
-      problems: ['QUOTE_DRAFT', 'QUOTE_ACCEPTED', 'QUOTE_DECLINED', 'QUOTE_EXPIRED', 'QUOTE_CONVERTED'],
+      problems: [PROBLEMS.QUOTE_DRAFT, PROBLEMS.QUOTE_ACCEPTED, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED],
     },
     expireQuote: {
       ...quoteCommand('expire', 'Expire a quote', 'SENT -> EXPIRED: the offer lapsed or was withdrawn.'),
-      problems: ['QUOTE_DRAFT', 'QUOTE_ACCEPTED', 'QUOTE_DECLINED', 'QUOTE_EXPIRED', 'QUOTE_CONVERTED'],
+      problems: [PROBLEMS.QUOTE_DRAFT, PROBLEMS.QUOTE_ACCEPTED, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED],
     },
     convertQuote: {
       method: 'POST',
@@ -167,7 +169,7 @@ export const commerceArea = defineArea({
       idempotencyKey: 'required',
       ifMatch: 'required',
       success: { status: 201, description: 'The new draft invoice.', schema: invoiceResponseSchema, headers: ['ETag', 'Location'] },
-      problems: ['QUOTE_DRAFT', 'QUOTE_SENT', 'QUOTE_DECLINED', 'QUOTE_EXPIRED', 'QUOTE_CONVERTED'],
+      problems: [PROBLEMS.QUOTE_DRAFT, PROBLEMS.QUOTE_SENT, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED],
     },
 
     listInvoices: {
@@ -210,7 +212,7 @@ export const commerceArea = defineArea({
       ifMatch: 'required',
       idempotencyKey: 'required',
       success: { status: 200, description: 'The invoice after the change.', schema: invoiceResponseSchema, headers: ['ETag'] },
-      problems: ['INVOICE_ISSUED', 'INVOICE_PARTIALLY_PAID', 'INVOICE_PAID', 'INVOICE_VOID'],
+      problems: [PROBLEMS.INVOICE_ISSUED, PROBLEMS.INVOICE_PARTIALLY_PAID, PROBLEMS.INVOICE_PAID, PROBLEMS.INVOICE_VOID],
     },
     listInvoiceItems: {
       method: 'GET',
@@ -231,7 +233,7 @@ export const commerceArea = defineArea({
       idempotencyKey: 'required',
       ifMatch: 'optional',
       success: { status: 201, description: 'The added item.', schema: lineResponseSchema, headers: ['ETag', 'Location'] },
-      problems: ['INVOICE_ISSUED', 'INVOICE_PARTIALLY_PAID', 'INVOICE_PAID', 'INVOICE_VOID'],
+      problems: [PROBLEMS.INVOICE_ISSUED, PROBLEMS.INVOICE_PARTIALLY_PAID, PROBLEMS.INVOICE_PAID, PROBLEMS.INVOICE_VOID],
     },
     getInvoiceItem: {
       method: 'GET',
@@ -251,7 +253,7 @@ export const commerceArea = defineArea({
       ifMatch: 'optional',
       idempotencyKey: 'optional',
       success: { status: 200, description: 'The invoice after the change.', schema: invoiceResponseSchema, headers: ['ETag'] },
-      problems: ['INVOICE_ISSUED', 'INVOICE_PARTIALLY_PAID', 'INVOICE_PAID', 'INVOICE_VOID'],
+      problems: [PROBLEMS.INVOICE_ISSUED, PROBLEMS.INVOICE_PARTIALLY_PAID, PROBLEMS.INVOICE_PAID, PROBLEMS.INVOICE_VOID],
     },
     issueInvoice: {
       method: 'POST',
@@ -263,7 +265,7 @@ export const commerceArea = defineArea({
       idempotencyKey: 'required',
       ifMatch: 'required',
       success: { status: 200, description: 'The issued invoice.', schema: invoiceResponseSchema, headers: ['ETag'] },
-      problems: ['INVOICE_ISSUED', 'INVOICE_PARTIALLY_PAID', 'INVOICE_PAID', 'INVOICE_VOID'],
+      problems: [PROBLEMS.INVOICE_ISSUED, PROBLEMS.INVOICE_PARTIALLY_PAID, PROBLEMS.INVOICE_PAID, PROBLEMS.INVOICE_VOID],
     },
     voidInvoice: {
       method: 'POST',
@@ -275,7 +277,7 @@ export const commerceArea = defineArea({
       idempotencyKey: 'required',
       ifMatch: 'required',
       success: { status: 200, description: 'The void invoice.', schema: invoiceResponseSchema, headers: ['ETag'] },
-      problems: ['INVOICE_PARTIALLY_PAID', 'INVOICE_PAID', 'INVOICE_VOID'],
+      problems: [PROBLEMS.INVOICE_PARTIALLY_PAID, PROBLEMS.INVOICE_PAID, PROBLEMS.INVOICE_VOID],
     },
 
     listPayments: {
@@ -298,7 +300,7 @@ export const commerceArea = defineArea({
       body: createPaymentBody,
       idempotencyKey: 'required',
       success: { status: 201, description: 'The recorded payment.', schema: paymentResponseSchema, headers: ['ETag', 'Location'] },
-      problems: ['INVOICE_DRAFT', 'INVOICE_PAID', 'INVOICE_VOID'],
+      problems: [PROBLEMS.INVOICE_DRAFT, PROBLEMS.INVOICE_PAID, PROBLEMS.INVOICE_VOID],
     },
     getPayment: {
       method: 'GET',

@@ -1,7 +1,8 @@
 import { assertEtag } from '../shared/domain/etag';
-import { NotFoundError, ValidationError, type ErrorCode } from '../shared/errors';
+import { NotFoundError, ValidationError } from '../shared/errors';
 import { amountsSnapshot, assertCurrency, audit, buildLine, invoiceEtag, newDraft, nextVersion, stateConflict, type CommercePorts, type LineInput, organizationOf, type Writer, withLineAdded, withLineRemoved } from './domain';
 import type { Invoice, InvoiceState, Line } from './model';
+import { PROBLEMS } from './problems';
 
 /**
  * Invoices: DRAFT -> ISSUED -> PAID | VOID (and DRAFT -> VOID for a draft that is dropped).
@@ -24,8 +25,8 @@ export type InvoicePatch = Partial<Omit<InvoiceInput, 'items'>>;
 
 export const invoiceStateError = (i: Invoice, wanted: string): Error =>
   i.state === 'ISSUED' && i.amountPaid > 0
-    ? stateConflict('INVOICE_PARTIALLY_PAID', `Invoice ${i.id} has payments recorded; it cannot ${wanted}.`, i.state)
-    : stateConflict(`INVOICE_${i.state}` as ErrorCode, `Invoice ${i.id} is ${i.state}; it cannot ${wanted}.`, i.state);
+    ? stateConflict(PROBLEMS.INVOICE_PARTIALLY_PAID, `Invoice ${i.id} has payments recorded; it cannot ${wanted}.`, i.state)
+    : stateConflict(PROBLEMS[`INVOICE_${i.state}`], `Invoice ${i.id} is ${i.state}; it cannot ${wanted}.`, i.state);
 
 function assertInvoiceState(i: Invoice, allowed: readonly InvoiceState[], wanted: string): void {
   if (!allowed.includes(i.state)) throw invoiceStateError(i, wanted);

@@ -1,5 +1,5 @@
 import { assertEtag } from '../shared/domain/etag';
-import { NotFoundError, ValidationError, type ErrorCode } from '../shared/errors';
+import { NotFoundError, ValidationError } from '../shared/errors';
 import {
   amountsSnapshot,
   assertCurrency,
@@ -18,6 +18,7 @@ import {
 } from './domain';
 import { DEFAULT_PAYMENT_TERM_DAYS } from './domain-invoices';
 import type { Invoice, Line, Quote, QuoteState } from './model';
+import { PROBLEMS } from './problems';
 
 /**
  * Quotes: DRAFT -> SENT -> ACCEPTED | DECLINED | EXPIRED; lines change only while DRAFT; an
@@ -36,8 +37,8 @@ export type QuotePatch = Partial<Omit<QuoteInput, 'items'>>;
 
 /** The code of a quote state that forbids a move: QUOTE_<STATE>, or QUOTE_CONVERTED once converted. */
 function quoteStateError(q: Quote, wanted: string): Error {
-  if (q.invoiceId !== null) return stateConflict('QUOTE_CONVERTED', `Quote ${q.id} was converted into invoice ${q.invoiceId}; it cannot ${wanted}.`, q.state);
-  return stateConflict(`QUOTE_${q.state}` as ErrorCode, `Quote ${q.id} is ${q.state}; it cannot ${wanted}.`, q.state);
+  if (q.invoiceId !== null) return stateConflict(PROBLEMS.QUOTE_CONVERTED, `Quote ${q.id} was converted into invoice ${q.invoiceId}; it cannot ${wanted}.`, q.state);
+  return stateConflict(PROBLEMS[`QUOTE_${q.state}`], `Quote ${q.id} is ${q.state}; it cannot ${wanted}.`, q.state);
 }
 
 function assertQuoteState(q: Quote, allowed: readonly QuoteState[], wanted: string): void {
@@ -126,7 +127,7 @@ export async function acceptQuote(ports: CommercePorts, actor: Writer, id: strin
   assertQuoteState(current, ['SENT'], 'be accepted');
   const now = ports.now();
   if (current.validUntil !== null && dateOf(now) > current.validUntil) {
-    throw stateConflict('QUOTE_EXPIRED', `Quote ${id} was valid until ${current.validUntil}; it can no longer be accepted.`, current.state);
+    throw stateConflict(PROBLEMS.QUOTE_EXPIRED, `Quote ${id} was valid until ${current.validUntil}; it can no longer be accepted.`, current.state);
   }
   return stageQuote(ports, actor, current, { ...current, state: 'ACCEPTED', decidedAt: now.toISOString() }, 'quote.accepted', ['state']);
 }

@@ -1,7 +1,7 @@
 import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
 import { entityEtag } from '../shared/domain/etag';
-import { AppError, NotFoundError, ValidationError, type ErrorCode } from '../shared/errors';
+import { AppError, NotFoundError, ValidationError, type Problem } from '../shared/errors';
 import { documentTotals, isCurrency, lineAmounts, toBasisPoints, toMilli } from './domain-money';
 import type { Invoice, InvoiceSequence, Line, Payment, Quote, Totals } from './model';
 
@@ -80,7 +80,7 @@ export function nextVersion<D extends { readonly id: string; readonly version: n
 }
 
 /** A state that forbids the move: 409 with the code `<RESOURCE>_<STATE>` and the state as an extension member. */
-export const stateConflict = (code: ErrorCode, message: string, state: string): AppError => new AppError(code, message, { extensions: { state } });
+export const stateConflict = (code: Problem, message: string, state: string): AppError => new AppError(code, message, { extensions: { state } });
 
 /** At most this many lines per quote or invoice (one item, one transaction). */
 export const MAX_LINES = 100;

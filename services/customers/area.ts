@@ -20,6 +20,7 @@ import {
   revokeGrantBody,
   updateCustomerBody,
 } from './schemas';
+import { PROBLEMS } from './problems';
 
 const CONTACTS = 'Contact values (`contacts`) are present only when the key holds contacts:read; `contactIds` always are.';
 const emptyBody = z.object({}).strict();
@@ -31,6 +32,7 @@ export const customersArea = defineArea({
   description: 'Customers (with linked locations and contacts), customer access grants and feedback.',
   // Customers with their number guards, grants and feedback; condition checks on locations, contacts and inspections.
   permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
+  problems: PROBLEMS,
   auditEntityTypes: ['customer', 'customer_access', 'feedback'],
   schemas: {
     Customer: customerResponseSchema,
@@ -126,7 +128,7 @@ export const customersArea = defineArea({
       ifMatch: 'required',
       idempotencyKey: 'required',
       success: { status: 200, description: 'The active grant.', schema: grantResponseSchema, headers: ['ETag'] },
-      problems: ['CUSTOMER_ACCESS_ACTIVE', 'CUSTOMER_ACCESS_EXPIRED', 'CUSTOMER_ACCESS_REVOKED'],
+      problems: [PROBLEMS.CUSTOMER_ACCESS_ACTIVE, PROBLEMS.CUSTOMER_ACCESS_EXPIRED, PROBLEMS.CUSTOMER_ACCESS_REVOKED],
     },
     revokeCustomerAccess: {
       method: 'POST',
@@ -139,7 +141,7 @@ export const customersArea = defineArea({
       ifMatch: 'required',
       idempotencyKey: 'required',
       success: { status: 200, description: 'The revoked grant.', schema: grantResponseSchema, headers: ['ETag'] },
-      problems: ['CUSTOMER_ACCESS_REVOKED'],
+      problems: [PROBLEMS.CUSTOMER_ACCESS_REVOKED],
     },
     listFeedback: {
       method: 'GET',
@@ -183,7 +185,7 @@ export const customersArea = defineArea({
       ifMatch: 'required',
       idempotencyKey: 'required',
       success: { status: 200, description: 'The acknowledged feedback.', schema: feedbackResponseSchema, headers: ['ETag'] },
-      problems: ['FEEDBACK_ACKNOWLEDGED', 'FEEDBACK_RESOLVED'],
+      problems: [PROBLEMS.FEEDBACK_ACKNOWLEDGED, PROBLEMS.FEEDBACK_RESOLVED],
     },
     resolveFeedback: {
       method: 'POST',
@@ -195,7 +197,7 @@ export const customersArea = defineArea({
       ifMatch: 'required',
       idempotencyKey: 'required',
       success: { status: 200, description: 'The resolved feedback.', schema: feedbackResponseSchema, headers: ['ETag'] },
-      problems: ['FEEDBACK_RESOLVED'],
+      problems: [PROBLEMS.FEEDBACK_RESOLVED],
     },
   },
 });

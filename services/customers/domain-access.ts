@@ -4,6 +4,7 @@ import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, fieldError } from '../shared/errors';
 import { audit, type CustomerPorts } from './domain';
 import type { Grant, GrantPermission } from './model';
+import { PROBLEMS } from './problems';
 
 /**
  * Customer access grants: a customer's contact may see its locations' reports and give
@@ -106,9 +107,9 @@ async function readGrant(ports: CustomerPorts, actor: Actor, id: string, ifMatch
 export async function activateGrant(ports: CustomerPorts, actor: Actor, id: string, ifMatch: string, invitationSecret: string): Promise<Grant> {
   const grant = await readGrant(ports, actor, id, ifMatch);
   const now = ports.now();
-  if (grant.state === 'REVOKED') throw new AppError('CUSTOMER_ACCESS_REVOKED', `Customer access ${id} is revoked; invite the contact again.`);
-  if (grant.state === 'ACTIVE') throw new AppError('CUSTOMER_ACCESS_ACTIVE', `Customer access ${id} is already active.`);
-  if (isExpired(grant, now)) throw new AppError('CUSTOMER_ACCESS_EXPIRED', `Customer access ${id} expired at ${grant.expiresAt}; invite the contact again.`);
+  if (grant.state === 'REVOKED') throw new AppError(PROBLEMS.CUSTOMER_ACCESS_REVOKED, `Customer access ${id} is revoked; invite the contact again.`);
+  if (grant.state === 'ACTIVE') throw new AppError(PROBLEMS.CUSTOMER_ACCESS_ACTIVE, `Customer access ${id} is already active.`);
+  if (isExpired(grant, now)) throw new AppError(PROBLEMS.CUSTOMER_ACCESS_EXPIRED, `Customer access ${id} expired at ${grant.expiresAt}; invite the contact again.`);
   if (!secretMatches(invitationSecret, grant.secretHash)) throw new ValidationError([{ pointer: '/invitationSecret', detail: 'This is not the invitation secret of this grant.' }]);
   const at = now.toISOString();
   const next: Grant = { ...grant, state: 'ACTIVE', secretHash: null, activatedAt: at, version: grant.version + 1, updatedAt: at };
@@ -123,7 +124,7 @@ export async function activateGrant(ports: CustomerPorts, actor: Actor, id: stri
 /** Revokes an invited or active grant (also an expired one); a revoked grant is final (409 CUSTOMER_ACCESS_REVOKED). */
 export async function revokeGrant(ports: CustomerPorts, actor: Actor, id: string, ifMatch: string, reason?: string): Promise<Grant> {
   const grant = await readGrant(ports, actor, id, ifMatch);
-  if (grant.state === 'REVOKED') throw new AppError('CUSTOMER_ACCESS_REVOKED', `Customer access ${id} is already revoked.`);
+  if (grant.state === 'REVOKED') throw new AppError(PROBLEMS.CUSTOMER_ACCESS_REVOKED, `Customer access ${id} is already revoked.`);
   const at = ports.now().toISOString();
   const next: Grant = { ...grant, state: 'REVOKED', secretHash: null, revokedAt: at, version: grant.version + 1, updatedAt: at };
   ports.store.saveGrant({

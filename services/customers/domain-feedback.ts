@@ -3,6 +3,7 @@ import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { audit, type CustomerPorts } from './domain';
 import type { Feedback } from './model';
+import { PROBLEMS } from './problems';
 
 /**
  * Feedback about the work at a location: rating 1..5, category, optional comment, optional
@@ -77,8 +78,8 @@ async function readFeedback(ports: CustomerPorts, actor: Actor, id: string, ifMa
 /** OPEN -> ACKNOWLEDGED. Already acknowledged: 409 FEEDBACK_ACKNOWLEDGED; resolved: 409 FEEDBACK_RESOLVED. */
 export async function acknowledgeFeedback(ports: CustomerPorts, actor: Actor, id: string, ifMatch: string): Promise<Feedback> {
   const feedback = await readFeedback(ports, actor, id, ifMatch);
-  if (feedback.state === 'RESOLVED') throw new AppError('FEEDBACK_RESOLVED', `Feedback ${id} is resolved; resolved feedback is final.`);
-  if (feedback.state === 'ACKNOWLEDGED') throw new AppError('FEEDBACK_ACKNOWLEDGED', `Feedback ${id} is already acknowledged.`);
+  if (feedback.state === 'RESOLVED') throw new AppError(PROBLEMS.FEEDBACK_RESOLVED, `Feedback ${id} is resolved; resolved feedback is final.`);
+  if (feedback.state === 'ACKNOWLEDGED') throw new AppError(PROBLEMS.FEEDBACK_ACKNOWLEDGED, `Feedback ${id} is already acknowledged.`);
   const at = ports.now().toISOString();
   const next: Feedback = { ...feedback, state: 'ACKNOWLEDGED', acknowledgedAt: at, version: feedback.version + 1, updatedAt: at };
   ports.store.saveFeedback({ before: feedback, after: next, audit: audit(ports, actor, at, { action: 'feedback.acknowledged', entity: { type: 'feedback', id }, before: { state: feedback.state }, after: { state: next.state } }) });
@@ -88,7 +89,7 @@ export async function acknowledgeFeedback(ports: CustomerPorts, actor: Actor, id
 /** OPEN or ACKNOWLEDGED -> RESOLVED with a resolution note; resolved feedback is final (409 FEEDBACK_RESOLVED). */
 export async function resolveFeedback(ports: CustomerPorts, actor: Actor, id: string, ifMatch: string, resolutionNote: string): Promise<Feedback> {
   const feedback = await readFeedback(ports, actor, id, ifMatch);
-  if (feedback.state === 'RESOLVED') throw new AppError('FEEDBACK_RESOLVED', `Feedback ${id} is already resolved.`);
+  if (feedback.state === 'RESOLVED') throw new AppError(PROBLEMS.FEEDBACK_RESOLVED, `Feedback ${id} is already resolved.`);
   const at = ports.now().toISOString();
   const next: Feedback = { ...feedback, state: 'RESOLVED', resolutionNote, resolvedAt: at, version: feedback.version + 1, updatedAt: at };
   ports.store.saveFeedback({

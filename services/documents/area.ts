@@ -12,6 +12,7 @@ import {
   locationDocumentResponseSchema,
   uploadSessionResponseSchema,
 } from './schemas';
+import { PROBLEMS } from './problems';
 
 const documentList = pageSchema(documentResponseSchema);
 const locationDocumentList = pageSchema(locationDocumentResponseSchema);
@@ -33,6 +34,7 @@ export const documentsArea = defineArea({
       { prefix: 'documents/', actions: ['s3:PutObject', 's3:GetObject'] },
     ],
   },
+  problems: PROBLEMS,
   auditEntityTypes: ['document'],
   schemas: {
     Document: documentResponseSchema,
@@ -77,7 +79,7 @@ export const documentsArea = defineArea({
       bodyOptional: true,
       idempotencyKey: 'required',
       success: { status: 200, description: 'The completed session and its document (AVAILABLE or REJECTED).', schema: completedUploadResponseSchema, headers: ['ETag'] },
-      problems: ['UPLOAD_SESSION_COMPLETED', 'UPLOAD_SESSION_EXPIRED', 'UPLOAD_NOT_RECEIVED'],
+      problems: [PROBLEMS.UPLOAD_SESSION_COMPLETED, PROBLEMS.UPLOAD_SESSION_EXPIRED, PROBLEMS.UPLOAD_NOT_RECEIVED],
     },
     getDocument: {
       method: 'GET',
@@ -111,7 +113,7 @@ export const documentsArea = defineArea({
       body: emptyBody,
       bodyOptional: true,
       success: { status: 200, description: 'The presigned download.', schema: downloadSessionResponseSchema },
-      problems: ['DOCUMENT_NOT_AVAILABLE'],
+      problems: [PROBLEMS.DOCUMENT_NOT_AVAILABLE],
     },
     listLocationDocuments: {
       method: 'GET',
@@ -133,7 +135,7 @@ export const documentsArea = defineArea({
       bodyOptional: true,
       idempotencyKey: 'optional',
       success: { status: 200, description: 'The link.', schema: locationDocumentResponseSchema, headers: ['ETag'] },
-      problems: ['DOCUMENT_NOT_AVAILABLE'],
+      problems: [PROBLEMS.DOCUMENT_NOT_AVAILABLE],
     },
     unlinkLocationDocument: {
       method: 'DELETE',

@@ -4,6 +4,7 @@ import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError } from '../shared/errors';
 import { objectKeys, type Document, type LocationDocument, type OwnerType, type RejectionReason, type UploadSession } from './model';
 import { newArchivable } from '../shared/domain/lifecycle';
+import { PROBLEMS } from './problems';
 
 export type { Document, LocationDocument, UploadSession } from './model';
 
@@ -211,14 +212,14 @@ export async function completeUpload(ports: DocumentPorts, actor: Actor, session
   const org = actor.principal.organizationId;
   const session = await ports.store.getSession(org, sessionId);
   if (!session) throw new NotFoundError(`Upload session ${sessionId}`);
-  if (session.state === 'COMPLETED') throw new AppError('UPLOAD_SESSION_COMPLETED', `Upload session ${sessionId} was already completed; its document is ${session.documentId}.`);
+  if (session.state === 'COMPLETED') throw new AppError(PROBLEMS.UPLOAD_SESSION_COMPLETED, `Upload session ${sessionId} was already completed; its document is ${session.documentId}.`);
   const at = ports.now();
-  if (at.getTime() > Date.parse(session.validUntil)) throw new AppError('UPLOAD_SESSION_EXPIRED', `Upload session ${sessionId} expired at ${session.validUntil}; open a new one.`);
+  if (at.getTime() > Date.parse(session.validUntil)) throw new AppError(PROBLEMS.UPLOAD_SESSION_EXPIRED, `Upload session ${sessionId} expired at ${session.validUntil}; open a new one.`);
   const document = await ports.store.getDocument(org, session.documentId);
   if (!document) throw new NotFoundError(`Upload session ${sessionId}`);
   const uploadKey = objectKeys.upload(org, sessionId);
   const measured = await ports.objects.measure(uploadKey, ports.policy.maxBytes);
-  if (!measured) throw new AppError('UPLOAD_NOT_RECEIVED', `Nothing was uploaded for session ${sessionId} yet: PUT the file to the session's URL first.`);
+  if (!measured) throw new AppError(PROBLEMS.UPLOAD_NOT_RECEIVED, `Nothing was uploaded for session ${sessionId} yet: PUT the file to the session's URL first.`);
   const rejection = rejectionOf(document, measured);
   if (!rejection) await ports.objects.promote(uploadKey, objectKeys.document(org, document.id));
   const now = at.toISOString();
@@ -263,7 +264,7 @@ export async function openDownload(ports: DocumentPorts, actor: Actor, documentI
 
 function assertAvailable(document: Document): void {
   if (document.state !== 'AVAILABLE') {
-    throw new AppError('DOCUMENT_NOT_AVAILABLE', `Document ${document.id} is ${document.state}: only AVAILABLE documents can be downloaded, linked or attached.`);
+    throw new AppError(PROBLEMS.DOCUMENT_NOT_AVAILABLE, `Document ${document.id} is ${document.state}: only AVAILABLE documents can be downloaded, linked or attached.`);
   }
 }
 

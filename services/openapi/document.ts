@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { AREAS } from '../registry';
 import { ORG_PREFIX, pathParamNames, resourcePath, routeRows as routeRowsOf, type ResponseHeader, type RouteRow } from '../shared/area';
-import type { ErrorCode } from '../shared/errors';
-import { PROBLEMS, problemType } from '../shared/http/problems';
+import { codeOf, type ErrorCode, type Problem, type ProblemRef } from '../shared/errors';
+import { definitionOf, PROBLEMS, problemType } from '../shared/http/problems';
 import { exampleOf } from './examples';
 
 /**
@@ -51,11 +51,14 @@ const headerObjects = (names: readonly (ResponseHeader | 'X-Request-Id')[]) =>
 
 const COMMON_PROBLEMS: ErrorCode[] = ['UNAUTHENTICATED', 'ACCESS_DENIED', 'SCOPE_REQUIRED', 'RATE_LIMITED', 'INTERNAL_ERROR'];
 
-function problemResponses(codes: readonly ErrorCode[]) {
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of new Set([...codes, ...COMMON_PROBLEMS])) {
-    const { status } = PROBLEMS[code];
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+function problemResponses(refs: readonly ProblemRef[]) {
+  const byStatus = new Map<number, Problem[]>();
+  const seen = new Set<string>();
+  for (const ref of [...refs, ...COMMON_PROBLEMS]) {
+    if (seen.has(codeOf(ref))) continue;
+    seen.add(codeOf(ref));
+    const problem = definitionOf(ref);
+    byStatus.set(problem.status, [...(byStatus.get(problem.status) ?? []), problem]);
   }
   return Object.fromEntries(
     [...byStatus.entries()]
@@ -63,18 +66,18 @@ function problemResponses(codes: readonly ErrorCode[]) {
       .map(([status, list]) => [
         String(status),
         {
-          description: list.map((c) => `${c}: ${PROBLEMS[c].title}`).join('; '),
+          description: list.map((p) => `${p.code}: ${p.title}`).join('; '),
           headers: headerObjects(['X-Request-Id']),
-          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, examples: Object.fromEntries(list.map((c) => [c, { value: exampleProblem(c) }])) } },
+          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, examples: Object.fromEntries(list.map((p) => [p.code, { value: exampleProblem(p) }])) } },
         },
       ]),
   );
 }
 
-const exampleProblem = (code: ErrorCode) => ({
+const exampleProblem = ({ code, title, status }: Problem) => ({
   type: problemType(code),
-  title: PROBLEMS[code].title,
-  status: PROBLEMS[code].status,
+  title,
+  status,
   detail: '...',
   instance: `${ORG_PREFIX.replace('{organizationId}', '6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f')}/timesheets`,
   code,
@@ -152,7 +155,7 @@ const problemSchema = {
     status: { type: 'integer' },
     detail: { type: 'string' },
     instance: { type: 'string' },
-    code: { type: 'string', enum: Object.keys(PROBLEMS) },
+    code: { type: 'string', enum: [...Object.keys(PROBLEMS), ...AREAS.flatMap((a) => Object.keys(a.problems ?? {}))] },
     requestId: { type: 'string', description: 'Equals the X-Request-Id header.' },
     errors: {
       type: 'array',

@@ -2,6 +2,7 @@ import { defineArea } from '../shared/area';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
 import { bulkPublishBody, bulkPublishResponseSchema, cancelShiftBody, createShiftBody, publishShiftBody, shiftListQuery, shiftResponseSchema, updateShiftBody, visitListQuery, visitResponseSchema } from './schemas';
+import { PROBLEMS } from './problems';
 
 const shiftList = pageSchema(shiftResponseSchema);
 const visitList = pageSchema(visitResponseSchema);
@@ -15,6 +16,7 @@ export const planningArea = defineArea({
   description: 'Shifts (planned work, published without overlaps) with planned vs actual minutes, and read-only visit confirmations.',
   // Shifts, the employees' plan guards, audit and idempotency records in one transaction per shift.
   permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
+  problems: PROBLEMS,
   auditEntityTypes: ['shift'],
   schemas: { Shift: shiftResponseSchema, ShiftList: shiftList, ShiftPublishResult: bulkPublishResponseSchema, VisitConfirmation: visitResponseSchema, VisitConfirmationList: visitList },
   routes: {
@@ -72,7 +74,7 @@ export const planningArea = defineArea({
       ifMatch: 'required',
       idempotencyKey: 'optional',
       success: { status: 200, description: 'The shift after the change.', schema: shiftResponseSchema, headers: ['ETag'] },
-      problems: ['SHIFT_OVERLAP', 'SHIFT_CANCELLED'],
+      problems: [PROBLEMS.SHIFT_OVERLAP, PROBLEMS.SHIFT_CANCELLED],
     },
     publishShift: {
       method: 'POST',
@@ -86,7 +88,7 @@ export const planningArea = defineArea({
       ifMatch: 'required',
       idempotencyKey: 'required',
       success: { status: 200, description: 'The PUBLISHED shift.', schema: shiftResponseSchema, headers: ['ETag', 'Idempotency-Replayed'] },
-      problems: ['SHIFT_OVERLAP', 'SHIFT_PUBLISHED', 'SHIFT_CANCELLED'],
+      problems: [PROBLEMS.SHIFT_OVERLAP, PROBLEMS.SHIFT_PUBLISHED, PROBLEMS.SHIFT_CANCELLED],
     },
     cancelShift: {
       method: 'POST',
@@ -98,7 +100,7 @@ export const planningArea = defineArea({
       ifMatch: 'required',
       idempotencyKey: 'required',
       success: { status: 200, description: 'The CANCELLED shift.', schema: shiftResponseSchema, headers: ['ETag', 'Idempotency-Replayed'] },
-      problems: ['SHIFT_CANCELLED'],
+      problems: [PROBLEMS.SHIFT_CANCELLED],
     },
     listVisitConfirmations: {
       method: 'GET',

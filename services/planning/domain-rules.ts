@@ -1,5 +1,6 @@
 import { AppError, type FieldError } from '../shared/errors';
 import { MAX_SHIFT_MS, type PlannedShift, type Shift, type ShiftState } from './model';
+import { PROBLEMS } from './problems';
 
 /**
  * The pure rules of shifts: states, intervals, overlap and planned vs actual. No ports, no
@@ -29,7 +30,7 @@ export const canMove = (from: ShiftState, to: ShiftState): boolean => MOVES[from
 export function assertMove(shift: Pick<Shift, 'id' | 'state'>, to: ShiftState): void {
   if (canMove(shift.state, to)) return;
   if (shift.state === 'CANCELLED') throw cancelled(shift.id);
-  throw new AppError('SHIFT_PUBLISHED', `Shift ${shift.id} is already PUBLISHED.`);
+  throw new AppError(PROBLEMS.SHIFT_PUBLISHED, `Shift ${shift.id} is already PUBLISHED.`);
 }
 
 /** A cancelled shift is final: no change, publish or cancel. */
@@ -37,7 +38,7 @@ export function assertNotCancelled(shift: Pick<Shift, 'id' | 'state'>): void {
   if (shift.state === 'CANCELLED') throw cancelled(shift.id);
 }
 
-const cancelled = (id: string) => new AppError('SHIFT_CANCELLED', `Shift ${id} is CANCELLED; a cancelled shift is final. Create a new shift instead.`);
+const cancelled = (id: string) => new AppError(PROBLEMS.SHIFT_CANCELLED, `Shift ${id} is CANCELLED; a cancelled shift is final. Create a new shift instead.`);
 
 export const overlaps = (a: ShiftInterval, b: ShiftInterval): boolean => a.startsAt < b.endsAt && b.startsAt < a.endsAt;
 
@@ -55,7 +56,7 @@ export function resolveShiftOverlap(overlapping: readonly string[], decision: Ov
   if (overlapping.length === 0) return { overriddenIds: [] };
   if (decision.overlapOverride === true && decision.overlapReason) return { overriddenIds: overlapping };
   throw new AppError(
-    'SHIFT_OVERLAP',
+    PROBLEMS.SHIFT_OVERLAP,
     `The shift overlaps ${overlapping.length === 1 ? 'another published shift' : `${overlapping.length} other published shifts`} of this employee; to publish it deliberately, repeat with overlapOverride: true and an overlapReason.`,
     { extensions: { overlappingShiftIds: [...overlapping] } },
   );

@@ -18,6 +18,7 @@ import {
   updateTemplateBody,
   updateTemplateItemBody,
 } from './schemas';
+import { PROBLEMS } from './problems';
 
 const REVISION = 'Editing makes a new revision (the previous one stays readable with `GET .../items?revision=n`); inspections keep the revision they used.';
 const COMPLETED = 'A COMPLETED inspection is immutable: 409 INSPECTION_COMPLETED (create a correction with `correctsInspectionId`).';
@@ -29,6 +30,7 @@ export const qualityArea = defineArea({
   description: 'Quality checklist templates with revisions, and inspections with exact weighted scores.',
   // Templates with their revision snapshots and inspections; condition checks on locations and employees.
   permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
+  problems: PROBLEMS,
   auditEntityTypes: ['quality_template', 'inspection'],
   schemas: {
     QualityTemplate: templateResponseSchema,
@@ -176,7 +178,7 @@ export const qualityArea = defineArea({
       ifMatch: 'required',
       idempotencyKey: 'optional',
       success: { status: 200, description: 'The inspection after the change.', schema: inspectionResponseSchema, headers: ['ETag'] },
-      problems: ['INSPECTION_COMPLETED'],
+      problems: [PROBLEMS.INSPECTION_COMPLETED],
     },
     completeInspection: {
       method: 'POST',
@@ -189,7 +191,7 @@ export const qualityArea = defineArea({
       ifMatch: 'required',
       idempotencyKey: 'required',
       success: { status: 200, description: 'The completed inspection.', schema: inspectionResponseSchema, headers: ['ETag'] },
-      problems: ['INSPECTION_COMPLETED'],
+      problems: [PROBLEMS.INSPECTION_COMPLETED],
     },
   },
 });

@@ -5,6 +5,7 @@ import { AppError, NotFoundError, ValidationError, fieldError, type FieldError }
 import { weightedScore } from './domain-score';
 import type { Inspection, InspectionItem, Template, TemplateItem, TemplateRevision } from './model';
 import { newArchivable } from '../shared/domain/lifecycle';
+import { PROBLEMS } from './problems';
 
 export type { Inspection, InspectionItem, Template, TemplateItem, TemplateRevision } from './model';
 
@@ -262,7 +263,7 @@ async function readDraft(ports: QualityPorts, actor: Actor, id: string, ifMatch:
   const inspection = await ports.store.getInspection(actor.principal.organizationId, id);
   if (!inspection) throw new NotFoundError(`Inspection ${id}`);
   assertEtag(ifMatch, inspectionEtag(inspection));
-  if (inspection.state === 'COMPLETED') throw new AppError('INSPECTION_COMPLETED', `Inspection ${id} is completed and cannot change; create a correction (POST /quality/inspections with correctsInspectionId).`);
+  if (inspection.state === 'COMPLETED') throw new AppError(PROBLEMS.INSPECTION_COMPLETED, `Inspection ${id} is completed and cannot change; create a correction (POST /quality/inspections with correctsInspectionId).`);
   return inspection;
 }
 

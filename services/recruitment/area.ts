@@ -13,6 +13,7 @@ import {
   postMessageBody,
   updateCandidateBody,
 } from './schemas';
+import { PROBLEMS } from './problems';
 
 const ERASED = 'Once erased (`erased: true`), names, e-mail, phone and source are `null`.';
 const FINAL = '409 `CANDIDATE_HIRED`, `CANDIDATE_REJECTED` or `CANDIDATE_WITHDRAWN` in a final stage and `CANDIDATE_ERASED` after erasure, each with `stage` and `allowedStages`.';
@@ -27,6 +28,7 @@ export const recruitmentArea = defineArea({
   description: 'Candidates, the pipeline stages, hiring into an employee, candidate messages and erasure of personal data.',
   // Candidates and messages; the hire writes the employee, its guards, e-mail lookup and search words.
   permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
+  problems: PROBLEMS,
   auditEntityTypes: ['candidate', 'candidate_message'],
   schemas: { Candidate: candidateResponseSchema, CandidateList: candidateList, CandidateMessage: candidateMessageResponseSchema, CandidateMessageList: candidateMessageList },
   routes: {
@@ -70,7 +72,7 @@ export const recruitmentArea = defineArea({
       ifMatch: 'required',
       idempotencyKey: 'optional',
       success: { status: 200, description: 'The candidate after the change.', schema: candidateResponseSchema, headers: ['ETag'] },
-      problems: ['CANDIDATE_ERASED'],
+      problems: [PROBLEMS.CANDIDATE_ERASED],
     },
     moveCandidate: {
       method: 'POST',
@@ -82,7 +84,7 @@ export const recruitmentArea = defineArea({
       ifMatch: 'required',
       idempotencyKey: 'required',
       success: { status: 200, description: 'The candidate in its new stage.', schema: candidateResponseSchema, headers: ['ETag'] },
-      problems: ['CANDIDATE_STAGE_PASSED', 'CANDIDATE_HIRED', 'CANDIDATE_REJECTED', 'CANDIDATE_WITHDRAWN', 'CANDIDATE_ERASED'],
+      problems: [PROBLEMS.CANDIDATE_STAGE_PASSED, PROBLEMS.CANDIDATE_HIRED, PROBLEMS.CANDIDATE_REJECTED, PROBLEMS.CANDIDATE_WITHDRAWN, PROBLEMS.CANDIDATE_ERASED],
     },
     hireCandidate: {
       method: 'POST',
@@ -95,7 +97,7 @@ export const recruitmentArea = defineArea({
       ifMatch: 'required',
       idempotencyKey: 'required',
       success: { status: 200, description: 'The hired candidate; `employeeId` names the new employee.', schema: candidateResponseSchema, headers: ['ETag'] },
-      problems: ['CANDIDATE_NOT_OFFERED', 'UNIQUENESS_CONFLICT', 'CANDIDATE_HIRED', 'CANDIDATE_REJECTED', 'CANDIDATE_WITHDRAWN', 'CANDIDATE_ERASED'],
+      problems: [PROBLEMS.CANDIDATE_NOT_OFFERED, 'UNIQUENESS_CONFLICT', PROBLEMS.CANDIDATE_HIRED, PROBLEMS.CANDIDATE_REJECTED, PROBLEMS.CANDIDATE_WITHDRAWN, PROBLEMS.CANDIDATE_ERASED],
     },
     eraseCandidate: {
       method: 'POST',
@@ -130,7 +132,7 @@ export const recruitmentArea = defineArea({
       body: postMessageBody,
       idempotencyKey: 'required',
       success: { status: 201, description: 'The recorded message.', schema: candidateMessageResponseSchema, headers: ['ETag', 'Location'] },
-      problems: ['CANDIDATE_MESSAGE_LIMIT', 'CANDIDATE_ERASED'],
+      problems: [PROBLEMS.CANDIDATE_MESSAGE_LIMIT, PROBLEMS.CANDIDATE_ERASED],
     },
   },
 });

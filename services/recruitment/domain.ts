@@ -2,9 +2,10 @@ import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import type { Employee, EmployeeChange, GuardAction, UniqueAttribute, UniqueValue } from '../employees/public';
 import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
-import { AppError, NotFoundError, UniquenessConflictError, ValidationError, type ErrorCode } from '../shared/errors';
+import { AppError, NotFoundError, UniquenessConflictError, ValidationError, type Problem } from '../shared/errors';
 import type { Candidate, CandidateMessage, Stage } from './model';
 import { givenAttributes } from '../shared/domain/lifecycle';
+import { PROBLEMS } from './problems';
 
 export type { Candidate, CandidateMessage, Stage } from './model';
 
@@ -23,12 +24,12 @@ export const MAX_MESSAGES = 60;
 // ---- the pipeline (pure) ---------------------------------------------------------------------
 
 const OPEN_STAGES: readonly Stage[] = ['APPLIED', 'SCREENING', 'INTERVIEW', 'OFFER'];
-const FINAL_CODE: Readonly<Partial<Record<Stage, ErrorCode>>> = { HIRED: 'CANDIDATE_HIRED', REJECTED: 'CANDIDATE_REJECTED', WITHDRAWN: 'CANDIDATE_WITHDRAWN' };
+const FINAL_CODE: Readonly<Partial<Record<Stage, Problem>>> = { HIRED: PROBLEMS.CANDIDATE_HIRED, REJECTED: PROBLEMS.CANDIDATE_REJECTED, WITHDRAWN: PROBLEMS.CANDIDATE_WITHDRAWN };
 
 export const isOpen = (stage: Stage): boolean => OPEN_STAGES.includes(stage);
 
 /** The outcome of a stage move: nothing to do, the move, or the 409 code that refuses it. */
-export type MoveOutcome = { readonly kind: 'unchanged' } | { readonly kind: 'move' } | { readonly kind: 'refused'; readonly code: ErrorCode };
+export type MoveOutcome = { readonly kind: 'unchanged' } | { readonly kind: 'move' } | { readonly kind: 'refused'; readonly problem: Problem };
 
 /**
  * THE transition rule. APPLIED -> SCREENING -> INTERVIEW -> OFFER -> HIRED, and REJECTED or
@@ -37,17 +38,17 @@ export type MoveOutcome = { readonly kind: 'unchanged' } | { readonly kind: 'mov
  */
 export function stageMove(from: Stage, to: Stage): MoveOutcome {
   const final = FINAL_CODE[from];
-  if (final) return { kind: 'refused', code: final };
+  if (final) return { kind: 'refused', problem: final };
   if (to === from) return { kind: 'unchanged' };
-  if (to === 'HIRED') return from === 'OFFER' ? { kind: 'move' } : { kind: 'refused', code: 'CANDIDATE_NOT_OFFERED' };
+  if (to === 'HIRED') return from === 'OFFER' ? { kind: 'move' } : { kind: 'refused', problem: PROBLEMS.CANDIDATE_NOT_OFFERED };
   if (to === 'REJECTED' || to === 'WITHDRAWN') return { kind: 'move' };
-  return OPEN_STAGES.indexOf(to) > OPEN_STAGES.indexOf(from) ? { kind: 'move' } : { kind: 'refused', code: 'CANDIDATE_STAGE_PASSED' };
+  return OPEN_STAGES.indexOf(to) > OPEN_STAGES.indexOf(from) ? { kind: 'move' } : { kind: 'refused', problem: PROBLEMS.CANDIDATE_STAGE_PASSED };
 }
 
 /** The stages a candidate in `from` may move to (empty for a final stage). */
 export const allowedStages = (from: Stage): Stage[] => (['SCREENING', 'INTERVIEW', 'OFFER', 'HIRED', 'REJECTED', 'WITHDRAWN'] as const).filter((to) => stageMove(from, to).kind === 'move');
 
-const REFUSAL: Readonly<Partial<Record<ErrorCode, (c: Candidate, to: Stage) => string>>> = {
+const REFUSAL: Readonly<Partial<Record<string, (c: Candidate, to: Stage) => string>>> = {
   CANDIDATE_HIRED: () => 'The candidate is hired; a final stage does not change.',
   CANDIDATE_REJECTED: () => 'The candidate is rejected; a final stage does not change.',
   CANDIDATE_WITHDRAWN: () => 'The candidate has withdrawn; a final stage does not change.',
@@ -60,13 +61,13 @@ export function assertMove(c: Candidate, to: Stage): boolean {
   assertNotErased(c);
   const outcome = stageMove(c.stage, to);
   if (outcome.kind === 'refused') {
-    throw new AppError(outcome.code, REFUSAL[outcome.code]?.(c, to) ?? `The candidate cannot move to ${to}.`, { extensions: { stage: c.stage, allowedStages: allowedStages(c.stage) } });
+    throw new AppError(outcome.problem, REFUSAL[outcome.problem.code]?.(c, to) ?? `The candidate cannot move to ${to}.`, { extensions: { stage: c.stage, allowedStages: allowedStages(c.stage) } });
   }
   return outcome.kind === 'move';
 }
 
 export function assertNotErased(c: Candidate): void {
-  if (c.erased) throw new AppError('CANDIDATE_ERASED', "The candidate's personal data was erased on request; the record can no longer change.");
+  if (c.erased) throw new AppError(PROBLEMS.CANDIDATE_ERASED, "The candidate's personal data was erased on request; the record can no longer change.");
 }
 
 // ---- erasure (pure) --------------------------------------------------------------------------
@@ -317,7 +318,7 @@ export async function postMessage(ports: RecruitmentPorts, actor: Who, candidate
   const current = await readCandidate(ports, organizationOf(actor), candidateId);
   assertNotErased(current);
   if (current.messageCount >= MAX_MESSAGES) {
-    throw new AppError('CANDIDATE_MESSAGE_LIMIT', `A candidate holds at most ${MAX_MESSAGES} messages, so that erasing the conversation stays one atomic change.`, { extensions: { maxMessages: MAX_MESSAGES } });
+    throw new AppError(PROBLEMS.CANDIDATE_MESSAGE_LIMIT, `A candidate holds at most ${MAX_MESSAGES} messages, so that erasing the conversation stays one atomic change.`, { extensions: { maxMessages: MAX_MESSAGES } });
   }
   const now = ports.now().toISOString();
   const message: CandidateMessage = {

@@ -1,7 +1,7 @@
 import { AppError, type ErrorCode } from '../shared/errors';
 import { SCIM_ERROR_SCHEMA } from '../shared/http/gateway-responses';
 import type { ErrorRenderer } from '../shared/http/middleware';
-import { statusOf } from '../shared/http/problems';
+import { statusOfError } from '../shared/http/problems';
 import { ScimError, type ScimType } from './domain-errors';
 
 export interface ScimErrorBody {
@@ -33,8 +33,8 @@ const INTERNAL_DETAIL = 'An unexpected error occurred. Share the X-Request-Id of
  */
 export const renderScimError: ErrorRenderer = (error) => {
   const known = error instanceof AppError && error.code !== 'INTERNAL_ERROR' ? error : undefined;
-  const status = known ? (known instanceof ScimError ? 400 : SCIM_STATUS[known.code] ?? known.status ?? statusOf(known.code)) : 500;
-  const scimType = known ? (known instanceof ScimError ? known.scimType : SCIM_TYPE_OF[known.code]) : undefined;
+  const status = known ? (known instanceof ScimError ? 400 : SCIM_STATUS[known.code as ErrorCode] ?? statusOfError(known)) : 500;
+  const scimType = known ? (known instanceof ScimError ? known.scimType : SCIM_TYPE_OF[known.code as ErrorCode]) : undefined;
   const detail = known ? known.message : INTERNAL_DETAIL;
   const body: ScimErrorBody = { schemas: [SCIM_ERROR_SCHEMA], status: String(status), ...(scimType ? { scimType } : {}), detail };
   return {

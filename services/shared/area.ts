@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Scope } from './auth/scopes';
-import type { ErrorCode } from './errors';
+import type { ProblemRef, ProblemTable } from './errors';
 import type { FunctionPermissions } from './permissions';
 
 /**
@@ -87,7 +87,7 @@ export interface RouteContract {
     readonly content?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   };
   /** The problem codes particular to this operation; the ones its inputs imply are added. */
-  readonly problems: readonly ErrorCode[];
+  readonly problems: readonly ProblemRef[];
   /**
    * The reference's example request body and response, where the one generated from the
    * schemas (services/openapi/examples.ts) cannot satisfy them; each must still parse with its
@@ -147,6 +147,12 @@ export interface AreaDefinition<N extends string = string, R extends Readonly<Re
   readonly timeoutSeconds?: number;
   /** The `entity.type` values of the audit entries the area writes (GET /audit filters on them). */
   readonly auditEntityTypes: readonly string[];
+  /**
+   * The area's own problem codes (`services/<area>/problems.ts`); the registry checks them for
+   * clashes and docs/errors.md documents each.
+   * @default - none: the area only meets platform codes
+   */
+  readonly problems?: ProblemTable;
   /** Response schemas shown as OpenAPI components, by name. */
   readonly schemas: Readonly<Record<string, z.ZodType>>;
   /** The operations, by name: each becomes one route, and the handler must implement each. */

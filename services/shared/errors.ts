@@ -1,9 +1,15 @@
 /**
  * The one error family of the service. Domain, data and HTTP code throw these; one mapper
- * per wire format (http/problems.ts, scim/errors.ts) turns them into responses. Anything
- * that is not an AppError is an internal error: logged, never shown.
+ * per wire format (http/problems.ts, scim/handler-errors.ts) turns them into responses.
+ * Anything that is not an AppError is an internal error: logged, never shown.
+ *
+ * Two kinds of codes: the platform's own (below; every area may meet them, their status and
+ * title sit in http/problems.ts) and each area's (its state conflicts and rules, declared in
+ * `services/<area>/problems.ts` with `defineProblems` and listed on the area's definition), so
+ * adding an area never touches this file.
  */
 
+/** The platform's codes: input, auth, idempotency, preconditions, availability. */
 export type ErrorCode =
   | 'VALIDATION_ERROR'
   | 'BAD_REQUEST'
@@ -16,41 +22,8 @@ export type ErrorCode =
   | 'SCOPE_REQUIRED'
   | 'RESOURCE_NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
-  | 'TIME_ENTRY_OVERLAP'
-  | 'TIME_ENTRY_VOIDED'
-  | 'UPLOAD_SESSION_COMPLETED'
-  | 'UPLOAD_SESSION_EXPIRED'
-  | 'UPLOAD_NOT_RECEIVED'
-  | 'DOCUMENT_NOT_AVAILABLE'
-  | 'SHIFT_OVERLAP'
-  | 'SHIFT_PUBLISHED'
-  | 'SHIFT_CANCELLED'
-  | 'QUOTE_DRAFT'
-  | 'QUOTE_SENT'
-  | 'QUOTE_ACCEPTED'
-  | 'QUOTE_DECLINED'
-  | 'QUOTE_EXPIRED'
-  | 'QUOTE_CONVERTED'
-  | 'INVOICE_DRAFT'
-  | 'INVOICE_ISSUED'
-  | 'INVOICE_PARTIALLY_PAID'
-  | 'INVOICE_PAID'
-  | 'INVOICE_VOID'
   | 'FEATURE_NOT_ENABLED'
-  | 'CUSTOMER_ACCESS_ACTIVE'
-  | 'CUSTOMER_ACCESS_REVOKED'
-  | 'CUSTOMER_ACCESS_EXPIRED'
-  | 'FEEDBACK_ACKNOWLEDGED'
-  | 'FEEDBACK_RESOLVED'
-  | 'INSPECTION_COMPLETED'
   | 'UNIQUENESS_CONFLICT'
-  | 'CANDIDATE_HIRED'
-  | 'CANDIDATE_REJECTED'
-  | 'CANDIDATE_WITHDRAWN'
-  | 'CANDIDATE_ERASED'
-  | 'CANDIDATE_STAGE_PASSED'
-  | 'CANDIDATE_NOT_OFFERED'
-  | 'CANDIDATE_MESSAGE_LIMIT'
   | 'IDEMPOTENCY_KEY_REQUIRED'
   | 'IDEMPOTENCY_KEY_REUSED'
   | 'IDEMPOTENCY_REQUEST_IN_PROGRESS'
@@ -60,6 +33,32 @@ export type ErrorCode =
   | 'TRANSACTION_CONFLICT'
   | 'SERVICE_UNAVAILABLE'
   | 'INTERNAL_ERROR';
+
+/** A code an area declares, with the HTTP status and title of its problem (RFC 9457). */
+export interface Problem<C extends string = string> {
+  readonly code: C;
+  readonly status: number;
+  readonly title: string;
+}
+
+/** An area's problem table: code -> problem; docs/errors.md documents every code. */
+export type ProblemTable = Readonly<Record<string, Problem>>;
+
+/**
+ * Declares an area's codes once (`services/<area>/problems.ts`); the domain throws
+ * `new AppError(PROBLEMS.X, detail)`, routes list them, the registry checks that no two areas
+ * declare one code and that none shadows a platform code.
+ */
+export const defineProblems = <const T extends Readonly<Record<string, { readonly status: number; readonly title: string }>>>(
+  table: T,
+): { readonly [K in keyof T & string]: Problem<K> } =>
+  Object.fromEntries(Object.entries(table).map(([code, definition]) => [code, { code, ...definition }])) as { readonly [K in keyof T & string]: Problem<K> };
+
+/** What an error or a route names: a platform code or an area's problem. */
+export type ProblemRef = ErrorCode | Problem;
+
+/** The code of a platform code or an area problem. */
+export const codeOf = (ref: ProblemRef): string => (typeof ref === 'string' ? ref : ref.code);
 
 /** Where an invalid input value sits: a JSON Pointer into the body, a query parameter or a header. */
 export type FieldError =
@@ -78,18 +77,20 @@ export interface AppErrorOptions extends ErrorOptions {
 }
 
 export class AppError extends Error {
+  /** The machine-readable code (`problem`'s code for an area problem). */
+  readonly code: string;
+  /** The area problem this error is, with its status and title; undefined for platform codes. */
+  readonly problem?: Problem;
   readonly extensions: Readonly<Record<string, unknown>>;
   readonly errors: readonly FieldError[];
   readonly retryAfterSeconds?: number;
   readonly status?: number;
 
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    options: AppErrorOptions = {},
-  ) {
+  constructor(problem: ProblemRef, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
+    this.code = codeOf(problem);
+    this.problem = typeof problem === 'string' ? undefined : problem;
     this.extensions = options.extensions ?? {};
     this.errors = options.errors ?? [];
     this.retryAfterSeconds = options.retryAfterSeconds;

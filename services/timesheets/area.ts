@@ -2,6 +2,7 @@ import { defineArea } from '../shared/area';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
 import { correctBodySchema, createBodySchema, listQuerySchema, timeEntryResponseSchema, timeEntryWriteResponseSchema, voidBodySchema } from './schemas';
+import { PROBLEMS } from './problems';
 
 const timeEntryList = pageSchema(timeEntryResponseSchema);
 
@@ -13,6 +14,7 @@ export const timesheetsArea = defineArea({
   // Entries, audit, idempotency records and overlap guards in one transaction; ad-hoc
   // coordinates sealed as restricted evidence.
   permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: true },
+  problems: PROBLEMS,
   auditEntityTypes: ['time_entry'],
   schemas: { TimeEntry: timeEntryResponseSchema, TimeEntryWriteResult: timeEntryWriteResponseSchema, TimeEntryList: timeEntryList },
   routes: {
@@ -35,7 +37,7 @@ export const timesheetsArea = defineArea({
       body: createBodySchema,
       idempotencyKey: 'required',
       success: { status: 201, description: 'The created entry.', schema: timeEntryWriteResponseSchema, headers: ['ETag', 'Location', 'Idempotency-Replayed'] },
-      problems: ['FEATURE_NOT_ENABLED', 'TIME_ENTRY_OVERLAP'],
+      problems: ['FEATURE_NOT_ENABLED', PROBLEMS.TIME_ENTRY_OVERLAP],
     },
     getTimeEntry: {
       method: 'GET',
@@ -56,7 +58,7 @@ export const timesheetsArea = defineArea({
       idempotencyKey: 'required',
       ifMatch: 'required',
       success: { status: 200, description: 'The new revision.', schema: timeEntryWriteResponseSchema, headers: ['ETag', 'Idempotency-Replayed'] },
-      problems: ['FEATURE_NOT_ENABLED', 'TIME_ENTRY_OVERLAP', 'TIME_ENTRY_VOIDED'],
+      problems: ['FEATURE_NOT_ENABLED', PROBLEMS.TIME_ENTRY_OVERLAP, PROBLEMS.TIME_ENTRY_VOIDED],
     },
     voidTimeEntry: {
       method: 'POST',
@@ -68,7 +70,7 @@ export const timesheetsArea = defineArea({
       idempotencyKey: 'required',
       ifMatch: 'required',
       success: { status: 200, description: 'The VOIDED revision.', schema: timeEntryWriteResponseSchema, headers: ['ETag', 'Idempotency-Replayed'] },
-      problems: ['FEATURE_NOT_ENABLED', 'TIME_ENTRY_VOIDED'],
+      problems: ['FEATURE_NOT_ENABLED', PROBLEMS.TIME_ENTRY_VOIDED],
     },
   },
 });

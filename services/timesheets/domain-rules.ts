@@ -1,6 +1,7 @@
 import { assertEtag } from '../shared/domain/etag';
 import { AppError, ValidationError, type FieldError } from '../shared/errors';
 import type { EntryContext, TimeEntry } from './model';
+import { PROBLEMS } from './problems';
 
 /**
  * The rules of time entries, the effective work intervals that timesheets, payroll and
@@ -90,7 +91,7 @@ export function resolveOverlap(overlapping: readonly OverlapCandidate[], decisio
   if (overlappedEntryIds.length === 0) return { overlappedEntryIds, overridden: false };
   if (decision.override === true) return { overlappedEntryIds, overridden: true };
   throw new AppError(
-    'TIME_ENTRY_OVERLAP',
+    PROBLEMS.TIME_ENTRY_OVERLAP,
     `The interval overlaps ${overlappedEntryIds.length === 1 ? 'another entry' : `${overlappedEntryIds.length} other entries`} of this employee; to proceed deliberately, repeat with overlapOverride: true and an overlapReason.`,
     { extensions: { overlappingEntryIds: overlappedEntryIds } },
   );
@@ -98,7 +99,7 @@ export function resolveOverlap(overlapping: readonly OverlapCandidate[], decisio
 
 export function assertNotVoided(entry: TimeEntry): void {
   if (entry.state === 'VOIDED') {
-    throw new AppError('TIME_ENTRY_VOIDED', `Time entry ${entry.id} is voided; a voided entry is final. Create a new manual entry instead.`);
+    throw new AppError(PROBLEMS.TIME_ENTRY_VOIDED, `Time entry ${entry.id} is voided; a voided entry is final. Create a new manual entry instead.`);
   }
 }
 

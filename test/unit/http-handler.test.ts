@@ -1,3 +1,4 @@
+import { PROBLEMS as TIMESHEET_PROBLEMS } from '../../services/timesheets/problems';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { z } from 'zod';
 import { defineArea } from '../../services/shared/area';
@@ -67,7 +68,7 @@ const handler = areaHandler(testArea, {
   ports: () => ({}),
   operations: {
     async listThings(request) {
-      if (request.query.boom === 'app') throw new AppError('TIME_ENTRY_OVERLAP', 'overlaps', { extensions: { overlappingEntryIds: ['a'] } });
+      if (request.query.boom === 'app') throw new AppError(TIMESHEET_PROBLEMS.TIME_ENTRY_OVERLAP, 'overlaps', { extensions: { overlappingEntryIds: ['a'] } });
       if (request.query.boom === 'raw') throw new Error('DynamoDB table wfm-prod-Table-1 ValidationException');
       return ok({ query: request.query, principal: request.principal.keyId });
     },

@@ -1,4 +1,8 @@
-import { AppError, NotFoundError, ScopeRequiredError, ServiceUnavailableError, ValidationError } from '../../services/shared/errors';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { AREAS } from '../../services/registry';
+import { routeRows } from '../../services/shared/area';
+import { AppError, defineProblems, NotFoundError, ScopeRequiredError, ServiceUnavailableError, ValidationError } from '../../services/shared/errors';
 import { renderProblem } from '../../services/shared/http/render-problem';
 import { PROBLEMS, problemType, toProblem } from '../../services/shared/http/problems';
 
@@ -49,5 +53,44 @@ describe('renderProblem', () => {
   });
   it('adds WWW-Authenticate to 401', () => {
     expect(renderProblem(new AppError('UNAUTHENTICATED', 'x'), 'r', '/i').headers).toMatchObject({ 'WWW-Authenticate': 'Bearer' });
+  });
+});
+
+describe("areas' own problem codes", () => {
+  const areaCodes = AREAS.flatMap((area) => Object.values(area.problems ?? {}).map((problem) => ({ area: area.name, problem })));
+  const errorsDoc = readFileSync(join(__dirname, '../../docs/errors.md'), 'utf8');
+
+  it('are declared once, never shadow a platform code, and follow <RESOURCE>_<STATE> style', () => {
+    const codes = areaCodes.map(({ problem }) => problem.code);
+    expect(new Set(codes).size).toBe(codes.length);
+    for (const code of codes) {
+      expect(Object.keys(PROBLEMS)).not.toContain(code);
+      expect(code).toMatch(/^[A-Z]+(_[A-Z]+)+$/);
+    }
+    expect(codes.length).toBeGreaterThan(20);
+  });
+
+  it('are what routes list: every area problem a route names is registered by some area', () => {
+    const registered = new Set(areaCodes.map(({ problem }) => problem));
+    for (const area of AREAS) {
+      for (const route of routeRows(area)) {
+        for (const ref of route.problems) {
+          if (typeof ref === 'string') expect(Object.keys(PROBLEMS)).toContain(ref);
+          else expect(registered.has(ref)).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('are each documented in docs/errors.md with their status', () => {
+    for (const { problem } of areaCodes) expect(errorsDoc).toMatch(new RegExp(`\\| ${problem.status} \\|[^\\n]*\`${problem.code}\``));
+    for (const [code, { status }] of Object.entries(PROBLEMS)) expect(errorsDoc).toMatch(new RegExp(`\\| ${status} \\|[^\\n]*\`${code}\``));
+  });
+
+  it('render with their own status, title and type', () => {
+    const problem = defineProblems({ THING_FROZEN: { status: 409, title: 'Thing is frozen' } }).THING_FROZEN;
+    const rendered = renderProblem(new AppError(problem, 'Thing 1 is frozen.', { extensions: { state: 'FROZEN' } }), 'r', '/i');
+    expect(rendered.statusCode).toBe(409);
+    expect(rendered.body).toMatchObject({ type: 'https://errors.wfm-api.example/thing-frozen', title: 'Thing is frozen', status: 409, code: 'THING_FROZEN', detail: 'Thing 1 is frozen.', state: 'FROZEN' });
   });
 });

@@ -6,7 +6,7 @@ import { STAGES } from '../../services/recruitment/model';
 describe('stageMove', () => {
   const move = (from: Stage, to: Stage) => {
     const outcome = stageMove(from, to);
-    return outcome.kind === 'refused' ? outcome.code : outcome.kind;
+    return outcome.kind === 'refused' ? outcome.problem.code : outcome.kind;
   };
 
   it('moves forward through the open stages, skipping allowed', () => {
