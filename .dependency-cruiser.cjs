@@ -7,6 +7,9 @@
 /** Platform code that composes areas: the registry, the derived route table, the local runtime, the CLI, OpenAPI. */
 const PLATFORM = '^services/(registry|routes)\\.ts$|^services/(local|cli|openapi|authorizer|api-keys)/';
 
+/** Demo seeds (local runtime only): written through any area's use cases, never bundled. */
+const SEEDS = '^services/[^/]+/seed\\.ts$';
+
 /** Where the AWS SDK may be imported: the platform's AWS adapters, and each area's store files. */
 const SDK_ALLOWED = ['^services/shared/(ddb|aws|crypto)/', '^services/[^/]+/store[^/]*\\.ts$', '^services/(local|cli)/', '^services/api-keys/store\\.ts$'];
 
@@ -40,7 +43,7 @@ module.exports = {
       name: 'areas-through-ports',
       severity: 'error',
       comment: "An area uses another area only through that area's public.ts (its declared port); the audit model is the kit's.",
-      from: { path: '^services/([^/]+)/', pathNot: ['^services/shared/', PLATFORM] },
+      from: { path: '^services/([^/]+)/', pathNot: ['^services/shared/', PLATFORM, SEEDS] },
       to: { path: '^services/[^/]+/', pathNot: ['^services/$1/', '^services/shared/', '^services/[^/]+/public\\.ts$', '^services/audit/model\\.ts$'] },
     },
     {
@@ -49,6 +52,13 @@ module.exports = {
       comment: 'The kit serves every area and depends on none (the audit model is part of the kit: every change writes its entry).',
       from: { path: '^services/shared/' },
       to: { path: '^services/(?!shared/)', pathNot: ['^services/audit/model\\.ts$'] },
+    },
+    {
+      name: 'seeds-are-local',
+      severity: 'error',
+      comment: "A demo seed is local-runtime code: only services/local/ (and another area's seed) may load it, so no Lambda bundle carries it.",
+      from: { path: '^services/', pathNot: ['^services/local/', SEEDS] },
+      to: { path: SEEDS },
     },
     {
       name: 'handlers-are-entries',

@@ -49,6 +49,7 @@ export const commerceArea = defineArea({
   // Documents, the number sequence and payments in conditional transactions; cursors sealed.
   permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
   problems: PROBLEMS,
+  demoSeed: true,
   auditEntityTypes: ['quote', 'invoice', 'payment'],
   schemas: {
     Quote: quoteResponseSchema,

@@ -33,6 +33,7 @@ export const customersArea = defineArea({
   // Customers with their number guards, grants and feedback; condition checks on locations, contacts and inspections.
   permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
   problems: PROBLEMS,
+  demoSeed: true,
   auditEntityTypes: ['customer', 'customer_access', 'feedback'],
   schemas: {
     Customer: customerResponseSchema,

@@ -7,14 +7,12 @@ import { putEmployee, getEmployee, employeeSearchItems, type Employee } from '..
 import { getLocation, indexLocation, putLocation, type Location } from '../locations/public';
 import { getOrganization, putOrganization, setTimesheetCorrections, type Organization } from '../organization/public';
 import { SCOPES } from '../routes';
-import { seedRecruitment } from './seed-recruitment';
 import { hashSecret, KEY_PREFIX, type IssuedApiKey } from '../shared/auth/api-key';
 import type { ApiEnvironment } from '../shared/config';
 import type { Db } from '../shared/ddb/client';
 import { commit } from '../shared/ddb/transaction';
-import { seedPlanning } from './seed-planning';
-import { seedCustomersAndQuality } from './seed-customers';
-import { seedCommerce } from './seed-commerce';
+import { AREAS } from '../registry';
+import type { DemoSeed, DemoSeedContext } from '../shared/seed';
 
 /**
  * The demo seed: two organizations with employees, locations, keys (and, through the
@@ -107,10 +105,16 @@ export async function seedDemo(db: Db, seedSecret: string, now = new Date()): Pr
     live: await key('live', DEMO_IDS.organization, SCOPES, 'LIVE'),
   };
   await seedScans(db, now);
-  await seedPlanning(db, { organizationId: DEMO_IDS.organization, otherOrganizationId: DEMO_IDS.otherOrganization, employees: DEMO_IDS.employees, locations: DEMO_IDS.locations, otherEmployee: DEMO_IDS.otherEmployees[0], otherLocation: DEMO_IDS.otherLocations[0] }, now);
-  await seedCustomersAndQuality(db, DEMO_IDS.organization, DEMO_IDS.locations, DEMO_IDS.employees[0], at);
-  await seedRecruitment(db, DEMO_IDS.organization);
-  await seedCommerce(db, DEMO_IDS.organization, now);
+  await seedAreas({
+    db,
+    now,
+    organizationId: DEMO_IDS.organization,
+    otherOrganizationId: DEMO_IDS.otherOrganization,
+    employees: DEMO_IDS.employees,
+    locations: DEMO_IDS.locations,
+    otherEmployees: DEMO_IDS.otherEmployees,
+    otherLocations: DEMO_IDS.otherLocations,
+  });
 
   return {
     organizationId: DEMO_IDS.organization,
@@ -124,6 +128,19 @@ export async function seedDemo(db: Db, seedSecret: string, now = new Date()): Pr
     gatedLocations: DEMO_IDS.gatedLocations,
     keys,
   };
+}
+
+/**
+ * Every area that declares `demoSeed: true` seeds its own demo records from
+ * `services/<area>/seed.ts`, in registry order (a seed may use the records of areas listed
+ * before it). Loaded here only: no Lambda bundle contains a seed.
+ */
+async function seedAreas(context: DemoSeedContext): Promise<void> {
+  for (const area of AREAS.filter((a) => a.demoSeed)) {
+    const module = (await import(`../${area.name}/seed`)) as { seed?: DemoSeed };
+    if (typeof module.seed !== 'function') throw new Error(`services/${area.name}/seed.ts exports no seed.`);
+    await module.seed(context);
+  }
 }
 
 /**

@@ -17,6 +17,7 @@ export const planningArea = defineArea({
   // Shifts, the employees' plan guards, audit and idempotency records in one transaction per shift.
   permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
   problems: PROBLEMS,
+  demoSeed: true,
   auditEntityTypes: ['shift'],
   schemas: { Shift: shiftResponseSchema, ShiftList: shiftList, ShiftPublishResult: bulkPublishResponseSchema, VisitConfirmation: visitResponseSchema, VisitConfirmationList: visitList },
   routes: {

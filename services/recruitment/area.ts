@@ -29,6 +29,7 @@ export const recruitmentArea = defineArea({
   // Candidates and messages; the hire writes the employee, its guards, e-mail lookup and search words.
   permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
   problems: PROBLEMS,
+  demoSeed: true,
   auditEntityTypes: ['candidate', 'candidate_message'],
   schemas: { Candidate: candidateResponseSchema, CandidateList: candidateList, CandidateMessage: candidateMessageResponseSchema, CandidateMessageList: candidateMessageList },
   routes: {

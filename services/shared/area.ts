@@ -153,6 +153,12 @@ export interface AreaDefinition<N extends string = string, R extends Readonly<Re
    * @default - none: the area only meets platform codes
    */
   readonly problems?: ProblemTable;
+  /**
+   * The local runtime seeds demo records from `services/<area>/seed.ts` (export `seed`), in
+   * registry order; never part of a Lambda bundle.
+   * @default false
+   */
+  readonly demoSeed?: boolean;
   /** Response schemas shown as OpenAPI components, by name. */
   readonly schemas: Readonly<Record<string, z.ZodType>>;
   /** The operations, by name: each becomes one route, and the handler must implement each. */

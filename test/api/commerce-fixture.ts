@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiFixture, ApiResponse } from '../support/api';
 import { send, sent } from './locations-fixture';
-import { CUSTOMER_DEMO_IDS } from '../../services/local/seed-customers';
+import { CUSTOMER_DEMO_IDS } from '../../services/customers/seed';
 
 /**
  * Helpers of the commerce API tests (not a test file itself): documents in a given state,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { putEmployee } from '../../services/employees/public';
-import { PLANNING_IDS } from '../../services/local/seed-planning';
+import { PLANNING_IDS } from '../../services/planning/seed';
 import { shiftResponseSchema } from '../../services/planning/schemas';
 import { call, countByType, expectParameters, expectPointers, expectProblem, startApi, walkPages, withQuery, type ApiFixture } from '../support/api';
 import { auditOf, ids, keyWith, read, send, sent } from './locations-fixture';

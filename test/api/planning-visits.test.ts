@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PLANNING_IDS } from '../../services/local/seed-planning';
+import { PLANNING_IDS } from '../../services/planning/seed';
 import { ingestVisitConfirmation } from '../../services/planning/public';
 import { visitResponseSchema } from '../../services/planning/schemas';
 import { sealRestricted } from '../../services/shared/crypto/restricted';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DEMO_CANDIDATE_IDS } from '../../services/local/seed-recruitment';
+import { DEMO_CANDIDATE_IDS } from '../../services/recruitment/seed';
 import { candidateMessageResponseSchema, candidateResponseSchema } from '../../services/recruitment/schemas';
 import { call, countByType, expectParameters, expectPointers, expectProblem, scanTable, startApi, walkPages, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
 import { auditOf, ids, keyWith, read, send, sent } from './locations-fixture';

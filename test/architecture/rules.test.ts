@@ -36,6 +36,7 @@ describe('architecture rules', () => {
       'handlers-are-entries: services/beta/store.ts -> services/alpha/handler.ts',
       'no-cycles: services/alpha/domain.ts -> services/alpha/model.ts',
       'sdk-only-in-stores: services/alpha/schemas.ts -> @aws-sdk/lib-dynamodb/dist-cjs/index.js',
+      'seeds-are-local: services/alpha/handler.ts -> services/alpha/seed.ts',
       'shared-knows-no-area: services/shared/util.ts -> services/alpha/model.ts',
     ]);
   });

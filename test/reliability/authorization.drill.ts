@@ -1,6 +1,6 @@
 import { issueApiKey } from '../../services/api-keys/issue';
 import { DEMO_IDS } from '../../services/local/seed';
-import { PLANNING_IDS } from '../../services/local/seed-planning';
+import { PLANNING_IDS } from '../../services/planning/seed';
 import { SCOPES, type RouteSpec } from '../../services/routes';
 import { call, scanTable, startApi, tableFingerprint, type ApiFixture, type ApiResponse } from '../support/api';
 import { errorShapeProblems, leaksIn, record } from './support';

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { commerceStore, createInvoice, createQuote, invoiceEtag, issueInvoice, listQuotes, quoteEtag, recordPayment, sendQuote, type CommercePorts, type Writer } from '../commerce/public';
+import { commerceStore, createInvoice, createQuote, invoiceEtag, issueInvoice, listQuotes, quoteEtag, recordPayment, sendQuote, type CommercePorts, type Writer } from './public';
 import type { Db } from '../shared/ddb/client';
+import type { DemoSeed } from '../shared/seed';
 import { inUnitOfWork } from '../shared/ddb/unit-of-work';
-import { CUSTOMER_DEMO_IDS } from './seed-customers';
+import { CUSTOMER_DEMO_IDS } from '../customers/seed';
 
-/** The customer the demo documents name: the first demo customer (seed-customers.ts runs first). */
+/** The customer the demo documents name: the first demo customer (customers/seed.ts runs first: registry order). */
 export const DEMO_CUSTOMER_ID = CUSTOMER_DEMO_IDS.customers[0];
 
 /**
@@ -46,3 +47,6 @@ export async function seedCommerce(db: Db, organizationId: string, now: Date): P
   const issued = await run((ports) => issueInvoice(ports, writer, draft.id, invoiceEtag(draft)));
   await run((ports) => recordPayment(ports, writer, { invoiceId: issued.id, amount: 100_000, paidOn: now.toISOString().slice(0, 10), method: 'BANK_TRANSFER', reference: 'Demo partial payment' }));
 }
+
+/** The registry's demo seed of commerce (after customers, in registry order). */
+export const seed: DemoSeed = (c) => seedCommerce(c.db, c.organizationId, c.now);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { candidateEtag, createCandidate, moveCandidate, postMessage, type RecruitmentPorts } from '../recruitment/domain';
-import { getCandidate, recruitmentStore } from '../recruitment/store';
+import { candidateEtag, createCandidate, moveCandidate, postMessage, type RecruitmentPorts } from './domain';
+import { getCandidate, recruitmentStore } from './store';
 import type { Db } from '../shared/ddb/client';
+import type { DemoSeed } from '../shared/seed';
 import { inUnitOfWork } from '../shared/ddb/unit-of-work';
 import type { SystemActor } from '../shared/domain/actor';
 
@@ -29,3 +30,6 @@ export async function seedRecruitment(db: Db, organizationId: string): Promise<v
     await run((p) => moveCandidate(p, actor, offered, candidateEtag(created), 'OFFER'));
   }
 }
+
+/** The registry's demo seed of recruitment. */
+export const seed: DemoSeed = (c) => seedRecruitment(c.db, c.organizationId);

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { ingestVisitConfirmation } from '../planning/public';
-import { createShift, publishShift } from '../planning/domain';
-import { getShift, planningPorts } from '../planning/store';
+import { ingestVisitConfirmation } from './public';
+import { createShift, publishShift } from './domain';
+import { getShift, planningPorts } from './store';
 import type { Principal } from '../shared/auth/principal';
 import { sealRestricted } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';
+import type { DemoSeed } from '../shared/seed';
 import { inUnitOfWork } from '../shared/ddb/unit-of-work';
 import type { Actor } from '../shared/domain/actor';
 import { createTask } from '../tasks/domain';
@@ -82,3 +83,7 @@ export async function seedPlanning(db: Db, ids: PlanningSeedIds, now: Date): Pro
   await ingestVisitConfirmation(deps, ids.organizationId, { id: PLANNING_IDS.visits[1], locationId: l1, employeeIds: [e1], confirmedAt: iso(0, 0), method: 'LOCATION_TAG', verificationState: 'REVIEW_REQUIRED', restricted: { tagId: 'tag-depot-1', latitude: 53.55, longitude: 9.99 } });
   await ingestVisitConfirmation(deps, ids.otherOrganizationId, { id: PLANNING_IDS.otherVisit, locationId: ids.otherLocation, employeeIds: [ids.otherEmployee], confirmedAt: iso(-1, 14), method: 'LOCATION_TAG', verificationState: 'VERIFIED' });
 }
+
+/** The registry's demo seed of planning (tasks included: shifts reference them). */
+export const seed: DemoSeed = (c) =>
+  seedPlanning(c.db, { organizationId: c.organizationId, otherOrganizationId: c.otherOrganizationId, employees: c.employees, locations: c.locations, otherEmployee: c.otherEmployees[0], otherLocation: c.otherLocations[0] }, c.now);

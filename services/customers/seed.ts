@@ -1,6 +1,7 @@
-import { customerToItem, feedbackToItem, getCustomer, numberGuardItem, type Customer, type Feedback } from '../customers/public';
+import { customerToItem, feedbackToItem, getCustomer, numberGuardItem, type Customer, type Feedback } from './public';
 import { inspectionToItem, revisionToItem, templateToItem, weightedScore, type Inspection, type Template } from '../quality/public';
 import type { Db } from '../shared/ddb/client';
+import type { DemoSeed } from '../shared/seed';
 import { commit, type TxItem } from '../shared/ddb/transaction';
 
 /**
@@ -89,3 +90,6 @@ export async function seedCustomersAndQuality(db: Db, organizationId: string, lo
     put('feedback', feedbackToItem(feedback)),
   ]);
 }
+
+/** The registry's demo seed of customers (and quality, whose inspection names a demo location). */
+export const seed: DemoSeed = (c) => seedCustomersAndQuality(c.db, c.organizationId, c.locations, c.employees[0], c.now.toISOString());
