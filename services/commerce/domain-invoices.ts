@@ -1,6 +1,5 @@
-import { assertEtag } from '../shared/domain/etag';
-import { NotFoundError, ValidationError } from '../shared/errors';
-import { amountsSnapshot, assertCurrency, audit, buildLine, invoiceEtag, newDraft, nextVersion, stateConflict, type CommercePorts, type LineInput, organizationOf, type Writer, withLineAdded, withLineRemoved } from './domain';
+import { ValidationError } from '../shared/errors';
+import { addDraftLine, amountsSnapshot, audit, invoiceEtag, newDraft, organizationOf, readDocument, removeDraftLine, stageDocument, stateConflict, updateDraft, type CommercePorts, type DocumentKind, type LineInput, type Writer } from './domain';
 import type { Invoice, InvoiceState, Line } from './model';
 import { PROBLEMS } from './problems';
 
@@ -32,12 +31,19 @@ function assertInvoiceState(i: Invoice, allowed: readonly InvoiceState[], wanted
   if (!allowed.includes(i.state)) throw invoiceStateError(i, wanted);
 }
 
-async function readInvoice(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined): Promise<Invoice> {
-  const invoice = await ports.store.getInvoice(organizationOf(actor), id);
-  if (!invoice) throw new NotFoundError(`Invoice ${id}`);
-  if (ifMatch !== undefined) assertEtag(ifMatch, invoiceEtag(invoice));
-  return invoice;
-}
+/** Invoices for the shared draft-document use cases (domain.ts). */
+const INVOICE: DocumentKind<Invoice, InvoiceState> = {
+  entityType: 'invoice',
+  noun: 'Invoice',
+  aNoun: 'An invoice',
+  get: (ports, organizationId, id) => ports.store.getInvoice(organizationId, id),
+  etag: invoiceEtag,
+  assertState: assertInvoiceState,
+  snapshot: (i) => ({ state: i.state, number: i.number, ...amountsSnapshot(i) }),
+  save: (ports) => (change) => ports.store.saveInvoice(change),
+};
+
+const readInvoice = (ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined): Promise<Invoice> => readDocument(INVOICE, ports, actor, id, ifMatch);
 
 /** Creates a DRAFT invoice (no number yet). */
 export async function createInvoice(ports: CommercePorts, actor: Writer, input: InvoiceInput): Promise<Invoice> {
@@ -64,42 +70,22 @@ export async function createInvoice(ports: CommercePorts, actor: Writer, input: 
   return invoice;
 }
 
-function stageInvoice(ports: CommercePorts, actor: Writer, current: Invoice, next: Omit<Invoice, 'version' | 'updatedAt'>, action: string, changed: readonly string[], reason?: string): Invoice {
-  const snapshot = (i: Invoice) => ({ state: i.state, number: i.number, ...amountsSnapshot(i) });
-  return nextVersion(ports, actor, { entityType: 'invoice', snapshot, save: (c) => ports.store.saveInvoice(c) }, current, next, { action, changed, reason });
-}
+const stageInvoice = (ports: CommercePorts, actor: Writer, current: Invoice, next: Omit<Invoice, 'version' | 'updatedAt'>, action: string, changed: readonly string[], reason?: string): Invoice =>
+  stageDocument(INVOICE, ports, actor, current, next, { action, changed, reason });
 
 /** Changes a DRAFT invoice's customer, currency, payment term or notes (409 INVOICE_<STATE> otherwise). */
-export async function updateInvoice(ports: CommercePorts, actor: Writer, id: string, ifMatch: string, patch: InvoicePatch): Promise<Invoice> {
-  const current = await readInvoice(ports, actor, id, ifMatch);
-  assertInvoiceState(current, ['DRAFT'], 'be changed');
-  if (patch.currency !== undefined) assertCurrency(patch.currency);
-  const candidate: Invoice = {
-    ...current,
-    customerId: patch.customerId ?? current.customerId,
-    currency: patch.currency ?? current.currency,
-    paymentTermDays: patch.paymentTermDays ?? current.paymentTermDays,
-    notes: patch.notes === undefined ? current.notes : patch.notes,
-  };
-  const changed = (['customerId', 'currency', 'paymentTermDays', 'notes'] as const).filter((k) => candidate[k] !== current[k]);
-  if (changed.length === 0) return current;
-  return stageInvoice(ports, actor, current, candidate, 'invoice.updated', changed);
-}
+export const updateInvoice = (ports: CommercePorts, actor: Writer, id: string, ifMatch: string, patch: InvoicePatch): Promise<Invoice> =>
+  updateDraft(INVOICE, ports, actor, { id, ifMatch, draft: 'DRAFT' }, ['customerId', 'currency', 'paymentTermDays', 'notes'], patch);
 
 /** Adds a line to a DRAFT invoice; the totals follow. */
 export async function addInvoiceLine(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined, input: LineInput): Promise<{ invoice: Invoice; line: Line }> {
-  const current = await readInvoice(ports, actor, id, ifMatch);
-  assertInvoiceState(current, ['DRAFT'], 'change its items');
-  const { next, line } = withLineAdded(current, () => buildLine(ports.newId(), input, ''), 'An invoice');
-  return { invoice: stageInvoice(ports, actor, current, next, 'invoice.item_added', ['items']), line };
+  const { document, line } = await addDraftLine(INVOICE, ports, actor, { id, ifMatch, draft: 'DRAFT' }, input);
+  return { invoice: document, line };
 }
 
 /** Removes a line of a DRAFT invoice. */
-export async function removeInvoiceLine(ports: CommercePorts, actor: Writer, id: string, lineId: string, ifMatch: string | undefined): Promise<Invoice> {
-  const current = await readInvoice(ports, actor, id, ifMatch);
-  const next = withLineRemoved(current, lineId, `invoice ${id}`, () => assertInvoiceState(current, ['DRAFT'], 'change its items'));
-  return stageInvoice(ports, actor, current, next, 'invoice.item_removed', ['items']);
-}
+export const removeInvoiceLine = (ports: CommercePorts, actor: Writer, id: string, lineId: string, ifMatch: string | undefined): Promise<Invoice> =>
+  removeDraftLine(INVOICE, ports, actor, { id, ifMatch, draft: 'DRAFT' }, lineId);
 
 const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 

@@ -1,20 +1,19 @@
-import { assertEtag } from '../shared/domain/etag';
-import { NotFoundError, ValidationError } from '../shared/errors';
+import { ValidationError } from '../shared/errors';
 import {
+  addDraftLine,
   amountsSnapshot,
-  assertCurrency,
   audit,
-  buildLine,
   newDraft,
-  nextVersion,
   quoteEtag,
+  readDocument,
+  removeDraftLine,
+  stageDocument,
   stateConflict,
+  updateDraft,
   type CommercePorts,
+  type DocumentKind,
   type LineInput,
-  organizationOf,
   type Writer,
-  withLineAdded,
-  withLineRemoved,
 } from './domain';
 import { DEFAULT_PAYMENT_TERM_DAYS } from './domain-invoices';
 import type { Invoice, Line, Quote, QuoteState } from './model';
@@ -45,12 +44,19 @@ function assertQuoteState(q: Quote, allowed: readonly QuoteState[], wanted: stri
   if (!allowed.includes(q.state) || q.invoiceId !== null) throw quoteStateError(q, wanted);
 }
 
-async function readQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined): Promise<Quote> {
-  const quote = await ports.store.getQuote(organizationOf(actor), id);
-  if (!quote) throw new NotFoundError(`Quote ${id}`);
-  if (ifMatch !== undefined) assertEtag(ifMatch, quoteEtag(quote));
-  return quote;
-}
+/** Quotes for the shared draft-document use cases (domain.ts). */
+const QUOTE: DocumentKind<Quote, QuoteState> = {
+  entityType: 'quote',
+  noun: 'Quote',
+  aNoun: 'A quote',
+  get: (ports, organizationId, id) => ports.store.getQuote(organizationId, id),
+  etag: quoteEtag,
+  assertState: assertQuoteState,
+  snapshot: (q) => ({ state: q.state, ...amountsSnapshot(q) }),
+  save: (ports) => (change) => ports.store.saveQuote(change),
+};
+
+const readQuote = (ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined): Promise<Quote> => readDocument(QUOTE, ports, actor, id, ifMatch);
 
 /** Creates a DRAFT quote. 1. Currency must be ISO 4217 (422).  2. Lines and totals computed.  3. Stage with its audit entry. */
 export async function createQuote(ports: CommercePorts, actor: Writer, input: QuoteInput): Promise<Quote> {
@@ -72,43 +78,23 @@ export async function createQuote(ports: CommercePorts, actor: Writer, input: Qu
   return quote;
 }
 
-/** Stages the next version of a quote with an audit entry; unchanged content answers the quote as it is. */
-function stageQuote(ports: CommercePorts, actor: Writer, current: Quote, next: Omit<Quote, 'version' | 'updatedAt'>, action: string, changed: readonly string[], reason?: string): Quote {
-  const snapshot = (q: Quote) => ({ state: q.state, ...amountsSnapshot(q) });
-  return nextVersion(ports, actor, { entityType: 'quote', snapshot, save: (c) => ports.store.saveQuote(c) }, current, next, { action, changed, reason });
-}
+/** Stages the next version of a quote with an audit entry. */
+const stageQuote = (ports: CommercePorts, actor: Writer, current: Quote, next: Omit<Quote, 'version' | 'updatedAt'>, action: string, changed: readonly string[], reason?: string): Quote =>
+  stageDocument(QUOTE, ports, actor, current, next, { action, changed, reason });
 
 /** Changes a DRAFT quote's customer, currency, validity or notes (409 QUOTE_<STATE> otherwise). */
-export async function updateQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string, patch: QuotePatch): Promise<Quote> {
-  const current = await readQuote(ports, actor, id, ifMatch);
-  assertQuoteState(current, ['DRAFT'], 'be changed');
-  if (patch.currency !== undefined) assertCurrency(patch.currency);
-  const candidate: Quote = {
-    ...current,
-    customerId: patch.customerId ?? current.customerId,
-    currency: patch.currency ?? current.currency,
-    validUntil: patch.validUntil === undefined ? current.validUntil : patch.validUntil,
-    notes: patch.notes === undefined ? current.notes : patch.notes,
-  };
-  const changed = (['customerId', 'currency', 'validUntil', 'notes'] as const).filter((k) => candidate[k] !== current[k]);
-  if (changed.length === 0) return current;
-  return stageQuote(ports, actor, current, candidate, 'quote.updated', changed);
-}
+export const updateQuote = (ports: CommercePorts, actor: Writer, id: string, ifMatch: string, patch: QuotePatch): Promise<Quote> =>
+  updateDraft(QUOTE, ports, actor, { id, ifMatch, draft: 'DRAFT' }, ['customerId', 'currency', 'validUntil', 'notes'], patch);
 
 /** Adds a line to a DRAFT quote; the totals follow. Output: the quote and the new line. */
 export async function addQuoteLine(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined, input: LineInput): Promise<{ quote: Quote; line: Line }> {
-  const current = await readQuote(ports, actor, id, ifMatch);
-  assertQuoteState(current, ['DRAFT'], 'change its items');
-  const { next, line } = withLineAdded(current, () => buildLine(ports.newId(), input, ''), 'A quote');
-  return { quote: stageQuote(ports, actor, current, next, 'quote.item_added', ['items']), line };
+  const { document, line } = await addDraftLine(QUOTE, ports, actor, { id, ifMatch, draft: 'DRAFT' }, input);
+  return { quote: document, line };
 }
 
 /** Removes a line of a DRAFT quote (the audit keeps that it was there). */
-export async function removeQuoteLine(ports: CommercePorts, actor: Writer, id: string, lineId: string, ifMatch: string | undefined): Promise<Quote> {
-  const current = await readQuote(ports, actor, id, ifMatch);
-  const next = withLineRemoved(current, lineId, `quote ${id}`, () => assertQuoteState(current, ['DRAFT'], 'change its items'));
-  return stageQuote(ports, actor, current, next, 'quote.item_removed', ['items']);
-}
+export const removeQuoteLine = (ports: CommercePorts, actor: Writer, id: string, lineId: string, ifMatch: string | undefined): Promise<Quote> =>
+  removeDraftLine(QUOTE, ports, actor, { id, ifMatch, draft: 'DRAFT' }, lineId);
 
 /** DRAFT -> SENT; a quote without items cannot be sent (422). */
 export async function sendQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string): Promise<Quote> {

@@ -1,6 +1,6 @@
 import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
-import { entityEtag } from '../shared/domain/etag';
+import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, type Problem } from '../shared/errors';
 import { documentTotals, isCurrency, lineAmounts, toBasisPoints, toMilli } from './domain-money';
 import type { Invoice, InvoiceSequence, Line, Payment, Quote, Totals } from './model';
@@ -82,6 +82,96 @@ export function nextVersion<D extends { readonly id: string; readonly version: n
 /** A state that forbids the move: 409 with the code `<RESOURCE>_<STATE>` and the state as an extension member. */
 export const stateConflict = (code: Problem, message: string, state: string): AppError => new AppError(code, message, { extensions: { state } });
 
+/**
+ * What the quote and invoice use cases share: how to read one (404, If-Match), how its state
+ * refuses a move (409 <KIND>_<STATE>), and how its next version is staged with its audit entry.
+ */
+export interface DocumentKind<D extends CommerceDocument, S extends string> {
+  readonly entityType: 'quote' | 'invoice';
+  /** For messages: "Quote", and with its article, "A quote". */
+  readonly noun: string;
+  readonly aNoun: string;
+  readonly get: (ports: CommercePorts, organizationId: string, id: string) => Promise<D | undefined>;
+  readonly etag: (d: D) => string;
+  readonly assertState: (d: D, allowed: readonly S[], wanted: string) => void;
+  readonly snapshot: DocumentSnapshot<D>;
+  readonly save: (ports: CommercePorts) => (change: { readonly before: D; readonly after: D; readonly audit: AuditEntry }) => void;
+}
+
+/** The document `id` of the actor's organization (404 otherwise), checked against If-Match when given. */
+export async function readDocument<D extends CommerceDocument, S extends string>(
+  kind: DocumentKind<D, S>,
+  ports: CommercePorts,
+  actor: Writer,
+  id: string,
+  ifMatch: string | undefined,
+): Promise<D> {
+  const document = await kind.get(ports, organizationOf(actor), id);
+  if (!document) throw new NotFoundError(`${kind.noun} ${id}`);
+  if (ifMatch !== undefined) assertEtag(ifMatch, kind.etag(document));
+  return document;
+}
+
+/** Stages the next version of a document with its audit entry (`nextVersion` for one kind). */
+export const stageDocument = <D extends CommerceDocument, S extends string>(
+  kind: DocumentKind<D, S>,
+  ports: CommercePorts,
+  actor: Writer,
+  current: D,
+  next: Omit<D, 'version' | 'updatedAt'>,
+  change: { readonly action: string; readonly changed: readonly string[]; readonly reason?: string },
+): D => nextVersion(ports, actor, { entityType: kind.entityType, snapshot: kind.snapshot, save: kind.save(ports) }, current, next, change);
+
+/**
+ * Changes the header `fields` of a DRAFT document (409 <KIND>_<STATE> otherwise; 422 for a
+ * currency that is not ISO 4217); a patch that changes nothing answers the document as it is.
+ */
+export async function updateDraft<D extends CommerceDocument, S extends string, K extends keyof D & string>(
+  kind: DocumentKind<D, S>,
+  ports: CommercePorts,
+  actor: Writer,
+  request: { readonly id: string; readonly ifMatch: string; readonly draft: S },
+  fields: readonly K[],
+  patch: Partial<Pick<D, K>>,
+): Promise<D> {
+  const current = await readDocument(kind, ports, actor, request.id, request.ifMatch);
+  kind.assertState(current, [request.draft], 'be changed');
+  const currency = (patch as { readonly currency?: string }).currency;
+  if (currency !== undefined) assertCurrency(currency);
+  const candidate = { ...current };
+  for (const field of fields) if (patch[field] !== undefined) candidate[field] = patch[field] as D[K];
+  const changed = fields.filter((k) => candidate[k] !== current[k]);
+  if (changed.length === 0) return current;
+  return stageDocument(kind, ports, actor, current, candidate, { action: `${kind.entityType}.updated`, changed });
+}
+
+/** Adds a line to a DRAFT document; the totals follow. Output: the document and the new line. */
+export async function addDraftLine<D extends CommerceDocument, S extends string>(
+  kind: DocumentKind<D, S>,
+  ports: CommercePorts,
+  actor: Writer,
+  request: { readonly id: string; readonly ifMatch: string | undefined; readonly draft: S },
+  input: LineInput,
+): Promise<{ readonly document: D; readonly line: Line }> {
+  const current = await readDocument(kind, ports, actor, request.id, request.ifMatch);
+  kind.assertState(current, [request.draft], 'change its items');
+  const { next, line } = withLineAdded(current, () => buildLine(ports.newId(), input, ''), kind.aNoun);
+  return { document: stageDocument(kind, ports, actor, current, next, { action: `${kind.entityType}.item_added`, changed: ['items'] }), line };
+}
+
+/** Removes a line of a DRAFT document (the audit keeps that it was there). */
+export async function removeDraftLine<D extends CommerceDocument, S extends string>(
+  kind: DocumentKind<D, S>,
+  ports: CommercePorts,
+  actor: Writer,
+  request: { readonly id: string; readonly ifMatch: string | undefined; readonly draft: S },
+  lineId: string,
+): Promise<D> {
+  const current = await readDocument(kind, ports, actor, request.id, request.ifMatch);
+  const next = withLineRemoved(current, lineId, `${kind.entityType} ${request.id}`, () => kind.assertState(current, [request.draft], 'change its items'));
+  return stageDocument(kind, ports, actor, current, next, { action: `${kind.entityType}.item_removed`, changed: ['items'] });
+}
+
 /** At most this many lines per quote or invoice (one item, one transaction). */
 export const MAX_LINES = 100;
 
@@ -112,6 +202,9 @@ export function totalsOf(lines: readonly Line[], pointer = '/items'): Totals {
 }
 
 type WithLines = { readonly lines: readonly Line[]; readonly totals: Totals };
+
+/** What quotes and invoices have in common. */
+type CommerceDocument = WithLines & { readonly id: string; readonly version: number; readonly customerId: string; readonly currency: string };
 
 /**
  * A quote or invoice with one more line, made by `make` once the item limit allows it (422
