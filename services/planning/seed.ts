@@ -13,7 +13,7 @@ import { getTask, tasksStore } from '../tasks/store';
 
 /**
  * The planning part of the demo seed: tasks per location, a week of published shifts (the
- * one of yesterday matches the scanned entry the seed projects; today's meets an OPEN entry;
+ * one of yesterday matches the scanned entry the seed projects; the one on shift now meets an OPEN entry;
  * the others have none), an open draft, and visit confirmations, plus one of each in the
  * other organization for the isolation drills. Idempotent: fixed ids, existing records left
  * alone; written through the areas' use cases so every record has its audit entry.
@@ -21,7 +21,7 @@ import { getTask, tasksStore } from '../tasks/store';
 export const PLANNING_IDS = {
   tasks: ['7a000001-0000-4000-8000-000000000001', '7a000001-0000-4000-8000-000000000002', '7a000001-0000-4000-8000-000000000003'],
   otherTask: '7a000002-0000-4000-8000-000000000001',
-  /** 0..6: employee 0 at location 0 on days -3..+3 (2 is yesterday); 7: employee 1 today; 8: an unpublished draft. */
+  /** 0..6: employee 0 at location 0 on days -3..+3 (2 is yesterday); 7: employee 1 on shift now; 8: an unpublished draft. */
   shifts: Array.from({ length: 9 }, (_, i) => `5f000001-0000-4000-8000-00000000000${i + 1}`),
   otherShift: '5f000002-0000-4000-8000-000000000001',
   visits: ['b1000001-0000-4000-8000-000000000001', 'b1000001-0000-4000-8000-000000000002'],
@@ -73,8 +73,12 @@ export async function seedPlanning(db: Db, ids: PlanningSeedIds, now: Date): Pro
   for (let d = -3; d <= 3; d += 1) {
     await shift(ids.organizationId, PLANNING_IDS.shifts[d + 3], { employeeId: e0, locationId: l0, startsAt: iso(d, 7), endsAt: iso(d, 15), breakMinutes: 30, taskIds: [PLANNING_IDS.tasks[0]] });
   }
-  // Employee 1 today at location 1 (an OPEN scanned entry: actual incomplete); an open draft tomorrow without employee.
-  await shift(ids.organizationId, PLANNING_IDS.shifts[7], { employeeId: e1, locationId: l1, startsAt: iso(0, 6), endsAt: iso(0, 14), breakMinutes: 30, taskIds: [PLANNING_IDS.tasks[2]] });
+  // Employee 1 on shift now at location 1, from the full hour 3 hours ago for 8 hours: it holds the
+  // OPEN scanned entry that began 2 hours ago (actual incomplete) at whatever time of day the seed
+  // runs (a fixed 06:00-14:00 UTC missed it from 16:00 UTC on). An open draft tomorrow without employee.
+  const hourNow = Math.floor(now.getTime() / 3_600_000) * 3_600_000;
+  const onShiftNow = { startsAt: new Date(hourNow - 3 * 3_600_000).toISOString(), endsAt: new Date(hourNow + 5 * 3_600_000).toISOString() };
+  await shift(ids.organizationId, PLANNING_IDS.shifts[7], { employeeId: e1, locationId: l1, ...onShiftNow, breakMinutes: 30, taskIds: [PLANNING_IDS.tasks[2]] });
   await shift(ids.organizationId, PLANNING_IDS.shifts[8], { employeeId: e2 ?? null, locationId: l1, startsAt: iso(1, 22), endsAt: iso(2, 6) }, false);
   await shift(ids.otherOrganizationId, PLANNING_IDS.otherShift, { employeeId: ids.otherEmployee, locationId: ids.otherLocation, startsAt: iso(-1, 6), endsAt: iso(-1, 14) });
 
