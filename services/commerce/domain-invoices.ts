@@ -1,6 +1,6 @@
 import { ValidationError } from '../shared/errors';
-import { addDraftLine, amountsSnapshot, audit, invoiceEtag, newDraft, organizationOf, readDocument, removeDraftLine, stageDocument, stateConflict, updateDraft, type CommercePorts, type DocumentKind, type LineInput, type Writer } from './domain';
-import type { Invoice, InvoiceState, Line } from './model';
+import { amountsSnapshot, audit, draftUseCases, invoiceEtag, newDraft, organizationOf, readDocument, stageDocument, stageNewDraft, stateConflict, type CommercePorts, type DocumentKind, type LineInput, type Writer } from './domain';
+import type { Invoice, InvoiceState } from './model';
 import { PROBLEMS } from './problems';
 
 /**
@@ -59,33 +59,18 @@ export async function createInvoice(ports: CommercePorts, actor: Writer, input: 
     paidAt: null,
     voidedAt: null,
     voidReason: null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
   };
-  ports.store.saveInvoice({
-    after: invoice,
-    audit: audit(ports, actor, now, { action: 'invoice.created', entity: { type: 'invoice', id: invoice.id }, references: { customerId: invoice.customerId }, after: { state: 'DRAFT', ...amountsSnapshot(invoice) } }),
-  });
-  return invoice;
+  return stageNewDraft(INVOICE, ports, actor, now, invoice);
 }
 
 const stageInvoice = (ports: CommercePorts, actor: Writer, current: Invoice, next: Omit<Invoice, 'version' | 'updatedAt'>, action: string, changed: readonly string[], reason?: string): Invoice =>
   stageDocument(INVOICE, ports, actor, current, next, { action, changed, reason });
 
-/** Changes a DRAFT invoice's customer, currency, payment term or notes (409 INVOICE_<STATE> otherwise). */
-export const updateInvoice = (ports: CommercePorts, actor: Writer, id: string, ifMatch: string, patch: InvoicePatch): Promise<Invoice> =>
-  updateDraft(INVOICE, ports, actor, { id, ifMatch, draft: 'DRAFT' }, ['customerId', 'currency', 'paymentTermDays', 'notes'], patch);
-
-/** Adds a line to a DRAFT invoice; the totals follow. */
-export async function addInvoiceLine(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined, input: LineInput): Promise<{ invoice: Invoice; line: Line }> {
-  const { document, line } = await addDraftLine(INVOICE, ports, actor, { id, ifMatch, draft: 'DRAFT' }, input);
-  return { invoice: document, line };
-}
-
-/** Removes a line of a DRAFT invoice. */
-export const removeInvoiceLine = (ports: CommercePorts, actor: Writer, id: string, lineId: string, ifMatch: string | undefined): Promise<Invoice> =>
-  removeDraftLine(INVOICE, ports, actor, { id, ifMatch, draft: 'DRAFT' }, lineId);
+/**
+ * Changes a DRAFT invoice's customer, currency, payment term or notes; adds and removes its
+ * lines (409 INVOICE_<STATE> once it is not a draft).
+ */
+export const { update: updateInvoice, addLine: addInvoiceLine, removeLine: removeInvoiceLine } = draftUseCases(INVOICE, 'DRAFT', ['customerId', 'currency', 'paymentTermDays', 'notes']);
 
 const addDays = (date: string, days: number) => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 

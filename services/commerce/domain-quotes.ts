@@ -1,22 +1,21 @@
 import { ValidationError } from '../shared/errors';
 import {
-  addDraftLine,
   amountsSnapshot,
   audit,
   newDraft,
   quoteEtag,
   readDocument,
-  removeDraftLine,
   stageDocument,
+  stageNewDraft,
   stateConflict,
-  updateDraft,
+  draftUseCases,
   type CommercePorts,
   type DocumentKind,
   type LineInput,
   type Writer,
 } from './domain';
 import { DEFAULT_PAYMENT_TERM_DAYS } from './domain-invoices';
-import type { Invoice, Line, Quote, QuoteState } from './model';
+import type { Invoice, Quote, QuoteState } from './model';
 import { PROBLEMS } from './problems';
 
 /**
@@ -67,34 +66,19 @@ export async function createQuote(ports: CommercePorts, actor: Writer, input: Qu
     sentAt: null,
     decidedAt: null,
     invoiceId: null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
   };
-  ports.store.saveQuote({
-    after: quote,
-    audit: audit(ports, actor, now, { action: 'quote.created', entity: { type: 'quote', id: quote.id }, references: { customerId: quote.customerId }, after: { state: 'DRAFT', ...amountsSnapshot(quote) } }),
-  });
-  return quote;
+  return stageNewDraft(QUOTE, ports, actor, now, quote);
 }
 
 /** Stages the next version of a quote with an audit entry. */
 const stageQuote = (ports: CommercePorts, actor: Writer, current: Quote, next: Omit<Quote, 'version' | 'updatedAt'>, action: string, changed: readonly string[], reason?: string): Quote =>
   stageDocument(QUOTE, ports, actor, current, next, { action, changed, reason });
 
-/** Changes a DRAFT quote's customer, currency, validity or notes (409 QUOTE_<STATE> otherwise). */
-export const updateQuote = (ports: CommercePorts, actor: Writer, id: string, ifMatch: string, patch: QuotePatch): Promise<Quote> =>
-  updateDraft(QUOTE, ports, actor, { id, ifMatch, draft: 'DRAFT' }, ['customerId', 'currency', 'validUntil', 'notes'], patch);
-
-/** Adds a line to a DRAFT quote; the totals follow. Output: the quote and the new line. */
-export async function addQuoteLine(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined, input: LineInput): Promise<{ quote: Quote; line: Line }> {
-  const { document, line } = await addDraftLine(QUOTE, ports, actor, { id, ifMatch, draft: 'DRAFT' }, input);
-  return { quote: document, line };
-}
-
-/** Removes a line of a DRAFT quote (the audit keeps that it was there). */
-export const removeQuoteLine = (ports: CommercePorts, actor: Writer, id: string, lineId: string, ifMatch: string | undefined): Promise<Quote> =>
-  removeDraftLine(QUOTE, ports, actor, { id, ifMatch, draft: 'DRAFT' }, lineId);
+/**
+ * Changes a DRAFT quote's customer, currency, validity or notes; adds and removes its lines
+ * (409 QUOTE_<STATE> once it is not a draft; the audit keeps a removed line's trace).
+ */
+export const { update: updateQuote, addLine: addQuoteLine, removeLine: removeQuoteLine } = draftUseCases(QUOTE, 'DRAFT', ['customerId', 'currency', 'validUntil', 'notes']);
 
 /** DRAFT -> SENT; a quote without items cannot be sent (422). */
 export async function sendQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string): Promise<Quote> {

@@ -95,7 +95,16 @@ export interface DocumentKind<D extends CommerceDocument, S extends string> {
   readonly etag: (d: D) => string;
   readonly assertState: (d: D, allowed: readonly S[], wanted: string) => void;
   readonly snapshot: DocumentSnapshot<D>;
-  readonly save: (ports: CommercePorts) => (change: { readonly before: D; readonly after: D; readonly audit: AuditEntry }) => void;
+  readonly save: (ports: CommercePorts) => (change: { readonly before?: D; readonly after: D; readonly audit: AuditEntry }) => void;
+}
+
+/** Stages a new DRAFT document with its `<kind>.created` audit entry (amounts only, never texts). */
+export function stageNewDraft<D extends CommerceDocument, S extends string>(kind: DocumentKind<D, S>, ports: CommercePorts, actor: Writer, now: string, document: D): D {
+  kind.save(ports)({
+    after: document,
+    audit: audit(ports, actor, now, { action: `${kind.entityType}.created`, entity: { type: kind.entityType, id: document.id }, references: { customerId: document.customerId }, after: { state: 'DRAFT', ...amountsSnapshot(document) } }),
+  });
+  return document;
 }
 
 /** The document `id` of the actor's organization (404 otherwise), checked against If-Match when given. */
@@ -170,6 +179,15 @@ export async function removeDraftLine<D extends CommerceDocument, S extends stri
   const current = await readDocument(kind, ports, actor, request.id, request.ifMatch);
   const next = withLineRemoved(current, lineId, `${kind.entityType} ${request.id}`, () => kind.assertState(current, [request.draft], 'change its items'));
   return stageDocument(kind, ports, actor, current, next, { action: `${kind.entityType}.item_removed`, changed: ['items'] });
+}
+
+/** The draft-editing use cases of one kind: header update of `fields`, add line, remove line. */
+export function draftUseCases<D extends CommerceDocument, S extends string, K extends keyof D & string>(kind: DocumentKind<D, S>, draft: S, fields: readonly K[]) {
+  return {
+    update: (ports: CommercePorts, actor: Writer, id: string, ifMatch: string, patch: Partial<Pick<D, K>>): Promise<D> => updateDraft(kind, ports, actor, { id, ifMatch, draft }, fields, patch),
+    addLine: (ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined, input: LineInput) => addDraftLine(kind, ports, actor, { id, ifMatch, draft }, input),
+    removeLine: (ports: CommercePorts, actor: Writer, id: string, lineId: string, ifMatch: string | undefined): Promise<D> => removeDraftLine(kind, ports, actor, { id, ifMatch, draft }, lineId),
+  };
 }
 
 /** At most this many lines per quote or invoice (one item, one transaction). */
@@ -256,6 +274,9 @@ export function newDraft(ports: CommercePorts, actor: Writer, input: { readonly 
     lines,
     totals: totalsOf(lines),
     state: 'DRAFT' as const,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
   };
   return { now, draft };
 }

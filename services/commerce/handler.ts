@@ -57,7 +57,7 @@ export const handler = areaHandler(commerceArea, {
       return ok({ items: q.lines.map(lineResponse), nextCursor: null }, { ETag: quoteEtag(q) });
     },
     async addQuoteItem(request) {
-      const { quote, line } = await addQuoteLine(request.ports, request.actor, request.params.quoteId, request.ifMatch, request.body);
+      const { document: quote, line } = await addQuoteLine(request.ports, request.actor, request.params.quoteId, request.ifMatch, request.body);
       return created(lineResponse(line), { ETag: quoteEtag(quote), Location: `${quotePath(request.orgPath, quote.id)}/items/${line.id}` });
     },
     async getQuoteItem(request) {
@@ -91,7 +91,7 @@ export const handler = areaHandler(commerceArea, {
       return ok({ items: i.lines.map(lineResponse), nextCursor: null }, { ETag: invoiceEtag(i) });
     },
     async addInvoiceItem(request) {
-      const { invoice, line } = await addInvoiceLine(request.ports, request.actor, request.params.invoiceId, request.ifMatch, request.body);
+      const { document: invoice, line } = await addInvoiceLine(request.ports, request.actor, request.params.invoiceId, request.ifMatch, request.body);
       return created(lineResponse(line), { ETag: invoiceEtag(invoice), Location: `${invoicePath(request.orgPath, invoice.id)}/items/${line.id}` });
     },
     async getInvoiceItem(request) {

@@ -1,3 +1,4 @@
+import { onIndexes } from '../shared/ddb/table-spec';
 import { z } from 'zod';
 
 /**
@@ -127,12 +128,7 @@ export const quoteToItem = (q: Quote): Record<string, unknown> => {
   const at = position(q.createdAt, q.id);
   return {
     ...commerceKeys.quote(q.organizationId, q.id),
-    GSI1PK: commerceKeys.quotes(q.organizationId),
-    GSI1SK: at,
-    GSI2PK: commerceKeys.quotesInState(q.organizationId, q.state),
-    GSI2SK: at,
-    GSI3PK: commerceKeys.customerQuotes(q.organizationId, q.customerId),
-    GSI3SK: at,
+    ...onIndexes(at, { GSI1: commerceKeys.quotes(q.organizationId), GSI2: commerceKeys.quotesInState(q.organizationId, q.state), GSI3: commerceKeys.customerQuotes(q.organizationId, q.customerId) }),
     itemType: 'Quote',
     ...q,
   };
@@ -142,12 +138,7 @@ export const invoiceToItem = (i: Invoice): Record<string, unknown> => {
   const at = position(i.createdAt, i.id);
   return {
     ...commerceKeys.invoice(i.organizationId, i.id),
-    GSI1PK: commerceKeys.invoices(i.organizationId),
-    GSI1SK: at,
-    GSI2PK: commerceKeys.invoicesInState(i.organizationId, i.state),
-    GSI2SK: at,
-    GSI3PK: commerceKeys.customerInvoices(i.organizationId, i.customerId),
-    GSI3SK: at,
+    ...onIndexes(at, { GSI1: commerceKeys.invoices(i.organizationId), GSI2: commerceKeys.invoicesInState(i.organizationId, i.state), GSI3: commerceKeys.customerInvoices(i.organizationId, i.customerId) }),
     itemType: 'Invoice',
     ...i,
   };
@@ -157,10 +148,7 @@ export const paymentToItem = (p: Payment): Record<string, unknown> => {
   const at = position(p.createdAt, p.id);
   return {
     ...commerceKeys.payment(p.organizationId, p.id),
-    GSI1PK: commerceKeys.payments(p.organizationId),
-    GSI1SK: at,
-    GSI2PK: commerceKeys.invoicePayments(p.organizationId, p.invoiceId),
-    GSI2SK: at,
+    ...onIndexes(at, { GSI1: commerceKeys.payments(p.organizationId), GSI2: commerceKeys.invoicePayments(p.organizationId, p.invoiceId) }),
     itemType: 'Payment',
     ...p,
   };

@@ -1,3 +1,4 @@
+import { onIndexes } from '../shared/ddb/table-spec';
 import { z } from 'zod';
 import { archivableFields } from '../shared/schemas/stored';
 
@@ -115,12 +116,7 @@ export function adjustmentToItem(a: StockAdjustment): Record<string, unknown> {
   const position = `${a.recordedAt}#${a.id}`;
   return {
     ...materialKeys.adjustment(a),
-    GSI1PK: materialKeys.ledger(a.organizationId),
-    GSI1SK: position,
-    GSI2PK: materialKeys.locationLedger(a.organizationId, a.locationId),
-    GSI2SK: position,
-    GSI3PK: materialKeys.materialLedger(a.organizationId, a.materialId),
-    GSI3SK: position,
+    ...onIndexes(position, { GSI1: materialKeys.ledger(a.organizationId), GSI2: materialKeys.locationLedger(a.organizationId, a.locationId), GSI3: materialKeys.materialLedger(a.organizationId, a.materialId) }),
     itemType: 'StockAdjustment',
     ...a,
   };

@@ -1,3 +1,4 @@
+import { onIndexes } from '../shared/ddb/table-spec';
 import { z } from 'zod';
 import type { Key } from '../shared/ddb/read';
 
@@ -100,11 +101,11 @@ export function shiftToItem(s: Shift): Record<string, unknown> {
   const position = shiftKeys.position(s);
   return {
     ...shiftKeys.shift(s.organizationId, s.id),
-    GSI1PK: shiftKeys.byOrganization(s.organizationId),
-    GSI1SK: position,
-    ...(s.employeeId ? { GSI2PK: shiftKeys.byEmployee(s.organizationId, s.employeeId), GSI2SK: position } : {}),
-    GSI3PK: shiftKeys.byLocation(s.organizationId, s.locationId),
-    GSI3SK: position,
+    ...onIndexes(position, {
+      GSI1: shiftKeys.byOrganization(s.organizationId),
+      GSI2: s.employeeId ? shiftKeys.byEmployee(s.organizationId, s.employeeId) : undefined,
+      GSI3: shiftKeys.byLocation(s.organizationId, s.locationId),
+    }),
     itemType: 'Shift',
     ...s,
   };
@@ -130,10 +131,7 @@ export function visitToItem(v: VisitConfirmation): Record<string, unknown> {
   const position = visitKeys.position(v);
   return {
     ...visitKeys.visit(v.organizationId, v.id),
-    GSI1PK: visitKeys.byOrganization(v.organizationId),
-    GSI1SK: position,
-    GSI2PK: visitKeys.byLocation(v.organizationId, v.locationId),
-    GSI2SK: position,
+    ...onIndexes(position, { GSI1: visitKeys.byOrganization(v.organizationId), GSI2: visitKeys.byLocation(v.organizationId, v.locationId) }),
     itemType: 'VisitConfirmation',
     ...v,
   };

@@ -1,3 +1,4 @@
+import { onIndexes } from '../shared/ddb/table-spec';
 import { z } from 'zod';
 
 /**
@@ -87,10 +88,7 @@ export function candidateToItem(c: Candidate): Record<string, unknown> {
   const position = `${c.createdAt}#${c.id}`;
   return {
     ...candidateKeys.candidate(c.organizationId, c.id),
-    GSI1PK: candidateKeys.all(c.organizationId),
-    GSI1SK: position,
-    GSI2PK: candidateKeys.inStage(c.organizationId, c.stage),
-    GSI2SK: position,
+    ...onIndexes(position, { GSI1: candidateKeys.all(c.organizationId), GSI2: candidateKeys.inStage(c.organizationId, c.stage) }),
     itemType: CANDIDATE_ITEM,
     ...c,
   };

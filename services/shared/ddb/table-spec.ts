@@ -29,3 +29,18 @@ export const TABLE_SPEC: TableSpec = {
 };
 
 export type IndexName = 'GSI1' | 'GSI2' | 'GSI3';
+
+/**
+ * The index attributes of an item that sorts by one `position` on every index it joins:
+ * `{ GSI1PK, GSI1SK, GSI2PK, ... }`. An undefined partition leaves the item off that index
+ * (sparse), e.g. an open shift on no employee's index.
+ */
+export function onIndexes(position: string, partitions: Readonly<Partial<Record<IndexName, string | undefined>>>): Record<string, string> {
+  const attributes: Record<string, string> = {};
+  for (const [index, partition] of Object.entries(partitions)) {
+    if (partition === undefined) continue;
+    attributes[`${index}PK`] = partition;
+    attributes[`${index}SK`] = position;
+  }
+  return attributes;
+}
