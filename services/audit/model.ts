@@ -51,6 +51,13 @@ export interface AuditInput extends AuditDetails {
  * THE audit-entry builder: the actor from the request's API key (key id and label) or the
  * internal system, the request ID, and only the details given; empty details are left out.
  */
+/**
+ * An audit entry of this request at `occurredAt`, with a fresh id from the use case's ports:
+ * what every area's use cases write beside their change.
+ */
+export const auditFor = (ports: { readonly newId: () => string }, actor: AuditInput['actor'], occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
+  auditEntry({ id: ports.newId(), actor, occurredAt, ...input });
+
 export function auditEntry(input: AuditInput): AuditEntry {
   const { actor, changedAttributes, staleExportManifestIds, ...rest } = input;
   const details = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<AuditInput, 'actor' | 'changedAttributes' | 'staleExportManifestIds'>;

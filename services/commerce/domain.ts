@@ -1,9 +1,10 @@
-import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
+import { auditFor, type AuditEntry } from '../audit/model';
 import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, type Problem } from '../shared/errors';
 import { documentTotals, isCurrency, lineAmounts, toBasisPoints, toMilli } from './domain-money';
 import type { Invoice, InvoiceSequence, Line, Payment, Quote, Totals } from './model';
+import type { UseCasePorts } from '../shared/domain/ports';
 
 export type { Invoice, InvoiceSequence, InvoiceState, Line, Payment, PaymentMethod, Quote, QuoteState, Totals } from './model';
 
@@ -27,11 +28,7 @@ export interface CommerceStore {
   savePayment(change: { readonly before: Invoice; readonly after: Invoice; readonly payment: Payment; readonly audit: readonly AuditEntry[] }): void;
 }
 
-export interface CommercePorts {
-  readonly store: CommerceStore;
-  readonly now: () => Date;
-  readonly newId: () => string;
-}
+export type CommercePorts = UseCasePorts<CommerceStore>;
 
 /** Who changes commerce data: an API key, or an internal writer such as the demo seed. */
 export type Writer = Actor | SystemActor;
@@ -42,8 +39,7 @@ export const invoiceEtag = (i: Invoice): string => entityEtag('invoice', i.id, i
 export const paymentEtag = (p: Payment): string => entityEtag('payment', p.id, 1);
 
 /** An audit entry of this request, with a fresh id. */
-export const audit = (ports: CommercePorts, actor: Writer, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
-  auditEntry({ id: ports.newId(), actor, occurredAt, ...input });
+export const audit = auditFor;
 
 /** What the audit trail may show of a quote or invoice: its state, and what `snapshot` adds (amounts, number). */
 type DocumentSnapshot<D> = (d: D) => Readonly<Record<string, string | number | boolean | null>>;

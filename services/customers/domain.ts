@@ -1,9 +1,10 @@
-import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
+import { auditFor, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import type { Customer, Feedback, Grant } from './model';
 import { givenAttributes, newArchivable } from '../shared/domain/lifecycle';
+import type { UseCasePorts } from '../shared/domain/ports';
 
 export type { Customer, Feedback, FeedbackState, Grant, GrantPermission, GrantState } from './model';
 
@@ -48,16 +49,13 @@ export interface CustomersStore {
   saveFeedback(change: FeedbackChange): void;
 }
 
-export interface CustomerPorts {
-  readonly store: CustomersStore;
-  readonly now: () => Date;
-  readonly newId: () => string;
+export interface CustomerPorts extends UseCasePorts<CustomersStore> {
   /** A new invitation secret (256 random bits). */
   readonly newSecret: () => string;
 }
 
-export const audit = (ports: CustomerPorts, actor: Actor, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
-  auditEntry({ id: ports.newId(), actor, occurredAt, ...input });
+/** An audit entry of this request, with a fresh id. */
+export const audit = auditFor;
 
 export const customerEtag = (c: Customer): string => entityEtag('customer', c.id, c.version);
 

@@ -5,6 +5,7 @@ import { ConcurrentChangeError } from '../shared/domain/conflict';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { NotFoundError, UniquenessConflictError, ValidationError } from '../shared/errors';
 import { holderKey, uniqueValueOf, type Employee, type GuardAction, type StoredBankAccount, type UniqueAttribute, type UniqueValue } from './model';
+import type { UseCasePorts } from '../shared/domain/ports';
 
 /**
  * Employees as the public API manages them: the same records SCIM provisions (same guards,
@@ -51,10 +52,7 @@ export interface EmployeeStore {
   saveBankAccount(change: BankAccountChange): void;
 }
 
-export interface EmployeePorts {
-  readonly store: EmployeeStore;
-  readonly now: () => Date;
-  readonly newId: () => string;
+export interface EmployeePorts extends UseCasePorts<EmployeeStore> {
   /** Envelope-encrypts the bank account. */
   readonly seal: (value: unknown) => Promise<SealedValue>;
   /** Opens it again: only the bank-account resource calls this. */

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
+import { auditFor, type AuditEntry } from '../audit/model';
 import { hasScope, requireScopes, type Principal } from '../shared/auth/principal';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import type { Contact, LocationRecord, QrSecret } from './model';
+import type { UseCasePorts } from '../shared/domain/ports';
 
 export type { Contact, LocationRecord, QrSecret } from './model';
 
@@ -49,10 +50,7 @@ export interface LocationStore {
 }
 
 /** Ports of the locations use cases. */
-export interface LocationPorts {
-  readonly store: LocationStore;
-  readonly now: () => Date;
-  readonly newId: () => string;
+export interface LocationPorts extends UseCasePorts<LocationStore> {
   /** Cryptographically random bytes (QR secrets and references). */
   readonly randomBytes: (size: number) => Buffer;
 }
@@ -76,9 +74,8 @@ export const MAX_CONTACTS_PER_LOCATION = 20;
 
 export const locationEtag = (l: LocationRecord): string => entityEtag('location', l.id, l.version);
 
-/** An audit entry of this request, with a fresh id: names and ids only, never contact values, addresses or QR data. */
-export const audit = (ports: Pick<LocationPorts, 'newId'>, actor: Actor, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
-  auditEntry({ id: ports.newId(), actor, occurredAt, ...input });
+/** An audit entry of this request, with a fresh id. */
+export const audit = auditFor;
 
 export interface LocationInput {
   readonly name: string;

@@ -1,9 +1,10 @@
-import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
+import { auditFor, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
 import type { Material, StockAdjustment, StockLink } from './model';
 import { givenAttributes, newArchivable } from '../shared/domain/lifecycle';
+import type { UseCasePorts } from '../shared/domain/ports';
 
 export type { AdjustmentType, Material, StockAdjustment, StockLink } from './model';
 
@@ -47,15 +48,9 @@ export interface MaterialsStore {
   saveAdjustment(change: AdjustmentChange): void;
 }
 
-export interface MaterialPorts {
-  readonly store: MaterialsStore;
-  readonly now: () => Date;
-  readonly newId: () => string;
-}
+export type MaterialPorts = UseCasePorts<MaterialsStore>;
 
-/** An audit entry of this request, with a fresh id. */
-const audit = (ports: MaterialPorts, actor: Actor, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
-  auditEntry({ id: ports.newId(), actor, occurredAt, ...input });
+const audit = auditFor;
 
 export const materialEtag = (m: Material): string => entityEtag('material', m.id, m.version);
 export const linkEtag = (l: StockLink): string => entityEtag('location-material', `${l.locationId}:${l.materialId}`, l.version);

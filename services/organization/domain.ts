@@ -3,6 +3,7 @@ import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { NotFoundError } from '../shared/errors';
 import type { Organization, OrganizationSettings } from './model';
+import type { UseCasePorts } from '../shared/domain/ports';
 
 export type { Organization, OrganizationSettings, Weekday } from './model';
 
@@ -39,11 +40,7 @@ export interface OrganizationStore {
   saveSettings(change: SettingsChange): void;
 }
 
-export interface OrganizationPorts {
-  readonly store: OrganizationStore;
-  readonly now: () => Date;
-  readonly newId: () => string;
-}
+export type OrganizationPorts = UseCasePorts<OrganizationStore>;
 
 /** The key's organization; 404 if it does not exist (an operator deleted it after issuing the key). */
 export async function readOrganization(ports: Pick<OrganizationPorts, 'store'>, organizationId: string): Promise<Organization> {

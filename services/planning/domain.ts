@@ -4,6 +4,7 @@ import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { assertMove, assertNotCancelled, overlappingShifts, resolveShiftOverlap, shiftIntervalErrors, shiftSnapshot, type OverlapDecision, type ShiftInterval } from './domain-rules';
 import type { PlanGuard, PlannedShift, Shift } from './model';
+import type { UseCasePorts } from '../shared/domain/ports';
 
 export * from './domain-rules';
 export type { PlanGuard, PlannedShift, Shift, ShiftState, VisitConfirmation } from './model';
@@ -52,10 +53,7 @@ export interface PlanningStore {
   saveShift(change: ShiftChange): void;
 }
 
-export interface PlanningPorts {
-  readonly store: PlanningStore;
-  readonly now: () => Date;
-  readonly newId: () => string;
+export interface PlanningPorts extends UseCasePorts<PlanningStore> {
   /** Runs `work` in a unit of work of its own, committed on return (a bulk publish commits per shift). */
   readonly separately: <T>(work: (ports: PlanningPorts) => Promise<T>) => Promise<T>;
 }

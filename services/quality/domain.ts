@@ -1,4 +1,4 @@
-import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
+import { auditFor, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, fieldError, type FieldError } from '../shared/errors';
@@ -6,6 +6,7 @@ import { weightedScore } from './domain-score';
 import type { Inspection, InspectionItem, Template, TemplateItem, TemplateRevision } from './model';
 import { newArchivable } from '../shared/domain/lifecycle';
 import { PROBLEMS } from './problems';
+import type { UseCasePorts } from '../shared/domain/ports';
 
 export type { Inspection, InspectionItem, Template, TemplateItem, TemplateRevision } from './model';
 
@@ -35,14 +36,9 @@ export interface QualityStore {
   saveInspection(change: InspectionChange): void;
 }
 
-export interface QualityPorts {
-  readonly store: QualityStore;
-  readonly now: () => Date;
-  readonly newId: () => string;
-}
+export type QualityPorts = UseCasePorts<QualityStore>;
 
-const audit = (ports: QualityPorts, actor: Actor, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
-  auditEntry({ id: ports.newId(), actor, occurredAt, ...input });
+const audit = auditFor;
 
 export const templateEtag = (t: Template): string => entityEtag('quality-template', t.id, t.version);
 export const inspectionEtag = (i: Inspection): string => entityEtag('inspection', i.id, i.version);

@@ -1,4 +1,4 @@
-import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
+import { auditFor, type AuditEntry } from '../audit/model';
 import type { Employee, EmployeeChange, GuardAction, UniqueAttribute, UniqueValue } from '../employees/public';
 import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
@@ -6,6 +6,7 @@ import { AppError, NotFoundError, UniquenessConflictError, ValidationError, type
 import type { Candidate, CandidateMessage, Stage } from './model';
 import { givenAttributes } from '../shared/domain/lifecycle';
 import { PROBLEMS } from './problems';
+import type { UseCasePorts } from '../shared/domain/ports';
 
 export type { Candidate, CandidateMessage, Stage } from './model';
 
@@ -125,19 +126,14 @@ export interface RecruitmentStore {
   saveErasure(change: ErasureChange): void;
 }
 
-export interface RecruitmentPorts {
-  readonly store: RecruitmentStore;
-  readonly now: () => Date;
-  readonly newId: () => string;
-}
+export type RecruitmentPorts = UseCasePorts<RecruitmentStore>;
 
 export const candidateEtag = (c: Pick<Candidate, 'id' | 'version'>): string => entityEtag('candidate', c.id, c.version);
 export const messageEtag = (m: Pick<CandidateMessage, 'id'>): string => entityEtag('candidate-message', m.id, 1);
 
 type Who = Actor | SystemActor;
 
-const audit = (ports: RecruitmentPorts, actor: Who, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
-  auditEntry({ id: ports.newId(), actor, occurredAt, ...input });
+const audit = auditFor;
 
 async function readCandidate(ports: RecruitmentPorts, org: string, id: string, ifMatch?: string): Promise<Candidate> {
   const c = await ports.store.getCandidate(org, id);

@@ -4,6 +4,7 @@ import type { Actor } from '../shared/domain/actor';
 import { EtagMismatchError, NotFoundError, UniquenessConflictError } from '../shared/errors';
 import type { UserClause } from './domain-filter';
 import { USER_FIELD_NAMES, type UserFields } from './model';
+import type { UseCasePorts } from '../shared/domain/ports';
 
 /**
  * SCIM provisioning rules. A SCIM user IS the organization's employee record: creating one
@@ -43,11 +44,7 @@ export interface UserStore {
   saveUser(write: UserWrite): void;
 }
 
-export interface ScimPorts {
-  readonly store: UserStore;
-  readonly now: () => Date;
-  readonly newId: () => string;
-}
+export type ScimPorts = UseCasePorts<UserStore>;
 
 export type { Actor };
 

@@ -4,6 +4,7 @@ import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import type { Schedule, Task } from './model';
 import { givenAttributes, newArchivable } from '../shared/domain/lifecycle';
+import type { UseCasePorts } from '../shared/domain/ports';
 
 export type { Schedule, Task, Weekday } from './model';
 
@@ -28,11 +29,7 @@ export interface TasksStore {
   saveTask(change: TaskChange): void;
 }
 
-export interface TaskPorts {
-  readonly store: TasksStore;
-  readonly now: () => Date;
-  readonly newId: () => string;
-}
+export type TaskPorts = UseCasePorts<TasksStore>;
 
 export const taskEtag = (t: Task): string => entityEtag('task', t.id, t.version);
 
