@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { defaultDb } from '../shared/ddb/client';
 import { NotFoundError } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
-import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
+import { listPage } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
 import { commerceArea } from './area';
 import { invoiceEtag, paymentEtag, quoteEtag, type CommercePorts, type Invoice, type Line, type Quote } from './domain';
@@ -10,7 +10,7 @@ import { addInvoiceLine, createInvoice, issueInvoice, removeInvoiceLine, updateI
 import { recordPayment } from './domain-payments';
 import { acceptQuote, addQuoteLine, convertQuote, createQuote, declineQuote, expireQuote, removeQuoteLine, sendQuote, updateQuote } from './domain-quotes';
 import { invoiceResponse, lineResponse, paymentResponse, quoteResponse } from './schemas';
-import { commerceStore, getInvoice, getPayment, getQuote, listInvoices, listPayments, listQuotes, type ListPosition } from './store';
+import { commerceStore, getInvoice, getPayment, getQuote, listInvoices, listPayments, listQuotes } from './store';
 
 const quotePath = (orgPath: string, id: string) => `${orgPath}/commerce/quotes/${id}`;
 const invoicePath = (orgPath: string, id: string) => `${orgPath}/commerce/invoices/${id}`;
@@ -42,9 +42,7 @@ export const handler = areaHandler(commerceArea, {
   operations: {
     async listQuotes(request) {
       const { query } = request;
-      const { binding, position } = await listPosition<ListPosition>(request);
-      const page = await listQuotes(defaultDb(), request.principal.organizationId, { state: query.state, customerId: query.customerId, limit: query.limit ?? DEFAULT_LIMIT, after: position });
-      return ok({ items: page.items.map(quoteResponse), nextCursor: await nextCursor(binding, page.next) });
+      return ok(await listPage(request, (page) => listQuotes(defaultDb(), request.principal.organizationId, { state: query.state, customerId: query.customerId, ...page }), (items) => items.map(quoteResponse)));
     },
     async createQuote(request) {
       const q = await createQuote(request.ports, request.actor, request.body);
@@ -76,9 +74,7 @@ export const handler = areaHandler(commerceArea, {
 
     async listInvoices(request) {
       const { query } = request;
-      const { binding, position } = await listPosition<ListPosition>(request);
-      const page = await listInvoices(defaultDb(), request.principal.organizationId, { state: query.state, customerId: query.customerId, limit: query.limit ?? DEFAULT_LIMIT, after: position });
-      return ok({ items: page.items.map(invoiceResponse), nextCursor: await nextCursor(binding, page.next) });
+      return ok(await listPage(request, (page) => listInvoices(defaultDb(), request.principal.organizationId, { state: query.state, customerId: query.customerId, ...page }), (items) => items.map(invoiceResponse)));
     },
     async createInvoice(request) {
       const i = await createInvoice(request.ports, request.actor, request.body);
@@ -104,9 +100,7 @@ export const handler = areaHandler(commerceArea, {
 
     async listPayments(request) {
       const { query } = request;
-      const { binding, position } = await listPosition<ListPosition>(request);
-      const page = await listPayments(defaultDb(), request.principal.organizationId, { invoiceId: query.invoiceId, limit: query.limit ?? DEFAULT_LIMIT, after: position });
-      return ok({ items: page.items.map(paymentResponse), nextCursor: await nextCursor(binding, page.next) });
+      return ok(await listPage(request, (page) => listPayments(defaultDb(), request.principal.organizationId, { invoiceId: query.invoiceId, ...page }), (items) => items.map(paymentResponse)));
     },
     async recordPayment(request) {
       const { payment } = await recordPayment(request.ports, request.actor, request.body);

@@ -1,10 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hasScope, type Principal } from '../shared/auth/principal';
 import { defaultDb } from '../shared/ddb/client';
-import type { PagePosition } from '../shared/ddb/paging';
 import { NotFoundError } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
-import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
+import { listPage } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
 import { customersArea } from './area';
 import { createCustomer, customerEtag, updateCustomer, type Customer, type CustomerPorts } from './domain';
@@ -37,10 +36,16 @@ export const handler = areaHandler(customersArea, {
   operations: {
     async listCustomers(request) {
       const { query } = request;
-      const { binding, position } = await listPosition<PagePosition>(request);
-      const page = await listCustomers(defaultDb(), request.principal.organizationId, { archived: query.archived ?? false, q: query.q, limit: query.limit ?? DEFAULT_LIMIT, after: position });
-      const contacts = await contactsOf(request.principal, page.items);
-      return ok({ items: page.items.map((c) => customerResponse(c, contacts?.get(c.id))), nextCursor: await nextCursor(binding, page.next) });
+      return ok(
+        await listPage(
+          request,
+          (page) => listCustomers(defaultDb(), request.principal.organizationId, { archived: query.archived ?? false, q: query.q, ...page }),
+          async (items) => {
+            const contacts = await contactsOf(request.principal, items);
+            return items.map((c) => customerResponse(c, contacts?.get(c.id)));
+          },
+        ),
+      );
     },
 
     createCustomer: async (r) => customerResult(r.principal, await createCustomer(r.ports, r.actor, r.body), 201, r.orgPath),
@@ -54,11 +59,8 @@ export const handler = areaHandler(customersArea, {
     updateCustomer: async (r) => customerResult(r.principal, await updateCustomer(r.ports, r.actor, r.params.customerId, r.ifMatch, r.body), 200, r.orgPath),
 
     async listCustomerAccess(request) {
-      const { query } = request;
-      const { binding, position } = await listPosition<PagePosition>(request);
-      const page = await listGrants(defaultDb(), request.principal.organizationId, { customerId: query.customerId, limit: query.limit ?? DEFAULT_LIMIT, after: position });
       const now = new Date();
-      return ok({ items: page.items.map((g) => grantResponse(g, now)), nextCursor: await nextCursor(binding, page.next) });
+      return ok(await listPage(request, (page) => listGrants(defaultDb(), request.principal.organizationId, { customerId: request.query.customerId, ...page }), (items) => items.map((g) => grantResponse(g, now))));
     },
 
     async createCustomerAccess(r) {
@@ -79,9 +81,7 @@ export const handler = areaHandler(customersArea, {
 
     async listFeedback(request) {
       const { query } = request;
-      const { binding, position } = await listPosition<PagePosition>(request);
-      const page = await listFeedback(defaultDb(), request.principal.organizationId, { state: query.state, locationId: query.locationId, limit: query.limit ?? DEFAULT_LIMIT, after: position });
-      return ok({ items: page.items.map(feedbackResponse), nextCursor: await nextCursor(binding, page.next) });
+      return ok(await listPage(request, (page) => listFeedback(defaultDb(), request.principal.organizationId, { state: query.state, locationId: query.locationId, ...page }), (items) => items.map(feedbackResponse)));
     },
 
     async createFeedback(r) {

@@ -1,9 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { defaultDb } from '../shared/ddb/client';
-import type { PagePosition } from '../shared/ddb/paging';
 import { NotFoundError } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
-import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
+import { listPage } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
 import { locationsArea } from './area';
 import { archiveLocation, createLocation, existingLocation, linkContact, locationEtag, locationViews, rotateQr, unlinkContact, updateLocation, type LocationPorts, type LocationView } from './domain';
@@ -26,10 +25,13 @@ export const handler = areaHandler(locationsArea, {
   operations: {
     async listLocations(request) {
       const { query } = request;
-      const { binding, position } = await listPosition<PagePosition>(request);
-      const page = await listLocations(defaultDb(), request.principal.organizationId, { archived: query.archived ?? false, q: query.q, limit: query.limit ?? DEFAULT_LIMIT, after: position });
-      const views = await locationViews(request.ports.store, request.principal, page.items);
-      return ok({ items: views.map(locationResponse), nextCursor: await nextCursor(binding, page.next) });
+      return ok(
+        await listPage(
+          request,
+          (page) => listLocations(defaultDb(), request.principal.organizationId, { archived: query.archived ?? false, q: query.q, ...page }),
+          async (items) => (await locationViews(request.ports.store, request.principal, items)).map(locationResponse),
+        ),
+      );
     },
 
     createLocation: async (request) => locationResult(await createLocation(request.ports, request.actor, request.body), 201, request.orgPath),
@@ -57,9 +59,7 @@ export const handler = areaHandler(locationsArea, {
 
     async listContacts(request) {
       const { query } = request;
-      const { binding, position } = await listPosition<PagePosition>(request);
-      const page = await listContacts(defaultDb(), request.principal.organizationId, { q: query.q, limit: query.limit ?? DEFAULT_LIMIT, after: position });
-      return ok({ items: page.items.map(contactResponse), nextCursor: await nextCursor(binding, page.next) });
+      return ok(await listPage(request, (page) => listContacts(defaultDb(), request.principal.organizationId, { q: query.q, ...page }), (items) => items.map(contactResponse)));
     },
 
     createContact: async (request) => contactResult(await createContact(request.ports, request.actor, request.body), 201, request.orgPath),

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { defaultDb } from '../shared/ddb/client';
-import type { PagePosition } from '../shared/ddb/paging';
 import { NotFoundError } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
-import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
+import { DEFAULT_LIMIT, listPage, listPosition, nextCursor } from '../shared/http/list';
 import { created, noContent, ok, type HttpResult } from '../shared/http/request';
 import { materialsArea } from './area';
 import { adjustmentEtag, adjustStock, archiveMaterial, createMaterial, linkEtag, linkMaterial, materialEtag, unlinkMaterial, updateMaterial, type Adjusted, type Material, type MaterialPorts } from './domain';
@@ -27,9 +26,7 @@ export const handler = areaHandler(materialsArea, {
   operations: {
     async listMaterials(request) {
       const { query } = request;
-      const { binding, position } = await listPosition<PagePosition>(request);
-      const page = await listMaterials(defaultDb(), request.principal.organizationId, { archived: query.archived ?? false, q: query.q, limit: query.limit ?? DEFAULT_LIMIT, after: position });
-      return ok({ items: page.items.map(materialResponse), nextCursor: await nextCursor(binding, page.next) });
+      return ok(await listPage(request, (page) => listMaterials(defaultDb(), request.principal.organizationId, { archived: query.archived ?? false, q: query.q, ...page }), (items) => items.map(materialResponse)));
     },
 
     createMaterial: async (request) => materialResult(await createMaterial(request.ports, request.actor, request.body), 201, request.orgPath),

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { defaultDb } from '../shared/ddb/client';
-import type { PagePosition } from '../shared/ddb/paging';
 import { NotFoundError } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
-import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
+import { listPage } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
 import { qualityArea } from './area';
 import {
@@ -38,9 +37,7 @@ export const handler = areaHandler(qualityArea, {
   operations: {
     async listQualityTemplates(request) {
       const { query } = request;
-      const { binding, position } = await listPosition<PagePosition>(request);
-      const page = await listTemplates(defaultDb(), request.principal.organizationId, { archived: query.archived ?? false, limit: query.limit ?? DEFAULT_LIMIT, after: position });
-      return ok({ items: page.items.map(templateResponse), nextCursor: await nextCursor(binding, page.next) });
+      return ok(await listPage(request, (page) => listTemplates(defaultDb(), request.principal.organizationId, { archived: query.archived ?? false, ...page }), (items) => items.map(templateResponse)));
     },
 
     async createQualityTemplate(r) {
@@ -77,9 +74,7 @@ export const handler = areaHandler(qualityArea, {
 
     async listInspections(request) {
       const { query } = request;
-      const { binding, position } = await listPosition<PagePosition>(request);
-      const page = await listInspections(defaultDb(), request.principal.organizationId, { locationId: query.locationId, limit: query.limit ?? DEFAULT_LIMIT, after: position });
-      return ok({ items: page.items.map(inspectionResponse), nextCursor: await nextCursor(binding, page.next) });
+      return ok(await listPage(request, (page) => listInspections(defaultDb(), request.principal.organizationId, { locationId: query.locationId, ...page }), (items) => items.map(inspectionResponse)));
     },
 
     async createInspection(r) {

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { defaultDb } from '../shared/ddb/client';
-import type { PagePosition } from '../shared/ddb/paging';
 import { NotFoundError } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
-import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
+import { DEFAULT_LIMIT, listPage, listPosition, nextCursor } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
 import { recruitmentArea } from './area';
 import { candidateEtag, createCandidate, eraseCandidate, hireCandidate, messageEtag, moveCandidate, postMessage, updateCandidate, type Candidate, type RecruitmentPorts } from './domain';
@@ -20,9 +19,7 @@ export const handler = areaHandler(recruitmentArea, {
   operations: {
     async listCandidates(request) {
       const { query } = request;
-      const { binding, position } = await listPosition<PagePosition>(request);
-      const page = await listCandidates(defaultDb(), request.principal.organizationId, { stage: query.stage, q: query.q, limit: query.limit ?? DEFAULT_LIMIT, after: position });
-      return ok({ items: page.items.map(candidateResponse), nextCursor: await nextCursor(binding, page.next) });
+      return ok(await listPage(request, (page) => listCandidates(defaultDb(), request.principal.organizationId, { stage: query.stage, q: query.q, ...page }), (items) => items.map(candidateResponse)));
     },
 
     createCandidate: async (r) => candidateResult(await createCandidate(r.ports, r.actor, r.body), 201, r.orgPath),

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { defaultDb } from '../shared/ddb/client';
-import type { PagePosition } from '../shared/ddb/paging';
 import { NotFoundError } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
-import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
+import { listPage } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
 import { tasksArea } from './area';
 import { archiveTask, createTask, taskAt, taskEtag, updateTask, type Task, type TaskPorts } from './domain';
@@ -21,10 +20,8 @@ export const handler = areaHandler(tasksArea, {
     async listTasks(request) {
       const { locationId } = request.params;
       const org = request.principal.organizationId;
-      const { binding, position } = await listPosition<PagePosition>(request, { locationId });
       if (!(await request.ports.store.getLocation(org, locationId))) throw new NotFoundError(`Location ${locationId}`);
-      const page = await listTasks(defaultDb(), org, locationId, request.query.archived ?? false, request.query.limit ?? DEFAULT_LIMIT, position);
-      return ok({ items: page.items.map(taskResponse), nextCursor: await nextCursor(binding, page.next) });
+      return ok(await listPage(request, ({ limit, after }) => listTasks(defaultDb(), org, locationId, request.query.archived ?? false, limit, after), (items) => items.map(taskResponse), { locationId }));
     },
 
     createTask: async (r) => taskResult(await createTask(r.ports, r.actor, r.params.locationId, r.body), 201, r.orgPath),

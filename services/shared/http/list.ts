@@ -48,3 +48,21 @@ export async function listPosition<P>(
   const binding: CursorBinding = { organizationId: request.principal.organizationId, query: { route: request.route.operation, ...filters, ...extra } };
   return { binding, position: await readCursor<P>(binding, cursor as string | undefined) };
 }
+
+/**
+ * One list page of an operation: the cursor's position (422 for a foreign or altered one),
+ * `read` of `{ limit, after }` (the query's limit or the default), the items rendered, and the
+ * next cursor sealed with the same binding (`extra` adds e.g. a path id to it).
+ */
+export async function listPage<T, R>(
+  request: { readonly principal: { readonly organizationId: string }; readonly route: { readonly operation: string }; readonly query: object },
+  // `after` is the position the store's previous page returned, sealed in a verified cursor: it
+  // takes the store's own position type (`never` fits any), as listPosition<P> would cast it.
+  read: (page: { readonly limit: number; readonly after: never }) => Promise<{ readonly items: readonly T[]; readonly next?: unknown }>,
+  render: (items: readonly T[]) => readonly R[] | Promise<readonly R[]>,
+  extra: Record<string, unknown> = {},
+): Promise<{ readonly items: readonly R[]; readonly nextCursor: string | null }> {
+  const { binding, position } = await listPosition<never>(request, extra);
+  const page = await read({ limit: (request.query as { readonly limit?: number }).limit ?? DEFAULT_LIMIT, after: position as never });
+  return { items: await render(page.items), nextCursor: await nextCursor(binding, page.next) };
+}
