@@ -10,7 +10,7 @@ import { reportsStore } from '../../services/reports/store';
 import { fileStore } from '../../services/reports/store-files';
 import { getJob } from '../../services/reports/store-jobs';
 import { FENCE_LABEL, fenceFromItem, getManifest, manifestEntries, openManifestItems, planStaleness, reportKeys } from '../../services/reports/store-manifests';
-import { reportsWorkerStore } from '../../services/reports/store-worker';
+import { workerPorts as realWorkerPorts } from '../../services/reports/store-worker';
 import { sealRestricted } from '../../services/shared/crypto/restricted';
 import type { Principal } from '../../services/shared/auth/principal';
 import type { Db } from '../../services/shared/ddb/client';
@@ -33,7 +33,7 @@ const principal: Principal = { organizationId: ORG, keyId: 'k'.repeat(20), keyLa
 const actor = { principal, requestId: 'req-test' };
 /** Requests an export as the handler does (in a unit of work); the message is not sent: the tests run the worker. */
 const request = (req: ReportRequest) => inUnitOfWork(db, (unit) => requestReport({ store: reportsStore(db, unit, { send: async () => undefined }), now: () => new Date(), newId: randomUUID }, actor, req));
-const workerPorts = (files: FileStore): WorkerPorts => ({ store: reportsWorkerStore(db), files, now: () => new Date(), newId: randomUUID });
+const workerPorts = (files: FileStore): WorkerPorts => ({ ...realWorkerPorts(db), files });
 const PERIOD = { from: '2026-03-01T00:00:00.000Z', to: '2026-04-01T00:00:00.000Z' };
 
 beforeAll(async () => {
@@ -81,7 +81,7 @@ describe('generating an export while entries change', () => {
     const plan = await planStaleness(db, oldFence, undefined, entry, { at: t, requestId: 'r' });
     // An export opens a manifest for March: the fence moves on.
     await commit(db, openManifestItems(
-      { id: randomUUID(), organizationId: ORG, kind: 'TIMESHEET_CSV', period: PERIOD, scope: { employeeIds: [], locationIds: [] }, status: 'PENDING', jobId: 'j', entryCount: 0, contentHash: null, contentType: null, byteSize: null, fileKey: null, requestedBy: { keyId: 'k', label: 'l' }, createdAt: t, publishedAt: null, stale: null, replacesManifestId: null, replacedByManifestId: null, version: 1 },
+      { id: randomUUID(), organizationId: ORG, kind: 'TIMESHEET_CSV', period: PERIOD, scope: { employeeIds: [], locationIds: [] }, status: 'PENDING', jobId: 'j', entryCount: 0, contentHash: null, fileHash: null, contentType: null, byteSize: null, fileKey: null, requestedBy: { keyId: 'k', label: 'l' }, createdAt: t, publishedAt: null, stale: null, replacesManifestId: null, replacedByManifestId: null, version: 1 },
       ['2026-03'],
       oldFence,
     ));
