@@ -218,7 +218,11 @@ function pdfHeader(kind: ReportKind, period: Period, ctx: ExportContext, extra: 
   return [`${ctx.organizationName} · ${KIND_TITLE[kind]} · Period ${bounds} · Times in ${zoneLabel(period, p.timeZone)}`, extra];
 }
 
-const trace = (ctx: ExportContext, hash: string) => `Manifest ${ctx.manifestId} · content ${hash} · generated ${localeDateTime(ctx.generatedAt, ctx.presentation)} (${ctx.generatedAt})`;
+const trace = (ctx: ExportContext, hash: string) =>
+  `Manifest ${ctx.manifestId} · content ${hash} · generated ${localeDateTime(ctx.generatedAt, ctx.presentation)} UTC${localInstant(ctx.generatedAt, ctx.presentation.timeZone).offset}`;
+
+/** `1 entry`, `3 entries` in the locale's numbers. */
+const count = (n: number, one: string, many: string, locale: string) => `${localeNumber(n, locale)} ${n === 1 ? one : many}`;
 
 /** The timesheet for people: entries with local times, totals per employee and day, per date, and a grand total. */
 function timesheetPdf(job: Pick<ReportJob, 'kind' | 'period'>, data: ExportData, ctx: ExportContext, hash: string): PdfDocumentModel {
@@ -238,9 +242,9 @@ function timesheetPdf(job: Pick<ReportJob, 'kind' | 'period'>, data: ExportData,
           cells: [name, localeDate(date, p.locale, true), localInstant(e.startedAt, p.timeZone).time, endOf(e, date), hm(e.breakMinutes), hm(worked), e.origin, place, e.adjusted ? `${localeNumber(e.revision, p.locale)} adjusted` : localeNumber(e.revision, p.locale), e.id.slice(0, 8)],
         });
       }
-      rows.push({ style: 'subtotal', cells: [block.name, localeDate(day.date, p.locale, true), '', 'Day total', hm(day.breaks), hm(day.worked), '', `${localeNumber(day.lines.length, p.locale)} entries`, '', ''] });
+      rows.push({ style: 'subtotal', cells: [block.name, localeDate(day.date, p.locale, true), '', 'Day total', hm(day.breaks), hm(day.worked), '', count(day.lines.length, 'entry', 'entries', p.locale), '', ''] });
     }
-    rows.push({ style: 'total', cells: [block.name, 'Employee total', '', '', hm(block.breaks), hm(block.worked), '', `${localeNumber(block.entries, p.locale)} entries, ${localeNumber(block.days.length, p.locale)} days`, '', ''] });
+    rows.push({ style: 'total', cells: [block.name, 'Employee total', '', '', hm(block.breaks), hm(block.worked), '', `${count(block.entries, 'entry', 'entries', p.locale)}, ${count(block.days.length, 'day', 'days', p.locale)}`, '', ''] });
   }
   const sections: PdfSection[] = [
     {
@@ -277,7 +281,7 @@ function timesheetPdf(job: Pick<ReportJob, 'kind' | 'period'>, data: ExportData,
   ];
   return {
     title: `${KIND_TITLE[job.kind]} – ${ctx.organizationName}`,
-    header: pdfHeader(job.kind, job.period, ctx, `${localeNumber(model.grand.entries, p.locale)} entries · worked ${hm(model.grand.worked)} · break ${hm(model.grand.breaks)} · durations in hours:minutes · a revision above 1 marked "adjusted" is a corrected entry`),
+    header: pdfHeader(job.kind, job.period, ctx, `${count(model.grand.entries, 'entry', 'entries', p.locale)} · worked ${hm(model.grand.worked)} · break ${hm(model.grand.breaks)} · durations in hours:minutes · a revision above 1 marked "adjusted" is a corrected entry`),
     trace: trace(ctx, hash),
     sections,
     createdAt: ctx.generatedAt,
@@ -403,12 +407,13 @@ function monthlyPdf(job: Pick<ReportJob, 'kind' | 'period'>, data: ExportData, c
         { header: 'Corrections', width: 100 },
       ],
       rows,
+      lineHeight: 9.5,
       signatures: ['Employee: signature and date', 'Supervisor: signature and date'],
     };
   });
   return {
     title: `${KIND_TITLE[job.kind]} – ${ctx.organizationName}`,
-    header: pdfHeader(job.kind, job.period, ctx, `${localeNumber(employees.length, p.locale)} employees · durations in hours:minutes · weeks start on ${p.weekStartsOn.toLowerCase()}`),
+    header: pdfHeader(job.kind, job.period, ctx, `${count(employees.length, 'employee', 'employees', p.locale)} · durations in hours:minutes · weeks start on ${p.weekStartsOn.toLowerCase()}`),
     trace: trace(ctx, hash),
     sections: sections.length > 0 ? sections : [{ heading: ['No entries or published shifts in this period and scope.'], columns: [], rows: [] }],
     createdAt: ctx.generatedAt,

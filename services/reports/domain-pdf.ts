@@ -36,6 +36,8 @@ export interface PdfSection {
   readonly empty?: string;
   /** Signature lines under the table (the monthly report's confirmation). */
   readonly signatures?: readonly string[];
+  /** Row height in points (a month on one page needs 9.5). @default 12.5 */
+  readonly lineHeight?: number;
 }
 
 export interface PdfDocumentModel {
@@ -83,38 +85,40 @@ export async function renderPdf(model: PdfDocumentModel, fonts: PdfFonts): Promi
   };
 
   for (const section of model.sections) {
+    const lh = section.lineHeight ?? LINE;
     if (!page || section.newPage || y - 4 * LINE < FOOT) newPage();
+    else y -= 10;
     const heading = (continued: boolean) => {
       section.heading.forEach((line, i) => {
         const text = i === 0 && continued ? `${line} (continued)` : line;
         page!.drawText(fit(i === 0 ? bold : font, text, PAGE[0] - 2 * MARGIN, i === 0 ? 10.5 : 8.5), { x: MARGIN, y, size: i === 0 ? 10.5 : 8.5, font: i === 0 ? bold : font });
         y -= i === 0 ? 14 : 11;
       });
-      drawHeaderRow(page!, bold, section.columns, y);
-      y -= LINE;
+      drawHeaderRow(page!, bold, section.columns, y, lh);
+      y -= lh;
     };
     heading(false);
     if (section.rows.length === 0 && section.empty) {
       page!.drawText(section.empty, { x: MARGIN, y, size: SIZE, font });
-      y -= LINE;
+      y -= lh;
     }
     for (const row of section.rows) {
-      if (y < FOOT + LINE) {
+      if (y < FOOT + lh) {
         newPage();
         heading(true);
       }
-      drawRow(page!, row.style ? bold : font, row, section.columns, y);
-      y -= LINE;
+      drawRow(page!, row.style ? bold : font, row, section.columns, y, lh);
+      y -= lh;
     }
     if (section.signatures && section.signatures.length > 0) {
-      if (y - 60 < FOOT) {
+      if (y - 52 < FOOT) {
         newPage();
         section.heading.slice(0, 1).forEach((line) => {
           page!.drawText(`${line} (continued)`, { x: MARGIN, y, size: 10.5, font: bold });
           y -= 14;
         });
       }
-      y -= 34;
+      y -= 28;
       const width = (PAGE[0] - 2 * MARGIN - 40 * (section.signatures.length - 1)) / section.signatures.length;
       section.signatures.forEach((label, i) => {
         const x = MARGIN + i * (width + 40);
@@ -130,23 +134,25 @@ export async function renderPdf(model: PdfDocumentModel, fonts: PdfFonts): Promi
   pages.forEach((p, i) => {
     const number = `Page ${i + 1} of ${pages.length}`;
     const numberWidth = font.widthOfTextAtSize(number, 7.5);
+    const traceSize = 7;
     p.drawLine({ start: { x: MARGIN, y: MARGIN + 9 }, end: { x: PAGE[0] - MARGIN, y: MARGIN + 9 }, thickness: 0.4, color: GREY });
-    p.drawText(fit(font, model.trace, PAGE[0] - 2 * MARGIN - numberWidth - 16, 7.5), { x: MARGIN, y: MARGIN, size: 7.5, font, color: GREY });
+    p.drawText(fit(font, model.trace, PAGE[0] - 2 * MARGIN - numberWidth - 16, traceSize), { x: MARGIN, y: MARGIN, size: traceSize, font, color: GREY });
     p.drawText(number, { x: PAGE[0] - MARGIN - numberWidth, y: MARGIN, size: 7.5, font });
   });
   return Buffer.from(await doc.save({ useObjectStreams: false }));
 }
 
-function drawHeaderRow(page: PDFPage, bold: PDFFont, columns: readonly PdfColumn[], y: number) {
+function drawHeaderRow(page: PDFPage, bold: PDFFont, columns: readonly PdfColumn[], y: number, lh: number) {
   const width = columns.reduce((sum, c) => sum + c.width, 0);
-  page.drawRectangle({ x: MARGIN - 2, y: y - 3.5, width: width + 4, height: LINE, color: rgb(0.88, 0.9, 0.94) });
+  page.drawRectangle({ x: MARGIN - 2, y: y - (lh - 5.5) / 2 - 1, width: width + 4, height: lh, color: rgb(0.88, 0.9, 0.94) });
   drawCells(page, bold, columns.map((c) => c.header), columns, y);
 }
 
-function drawRow(page: PDFPage, font: PDFFont, row: PdfRow, columns: readonly PdfColumn[], y: number) {
+function drawRow(page: PDFPage, font: PDFFont, row: PdfRow, columns: readonly PdfColumn[], y: number, lh: number) {
   const width = columns.reduce((sum, c) => sum + c.width, 0);
-  if (row.style) page.drawRectangle({ x: MARGIN - 2, y: y - 3.5, width: width + 4, height: LINE, color: row.style === 'total' ? rgb(0.85, 0.85, 0.85) : rgb(0.95, 0.95, 0.95) });
-  if (row.style === 'total') page.drawLine({ start: { x: MARGIN - 2, y: y + LINE - 3.5 }, end: { x: MARGIN + width + 2, y: y + LINE - 3.5 }, thickness: 0.6, color: rgb(0, 0, 0) });
+  const bottom = y - (lh - 5.5) / 2 - 1;
+  if (row.style) page.drawRectangle({ x: MARGIN - 2, y: bottom, width: width + 4, height: lh, color: row.style === 'total' ? rgb(0.85, 0.85, 0.85) : rgb(0.95, 0.95, 0.95) });
+  if (row.style === 'total') page.drawLine({ start: { x: MARGIN - 2, y: bottom + lh }, end: { x: MARGIN + width + 2, y: bottom + lh }, thickness: 0.6, color: rgb(0, 0, 0) });
   drawCells(page, font, row.cells, columns, y);
 }
 
