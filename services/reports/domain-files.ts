@@ -312,9 +312,15 @@ function monthlyModel(period: Period, data: ExportData, p: Presentation): Monthl
   const dates = datesOf(period, p.timeZone);
   const ids = new Set<string>([...data.entries.map((e) => e.employeeId), ...[...data.planned.entries()].filter(([, s]) => s.length > 0).map(([id]) => id)]);
   const collator = new Intl.Collator(p.locale);
+  const byEmployee = new Map<string, TimeEntry[]>();
+  for (const e of [...data.entries].sort((a, b) => cmp(a.startedAt, b.startedAt))) {
+    const own = byEmployee.get(e.employeeId) ?? [];
+    own.push(e);
+    byEmployee.set(e.employeeId, own);
+  }
   const employees = [...ids].map((id): MonthlyEmployee => {
     const days = new Map(dates.map((date) => [date, { date, planned: 0, worked: 0, breaks: 0, entries: 0, adjusted: 0, first: null, last: null } as DayCell]));
-    for (const e of [...data.entries].filter((x) => x.employeeId === id).sort((a, b) => cmp(a.startedAt, b.startedAt))) {
+    for (const e of byEmployee.get(id) ?? []) {
       const start = localInstant(e.startedAt, p.timeZone);
       const day = days.get(start.date);
       if (!day) continue;

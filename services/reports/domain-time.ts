@@ -55,12 +55,24 @@ export function localRfc3339(instant: string, timeZone: string): string {
   return `${l.date}T${l.time}:${String(seconds).padStart(2, '0')}${l.offset}`;
 }
 
+/** Intl formatters are costly to build: one per (kind, locale, options) for the life of the process. */
+const formatters = new Map<string, Intl.DateTimeFormat | Intl.NumberFormat>();
+function cached<T extends Intl.DateTimeFormat | Intl.NumberFormat>(key: string, make: () => T): T {
+  let f = formatters.get(key) as T | undefined;
+  if (!f) {
+    f = make();
+    formatters.set(key, f);
+  }
+  return f;
+}
+const numberFormat = (locale: string) => cached(`n|${locale}`, () => new Intl.NumberFormat(locale, { maximumFractionDigits: 0 }));
+
 /** Minutes as hours:minutes (`7:30`, `-0:15`, `1.234:05` with the locale's grouping). */
 export function hoursMinutes(minutes: number, locale?: string): string {
   const sign = minutes < 0 ? '-' : '';
   const abs = Math.abs(Math.round(minutes));
   const hours = Math.floor(abs / 60);
-  const h = locale ? new Intl.NumberFormat(locale, { maximumFractionDigits: 0 }).format(hours) : String(hours);
+  const h = locale ? numberFormat(locale).format(hours) : String(hours);
   return `${sign}${h}:${String(abs % 60).padStart(2, '0')}`;
 }
 
@@ -68,17 +80,18 @@ export function hoursMinutes(minutes: number, locale?: string): string {
 export const decimalHours = (minutes: number): number => Math.round((minutes / 60) * 100) / 100;
 
 /** An integer in the locale's format. */
-export const localeNumber = (n: number, locale: string): string => new Intl.NumberFormat(locale).format(n);
+export const localeNumber = (n: number, locale: string): string => numberFormat(locale).format(n);
 
 /** A calendar date (`YYYY-MM-DD`, no zone) in the locale's short form, with its weekday when asked. */
 export function localeDate(date: string, locale: string, withWeekday = false): string {
   const [y, m, d] = date.split('-').map(Number);
-  return new Intl.DateTimeFormat(locale, { timeZone: 'UTC', year: 'numeric', month: '2-digit', day: '2-digit', ...(withWeekday ? { weekday: 'short' } : {}) }).format(new Date(Date.UTC(y, m - 1, d)));
+  const f = cached(`d|${locale}|${withWeekday}`, () => new Intl.DateTimeFormat(locale, { timeZone: 'UTC', year: 'numeric', month: '2-digit', day: '2-digit', ...(withWeekday ? { weekday: 'short' as const } : {}) }));
+  return f.format(new Date(Date.UTC(y, m - 1, d)));
 }
 
 /** An instant as the locale writes a date and time in the zone (`26.11.2026, 16:05`). */
 export const localeDateTime = (instant: string, p: Presentation): string =>
-  new Intl.DateTimeFormat(p.locale, { timeZone: p.timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(instant));
+  cached(`t|${p.locale}|${p.timeZone}`, () => new Intl.DateTimeFormat(p.locale, { timeZone: p.timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' })).format(new Date(instant));
 
 /** The next calendar date. */
 export function nextDate(date: string): string {
@@ -122,7 +135,7 @@ export function offsetsIn(period: Period, timeZone: string): string[] {
   return offsets;
 }
 
-/** The zone named once for a header: `Europe/Berlin (UTC+01:00, from 29 Mar UTC+02:00)`. */
+/** The zone named once for a header, with the offsets it has in the period: `Europe/Berlin (UTC+01:00 / UTC+02:00)`. */
 export function zoneLabel(period: Period, timeZone: string): string {
   const offsets = offsetsIn(period, timeZone).map((o) => `UTC${o}`);
   return `${timeZone} (${offsets.join(' / ')})`;
