@@ -685,7 +685,7 @@ export interface paths {
         };
         /**
          * Progress and result of an export request
-         * @description Status, progress and result (manifestId or failureReason) of an export request. The ETag changes with every change of status or progress.
+         * @description Status, progress and result (manifestId or failureReason) of an export request. While RUNNING, `progress.processed` of `progress.total` employees rises (written when the run starts and in up to 20 steps). The ETag changes with every change of status or progress.
          *
          *     Scopes: reports:read.
          */
@@ -781,7 +781,7 @@ export interface paths {
         };
         /**
          * The file of an export
-         * @description Redirects (302) to a presigned GET of the file in the private export bucket, valid 5 minutes: CSV (UTF-8 with BOM, RFC 4180, header row) or PDF, answered with its file name (Content-Disposition: attachment) and content type. The body says the same for clients that do not follow redirects (`download.url`). The API never streams the bytes (API Gateway and Lambda cap responses at 6 MB and turn binary into base64 unless the client asks for it); the URL is a secret until it expires. The ETag is the manifest content hash. `curl -L` fetches the file.
+         * @description Redirects (302) to a presigned GET of the file in the private export bucket, valid 5 minutes: CSV (UTF-8 with BOM, RFC 4180, header row) or PDF, answered with its file name (Content-Disposition: attachment) and content type. The body says the same for clients that do not follow redirects (`download.url`). The API never streams the bytes (API Gateway and Lambda cap responses at 6 MB and turn binary into base64 unless the client asks for it); the URL is a secret until it expires. The ETag is the file hash (`fileHash` of the manifest). `curl -L` fetches the file.
          *
          *     Scopes: reports:read.
          */
@@ -2919,8 +2919,29 @@ export interface components {
                 locationIds: string[];
             };
             replacesManifestId: string | null;
+            /** @description How far the export got: `processed` of `total` employees read. Written when the run starts and in up to 20 steps while it runs; a finished job shows processed = total. */
             progress: {
+                /**
+                 * @description Employees whose entries the run has read so far; rises while the job is RUNNING.
+                 * @example 120
+                 */
+                processed: number;
+                /**
+                 * @description Employees the export covers: known once the run started (null while QUEUED for an export of every employee).
+                 * @example 480
+                 */
+                total: number | null;
+                /**
+                 * @deprecated
+                 * @description Same as `processed`.
+                 * @example 120
+                 */
                 processedEmployees: number;
+                /**
+                 * @deprecated
+                 * @description Same as `total`.
+                 * @example 480
+                 */
                 totalEmployees: number | null;
             };
             manifestId: string | null;
@@ -2951,8 +2972,16 @@ export interface components {
                 locationIds: string[];
             };
             entryCount: number;
-            /** @description sha256 of the file */
+            /**
+             * @description sha256 of the content in machine form (the CSV rows; for CSV exports the file itself). Printed on every PDF page; changes only when the content changes, never with the generation time or manifest id.
+             * @example sha256:9f2c4e0b7d3a51e8c6f4a2d9b0e7c3f15a8d6e2b4c9f0a1d7e3b5c8f2a6d4e91
+             */
             contentHash: string;
+            /**
+             * @description sha256 of the file as downloaded (the ETag of the download); equals contentHash for CSV exports.
+             * @example sha256:41d7b2c9e0f3a6d85b1c4e7f2a9d0c3b6e8f1a4d7c2b5e9f0a3d6c8b1e4f7a2d
+             */
+            fileHash: string;
             contentType: string;
             byteSize: number;
             /** Format: uuid */
@@ -3005,8 +3034,16 @@ export interface components {
                 locationIds: string[];
             };
             entryCount: number;
-            /** @description sha256 of the file */
+            /**
+             * @description sha256 of the content in machine form (the CSV rows; for CSV exports the file itself). Printed on every PDF page; changes only when the content changes, never with the generation time or manifest id.
+             * @example sha256:9f2c4e0b7d3a51e8c6f4a2d9b0e7c3f15a8d6e2b4c9f0a1d7e3b5c8f2a6d4e91
+             */
             contentHash: string;
+            /**
+             * @description sha256 of the file as downloaded (the ETag of the download); equals contentHash for CSV exports.
+             * @example sha256:41d7b2c9e0f3a6d85b1c4e7f2a9d0c3b6e8f1a4d7c2b5e9f0a3d6c8b1e4f7a2d
+             */
+            fileHash: string;
             contentType: string;
             byteSize: number;
             /** Format: uuid */
@@ -10690,8 +10727,10 @@ export interface operations {
                      *       },
                      *       "replacesManifestId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "progress": {
-                     *         "processedEmployees": 1,
-                     *         "totalEmployees": 1
+                     *         "processed": 120,
+                     *         "total": 480,
+                     *         "processedEmployees": 120,
+                     *         "totalEmployees": 480
                      *       },
                      *       "manifestId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "failureReason": "failure reason",
@@ -10855,8 +10894,10 @@ export interface operations {
                      *       },
                      *       "replacesManifestId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "progress": {
-                     *         "processedEmployees": 1,
-                     *         "totalEmployees": 1
+                     *         "processed": 120,
+                     *         "total": 480,
+                     *         "processedEmployees": 120,
+                     *         "totalEmployees": 480
                      *       },
                      *       "manifestId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "failureReason": "failure reason",
@@ -10989,7 +11030,8 @@ export interface operations {
                      *             ]
                      *           },
                      *           "entryCount": 1,
-                     *           "contentHash": "content hash",
+                     *           "contentHash": "sha256:9f2c4e0b7d3a51e8c6f4a2d9b0e7c3f15a8d6e2b4c9f0a1d7e3b5c8f2a6d4e91",
+                     *           "fileHash": "sha256:41d7b2c9e0f3a6d85b1c4e7f2a9d0c3b6e8f1a4d7c2b5e9f0a3d6c8b1e4f7a2d",
                      *           "contentType": "content type",
                      *           "byteSize": 1,
                      *           "jobId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
@@ -11232,7 +11274,8 @@ export interface operations {
                      *         ]
                      *       },
                      *       "entryCount": 1,
-                     *       "contentHash": "content hash",
+                     *       "contentHash": "sha256:9f2c4e0b7d3a51e8c6f4a2d9b0e7c3f15a8d6e2b4c9f0a1d7e3b5c8f2a6d4e91",
+                     *       "fileHash": "sha256:41d7b2c9e0f3a6d85b1c4e7f2a9d0c3b6e8f1a4d7c2b5e9f0a3d6c8b1e4f7a2d",
                      *       "contentType": "content type",
                      *       "byteSize": 1,
                      *       "jobId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",

@@ -6,6 +6,9 @@ import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyR
 import { AUTHORIZER_CACHE_SECONDS } from '../authorizer/cache';
 import { handler as authorizerHandler } from '../authorizer/handler';
 import { AREAS } from '../registry';
+import { runReportJob } from '../reports/domain-worker';
+import { deliverJobsLocally } from '../reports/store-queue';
+import { workerPorts } from '../reports/store-worker';
 import { PUBLIC_ROUTES, ROUTES, resourcePath, SCIM_PREFIX, ORG_PREFIX, type ApiName, type RouteSpec } from '../routes';
 import { PUBLIC_BASE_URL_VARIABLE } from '../shared/area';
 import { policyAllows, type PolicyDocument } from '../shared/auth/policy';
@@ -120,6 +123,9 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   const buckets = new Map<string, { tokens: number; at: number }>();
   /** Set once the server listens (its own URL unless configured). */
   let publicBaseUrl = options.publicBaseUrl ?? '';
+  // No SQS locally: a requested export runs in this process after the response, as the
+  // reports-worker function runs it from the queue in AWS.
+  deliverJobsLocally((message) => runReportJob(workerPorts(), message));
 
   /** The handler of an area or of a platform function: `services/<name>/handler.ts`, loaded once. */
   const handlerOf = async (name: string): Promise<ProxyHandler> => {

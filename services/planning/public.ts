@@ -1,7 +1,8 @@
 /**
  * What other areas may use of planning (its declared port): the evidence channel appends
  * visit confirmations (validated input, items with their existence checks, the append
- * itself); the seed does the same.
+ * itself); the seed does the same. The monthly report reads an employee's PUBLISHED shifts.
  */
+export { publishedShiftsStartingIn } from './store';
 export { ingestVisitConfirmation, visitConfirmationItems, visitEvidenceSchema, type VisitIngestDeps } from './store-visits';
 export { shiftKeys, type Shift, type VisitConfirmation } from './model';

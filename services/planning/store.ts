@@ -113,6 +113,16 @@ export async function listShifts(db: Db, f: ShiftFilter, limit: number): Promise
   return { items: shifts.slice(0, limit), hasMore: shifts.length > limit };
 }
 
+/**
+ * An employee's PUBLISHED shifts that start in [from, to): what the monthly report plans with
+ * (reports' use through public.ts). One Query of GSI2 (eventually consistent: a shift
+ * published a moment ago may be missed), at most `max` (a month holds far fewer).
+ */
+export async function publishedShiftsStartingIn(db: Db, org: string, employeeId: string, from: string, to: string, max = 1000): Promise<Shift[]> {
+  const { items } = await listShifts(db, { organizationId: org, employeeId, from, to, state: 'PUBLISHED' }, max);
+  return items.filter((s) => s.startsAt >= from && s.startsAt < to);
+}
+
 /** DRAFT shifts starting in [from, to) (strongly consistent on the organization's shifts is not possible on a GSI: a draft created a moment ago may be missed and stays a draft). */
 export async function draftsStartingIn(db: Db, org: string, filter: RangeFilter, max: number): Promise<Shift[]> {
   const [index, pk] = filter.employeeId ? ['GSI2', shiftKeys.byEmployee(org, filter.employeeId)] : filter.locationId ? ['GSI3', shiftKeys.byLocation(org, filter.locationId)] : ['GSI1', shiftKeys.byOrganization(org)];

@@ -24,6 +24,8 @@ export const reportsArea = defineArea({
       entry: 'services/reports/handler-worker.ts',
       description: 'Export generation',
       timeoutSeconds: 300,
+      // The PDF font (DejaVu Sans: names with diacritics), read beside the bundle (store-fonts.ts).
+      assets: { 'DejaVuSans.ttf': 'node_modules/dejavu-fonts-ttf/ttf/DejaVuSans.ttf', 'DejaVuSans-Bold.ttf': 'node_modules/dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf' },
       // Generates exports: reads entries, opens and publishes manifests, writes files and the payroll outbox.
       permissions: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'BatchWriteItem'], cursorSecret: false, restrictedDataKey: false },
     },
@@ -56,7 +58,7 @@ export const reportsArea = defineArea({
       path: '/reports/generation-jobs/{jobId}',
       scopes: ['reports:read'],
       summary: 'Progress and result of an export request',
-      description: 'Status, progress and result (manifestId or failureReason) of an export request. The ETag changes with every change of status or progress.',
+      description: 'Status, progress and result (manifestId or failureReason) of an export request. While RUNNING, `progress.processed` of `progress.total` employees rises (written when the run starts and in up to 20 steps). The ETag changes with every change of status or progress.',
       success: { status: 200, description: 'The job.', schema: jobResponseSchema, headers: ['ETag'] },
       problems: [],
     },
@@ -96,7 +98,7 @@ export const reportsArea = defineArea({
       scopes: ['reports:read'],
       summary: 'The file of an export',
       description:
-        'Redirects (302) to a presigned GET of the file in the private export bucket, valid 5 minutes: CSV (UTF-8 with BOM, RFC 4180, header row) or PDF, answered with its file name (Content-Disposition: attachment) and content type. The body says the same for clients that do not follow redirects (`download.url`). The API never streams the bytes (API Gateway and Lambda cap responses at 6 MB and turn binary into base64 unless the client asks for it); the URL is a secret until it expires. The ETag is the manifest content hash. `curl -L` fetches the file.',
+        'Redirects (302) to a presigned GET of the file in the private export bucket, valid 5 minutes: CSV (UTF-8 with BOM, RFC 4180, header row) or PDF, answered with its file name (Content-Disposition: attachment) and content type. The body says the same for clients that do not follow redirects (`download.url`). The API never streams the bytes (API Gateway and Lambda cap responses at 6 MB and turn binary into base64 unless the client asks for it); the URL is a secret until it expires. The ETag is the file hash (`fileHash` of the manifest). `curl -L` fetches the file.',
       success: { status: 302, description: 'Found: the file is at `Location`.', schema: fileDownloadResponseSchema, headers: ['Location', 'ETag', 'Cache-Control'] },
       problems: [],
     },

@@ -4,7 +4,9 @@ import { AppError } from '../shared/errors';
 import { logger } from '../shared/logger';
 import type { TimeEntry } from '../timesheets/public';
 import { FILE_FORMAT, includes, monthsOf, type JobQueue } from './domain';
-import { contentHash, renderExport, type FileStore, type PersonInfo } from './domain-files';
+import { contentHash, renderExport, type FileStore, type PersonInfo, type PlannedShift } from './domain-files';
+import type { PdfDocumentModel } from './domain-pdf';
+import type { Presentation } from './domain-time';
 import type { JobMessage, Manifest, OutboxRecord, Period, ReportJob } from './model';
 
 /**
@@ -26,7 +28,8 @@ export const STRANDED_AFTER_MS = 2 * 60_000;
 export const WORKER_SYSTEM = 'Report worker';
 
 const ATTEMPTS = 3;
-const PROGRESS_EVERY = 25;
+/** Progress is written at most this many times a run (plus once when the total is known). */
+const PROGRESS_STEPS = 20;
 
 /** The pending manifest went stale before it was published: generate it again. */
 export class ExportWentStaleError extends Error {
@@ -37,7 +40,7 @@ export class ExportWentStaleError extends Error {
 }
 
 /** The fields a manifest gets when published. */
-export type Published = Pick<Manifest, 'entryCount' | 'contentHash' | 'contentType' | 'byteSize' | 'fileKey' | 'publishedAt'>;
+export type Published = Pick<Manifest, 'entryCount' | 'contentHash' | 'fileHash' | 'contentType' | 'byteSize' | 'fileKey' | 'publishedAt'>;
 
 /** What the worker reads and writes. */
 export interface WorkerStore {
@@ -56,6 +59,10 @@ export interface WorkerStore {
   /** The employee's entries that start in the period, as committed now. */
   entriesOf(org: string, employeeId: string, period: Period): Promise<TimeEntry[]>;
   people(org: string, employeeIds: readonly string[]): Promise<Map<string, PersonInfo>>;
+  /** The organization's name and how it shows time (settings: time zone, locale, week start). */
+  organization(org: string): Promise<{ name: string; presentation: Presentation }>;
+  /** The employee's PUBLISHED shifts that start in the period (planning's port). */
+  plannedShifts(org: string, employeeId: string, period: Period): Promise<PlannedShift[]>;
   locationNames(org: string, locationIds: readonly string[]): Promise<Map<string, string>>;
   /** The manifest's entry revisions, written while it is PENDING. */
   putManifestEntries(org: string, manifestId: string, entries: readonly Pick<TimeEntry, 'id' | 'revision'>[]): Promise<void>;
@@ -72,6 +79,8 @@ export interface WorkerStore {
 export interface WorkerPorts {
   readonly store: WorkerStore;
   readonly files: FileStore;
+  /** Renders a PDF model (domain-pdf.ts, with the fonts): only the worker's bundle carries it. */
+  readonly renderPdf: (model: PdfDocumentModel) => Promise<Buffer>;
   readonly now: () => Date;
   readonly newId: () => string;
 }
@@ -133,6 +142,7 @@ async function generateOnce(ports: WorkerPorts, job: ReportJob, runId: string): 
     contentHash: null,
     contentType: null,
     byteSize: null,
+    fileHash: null,
     fileKey: null,
     requestedBy: job.requestedBy,
     createdAt: ports.now().toISOString(),
@@ -145,15 +155,23 @@ async function generateOnce(ports: WorkerPorts, job: ReportJob, runId: string): 
   await store.openManifest(manifest, months);
   try {
     const employeeIds = job.scope.employeeIds.length > 0 ? [...job.scope.employeeIds] : await store.employeeIds(org);
+    const total = employeeIds.length;
+    const progress = (processed: number) => store.updateProgress(job, runId, { processedEmployees: processed, totalEmployees: total }, ports.now().toISOString());
+    await progress(0);
+    const step = Math.max(1, Math.ceil(total / PROGRESS_STEPS));
     const entries: TimeEntry[] = [];
+    const planned = new Map<string, PlannedShift[]>();
     for (const [i, employeeId] of employeeIds.entries()) {
       const own = await store.entriesOf(org, employeeId, job.period);
       entries.push(...own.filter((e) => includes(job.period, job.scope, e)));
-      if ((i + 1) % PROGRESS_EVERY === 0) await store.updateProgress(job, runId, { processedEmployees: i + 1, totalEmployees: employeeIds.length }, ports.now().toISOString());
+      if (job.kind === 'MONTHLY_REPORT') planned.set(employeeId, (await store.plannedShifts(org, employeeId, job.period)).filter((s) => job.scope.locationIds.length === 0 || job.scope.locationIds.includes(s.locationId)));
+      if ((i + 1) % step === 0 && i + 1 < total) await progress(i + 1);
     }
-    const people = await store.people(org, [...new Set(entries.map((e) => e.employeeId))]);
+    const people = await store.people(org, [...new Set([...entries.map((e) => e.employeeId), ...[...planned.entries()].filter(([, s]) => s.length > 0).map(([id]) => id)])]);
     const locationNames = await store.locationNames(org, [...new Set(entries.flatMap((e) => (e.context.kind === 'REGISTERED_LOCATION' ? [e.context.locationId] : [])))]);
-    const body = await renderExport(job, entries, people, locationNames, manifest.createdAt);
+    const organization = await store.organization(org);
+    const rendered = renderExport(job, { entries, people, locationNames, planned }, { organizationName: organization.name, presentation: organization.presentation, manifestId: manifest.id, generatedAt: manifest.createdAt });
+    const body = rendered.pdf ? await ports.renderPdf(rendered.pdf) : rendered.csv!;
     const format = FILE_FORMAT[job.kind];
     const fileKey = `reports/${org}/${manifest.id}.${format.extension}`;
     await ports.files.put(fileKey, body, format.contentType);
@@ -164,7 +182,7 @@ async function generateOnce(ports: WorkerPorts, job: ReportJob, runId: string): 
     await store.publish({
       manifest,
       months,
-      published: { entryCount: entries.length, contentHash: contentHash(body), contentType: format.contentType, byteSize: body.length, fileKey, publishedAt: now },
+      published: { entryCount: entries.length, contentHash: contentHash(rendered.content), fileHash: contentHash(body), contentType: format.contentType, byteSize: body.length, fileKey, publishedAt: now },
       job,
       runId,
       progress: { processedEmployees: employeeIds.length, totalEmployees: employeeIds.length },

@@ -22,7 +22,7 @@ export const MAX_PERIOD_DAYS: Readonly<Record<ReportKind, number>> = {
 export const FILE_FORMAT: Readonly<Record<ReportKind, { readonly contentType: string; readonly extension: string }>> = {
   TIMESHEET_CSV: { contentType: 'text/csv; charset=utf-8', extension: 'csv' },
   TIMESHEET_PDF: { contentType: 'application/pdf', extension: 'pdf' },
-  MONTHLY_REPORT: { contentType: 'text/csv; charset=utf-8', extension: 'csv' },
+  MONTHLY_REPORT: { contentType: 'application/pdf', extension: 'pdf' },
   PAYROLL_DISPATCH: { contentType: 'text/csv; charset=utf-8', extension: 'csv' },
 };
 

@@ -76,7 +76,10 @@ export const manifestSchema = z
     status: z.enum(MANIFEST_STATUSES),
     jobId: z.string(),
     entryCount: z.number().int(),
+    /** sha256 of the content in machine form (the CSV rows): changes only with content (domain-files.ts). */
     contentHash: z.string().nullable(),
+    /** sha256 of the file's bytes (a PDF also carries its manifest id and generated-at); absent on manifests published before it existed, whose file hash is `contentHash`. */
+    fileHash: z.string().nullable().default(null),
     contentType: z.string().nullable(),
     byteSize: z.number().int().nullable(),
     fileKey: z.string().nullable(),

@@ -31,7 +31,19 @@ export const jobResponseSchema = z
     period: periodSchema,
     scope: scopeSchema,
     replacesManifestId: z.uuid().nullable(),
-    progress: z.object({ processedEmployees: z.number().int(), totalEmployees: z.number().int().nullable() }),
+    progress: z
+      .object({
+        processed: z.number().int().min(0).meta({ description: 'Employees whose entries the run has read so far; rises while the job is RUNNING.', examples: [120] }),
+        total: z
+          .number()
+          .int()
+          .min(0)
+          .nullable()
+          .meta({ description: 'Employees the export covers: known once the run started (null while QUEUED for an export of every employee).', examples: [480] }),
+        processedEmployees: z.number().int().meta({ deprecated: true, description: 'Same as `processed`.', examples: [120] }),
+        totalEmployees: z.number().int().nullable().meta({ deprecated: true, description: 'Same as `total`.', examples: [480] }),
+      })
+      .meta({ description: 'How far the export got: `processed` of `total` employees read. Written when the run starts and in up to 20 steps while it runs; a finished job shows processed = total.' }),
     manifestId: z.uuid().nullable(),
     failureReason: z.string().nullable(),
     createdAt: utc(),
@@ -46,7 +58,11 @@ const manifestFields = {
   period: periodSchema,
   scope: scopeSchema,
   entryCount: z.number().int(),
-  contentHash: z.string().meta({ description: 'sha256 of the file' }),
+  contentHash: z.string().meta({
+    description: 'sha256 of the content in machine form (the CSV rows; for CSV exports the file itself). Printed on every PDF page; changes only when the content changes, never with the generation time or manifest id.',
+    examples: ['sha256:9f2c4e0b7d3a51e8c6f4a2d9b0e7c3f15a8d6e2b4c9f0a1d7e3b5c8f2a6d4e91'],
+  }),
+  fileHash: z.string().meta({ description: 'sha256 of the file as downloaded (the ETag of the download); equals contentHash for CSV exports.', examples: ['sha256:41d7b2c9e0f3a6d85b1c4e7f2a9d0c3b6e8f1a4d7c2b5e9f0a3d6c8b1e4f7a2d'] }),
   contentType: z.string(),
   byteSize: z.number().int(),
   jobId: z.uuid(),
@@ -92,7 +108,7 @@ export const jobResponse = (j: ReportJob): z.infer<typeof jobResponseSchema> => 
   period: j.period,
   scope: { employeeIds: [...j.scope.employeeIds], locationIds: [...j.scope.locationIds] },
   replacesManifestId: j.replacesManifestId,
-  progress: j.progress,
+  progress: { processed: j.progress.processedEmployees, total: j.progress.totalEmployees, processedEmployees: j.progress.processedEmployees, totalEmployees: j.progress.totalEmployees },
   manifestId: j.manifestId,
   failureReason: j.failureReason,
   createdAt: j.createdAt,
@@ -109,6 +125,7 @@ export const manifestSummary = (m: Manifest): z.infer<typeof manifestSummarySche
   scope: { employeeIds: [...m.scope.employeeIds], locationIds: [...m.scope.locationIds] },
   entryCount: m.entryCount,
   contentHash: m.contentHash ?? '',
+  fileHash: m.fileHash ?? m.contentHash ?? '',
   contentType: m.contentType ?? '',
   byteSize: m.byteSize ?? 0,
   jobId: m.jobId,

@@ -127,7 +127,7 @@ export async function putManifestEntries(db: Db, org: string, manifestId: string
  * Transaction items that publish a manifest: only if it is still PENDING and no change made
  * it stale meanwhile (then the worker starts over); its month-index items say PUBLISHED.
  */
-export function publishManifestItems(m: Manifest, months: readonly string[], published: Pick<Manifest, 'entryCount' | 'contentHash' | 'contentType' | 'byteSize' | 'fileKey' | 'publishedAt'>): TxItem[] {
+export function publishManifestItems(m: Manifest, months: readonly string[], published: Pick<Manifest, 'entryCount' | 'contentHash' | 'fileHash' | 'contentType' | 'byteSize' | 'fileKey' | 'publishedAt'>): TxItem[] {
   const fields = Object.entries({ ...published, status: 'PUBLISHED', version: m.version + 1, GSI1PK: reportKeys.manifestsByOrganization(m.organizationId), GSI1SK: `${m.createdAt}#${m.id}` });
   return [
     {

@@ -6,15 +6,22 @@ import type { JobMessage } from './model';
 /**
  * How a job message reaches the worker: SQS in AWS (REPORTS_QUEUE_URL; the worker function
  * consumes the queue), this process locally (the worker runs after the response, as the
- * queue would run it). Tests may put another local queue in place (a failing one, to show
- * that the sweeper completes a job whose message was never sent).
+ * queue would run it: the local gateway registers it with `deliverJobsLocally`, so the API's
+ * bundle never carries the worker, pdf-lib or the fonts). Tests may put another local queue
+ * in place (a failing one, to show that the sweeper completes a job whose message was never sent).
  */
 
 let sqs: SQSClient | undefined;
 let localOverride: JobQueue | undefined;
+let localWorker: ((message: JobMessage) => Promise<void>) | undefined;
 
-/** The queue of this environment; `deliverLocally` runs a message in this process when there is no SQS queue. */
-export function jobQueue(deliverLocally: (message: JobMessage) => Promise<void>): JobQueue {
+/** Local runs only (services/local): how a message runs in this process when there is no SQS queue. */
+export function deliverJobsLocally(run: (message: JobMessage) => Promise<void>): void {
+  localWorker = run;
+}
+
+/** The queue of this environment: SQS, or this process when there is no SQS queue. */
+export function jobQueue(): JobQueue {
   const queueUrl = process.env.REPORTS_QUEUE_URL;
   if (queueUrl) {
     return {
@@ -27,8 +34,10 @@ export function jobQueue(deliverLocally: (message: JobMessage) => Promise<void>)
   if (localOverride) return localOverride;
   return {
     async send(message) {
+      if (!localWorker) throw new Error('No REPORTS_QUEUE_URL and no local report worker: the job stays QUEUED.');
+      const run = localWorker;
       setImmediate(() => {
-        deliverLocally(message).catch((error: unknown) => logger.error('Local report worker failed', { error: error as Error, jobId: message.jobId }));
+        run(message).catch((error: unknown) => logger.error('Local report worker failed', { error: error as Error, jobId: message.jobId }));
       });
     },
   };

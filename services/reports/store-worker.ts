@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getEmployees, listEmployeesPage } from '../employees/public';
+import { getOrganization, settingsOf } from '../organization/public';
+import { publishedShiftsStartingIn } from '../planning/public';
 import { locationKeys } from '../locations/public';
 import { defaultDb, type Db } from '../shared/ddb/client';
 import { batchGet } from '../shared/ddb/read';
@@ -8,9 +10,11 @@ import { inUnitOfWork } from '../shared/ddb/unit-of-work';
 import { AppError } from '../shared/errors';
 import { entriesOfEmployeeStartingIn } from '../timesheets/public';
 import type { PersonInfo } from './domain-files';
+import { renderPdf } from './domain-pdf';
 import { ExportWentStaleError, type SweeperStore, type WorkerPorts, type WorkerStore } from './domain-worker';
 import { dueJobs, failJob, getJob, jobSucceededItem, markRequeued, takeJob, updateProgress } from './store-jobs';
 import { fileStore } from './store-files';
+import { loadFonts } from './store-fonts';
 import { abandonManifest, MANIFEST_LABEL, openManifest, outboxItem, publishManifestItems, putManifestEntries, REPLACED_LABEL, supersedeItem } from './store-manifests';
 
 /**
@@ -42,6 +46,17 @@ export function reportsWorkerStore(db: Db): WorkerStore {
     async people(org, employeeIds) {
       const employees = await getEmployees(db, org, employeeIds);
       return new Map<string, PersonInfo>(employees.map((e) => [e.id, { displayName: e.displayName ?? e.userName, employeeNumber: e.employeeNumber ?? null, externalId: e.externalId ?? null }]));
+    },
+
+    async organization(org) {
+      const found = await getOrganization(db, org);
+      const settings = found ? settingsOf(found) : undefined;
+      return { name: found?.name ?? org, presentation: { timeZone: settings?.timeZone ?? 'UTC', locale: settings?.locale ?? 'en', weekStartsOn: settings?.weekStartsOn ?? 'MONDAY' } };
+    },
+
+    async plannedShifts(org, employeeId, period) {
+      const shifts = await publishedShiftsStartingIn(db, org, employeeId, period.from, period.to);
+      return shifts.map((s) => ({ locationId: s.locationId, startsAt: s.startsAt, endsAt: s.endsAt, breakMinutes: s.breakMinutes }));
     },
 
     async locationNames(org, locationIds) {
@@ -85,4 +100,10 @@ export const sweeperStore = (db: Db): SweeperStore => ({
 });
 
 /** The worker's ports in a Lambda (or the local process). */
-export const workerPorts = (): WorkerPorts => ({ store: reportsWorkerStore(defaultDb()), files: fileStore(), now: () => new Date(), newId: randomUUID });
+export const workerPorts = (db: Db = defaultDb()): WorkerPorts => ({
+  store: reportsWorkerStore(db),
+  files: fileStore(),
+  renderPdf: async (model) => renderPdf(model, await loadFonts()),
+  now: () => new Date(),
+  newId: randomUUID,
+});

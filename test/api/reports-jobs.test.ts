@@ -32,8 +32,7 @@ const EMP_A = '1b2c3d4e-5f60-4718-89a0-b1c2d3e4f501';
 const LOC = '4e5f6071-8293-4a4b-9cd3-e4f506070801';
 const MAY = { from: '2026-05-01T00:00:00Z', to: '2026-06-01T00:00:00Z' };
 const IN_3_MINUTES = () => new Date(Date.now() + 3 * 60_000);
-const runLocally = (message: JobMessage) => runReportJob(workerPorts(), message);
-const sweep = (now = IN_3_MINUTES) => requeueStrandedJobs({ store: sweeperStore(api.db), queue: jobQueue(runLocally), now });
+const sweep = (now = IN_3_MINUTES) => requeueStrandedJobs({ store: sweeperStore(api.db), queue: jobQueue(), now });
 
 /** Requests an export while the queue refuses every message: answered 202, the job stays QUEUED. */
 async function requestWithFailingQueue(body: Record<string, unknown>): Promise<string> {

@@ -1,6 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { PDFDocument } from 'pdf-lib';
 import { call, expectProblem, startApi, type ApiFixture } from '../support/api';
+import { hasPoppler, pdfText, warnWithoutPoppler } from '../support/pdf';
+
+warnWithoutPoppler('test/api/reports.test.ts');
 
 /**
  * Issue 5: exports with manifests; corrections inside an export make it stale (response,
@@ -102,7 +105,9 @@ describe('an export and what makes it stale', () => {
     expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(file.headers.get('content-disposition')).toMatch(/^attachment; filename="timesheet_csv-2026-03-01-.{8}\.csv"/);
     const bytes = Buffer.from(await file.arrayBuffer());
+    // A CSV is its content: the file hash and the content hash are the same.
     expect(`sha256:${createHash('sha256').update(bytes).digest('hex')}`).toBe(m.contentHash);
+    expect(m.fileHash).toBe(m.contentHash);
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const lines = bytes.subarray(3).toString('utf8').split('\r\n');
     expect(lines[0]).toMatch(/^entry_id,revision,employee_id,employee_name,started_at,ended_at,break_minutes,worked_minutes/);
@@ -189,7 +194,7 @@ describe('payroll dispatch and its explicit replacement', () => {
 });
 
 describe('files', () => {
-  it('renders a timesheet PDF that a PDF reader opens', async () => {
+  it('renders a timesheet PDF that a PDF reader opens, traceable to its manifest', async () => {
     const job = await finished(await requestExport({ kind: 'TIMESHEET_PDF', period: MARCH }));
     const res = await download(job.manifestId);
     expect(res.headers.get('content-type')).toBe('application/pdf');
@@ -197,14 +202,31 @@ describe('files', () => {
     expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
     const pdf = await PDFDocument.load(bytes);
     expect(pdf.getPageCount()).toBeGreaterThanOrEqual(1);
-    expect(pdf.getTitle()).toBe('Timesheet');
+    expect(pdf.getTitle()).toMatch(/^Timesheet – /);
+    // The file carries its manifest id and generation time: its hash is the file hash; the
+    // content hash (printed on it) covers the content only.
+    const m = await manifest(job.manifestId);
+    expect(`sha256:${createHash('sha256').update(bytes).digest('hex')}`).toBe(m.fileHash);
+    expect(m.contentHash).not.toBe(m.fileHash);
+    if (hasPoppler) {
+      const text = pdfText(bytes);
+      expect(text).toContain('Ada Lindqvist');
+      expect(text).toContain(`Manifest ${job.manifestId} · content ${m.contentHash}`);
+    }
   });
 
-  it('sums worked time per employee in the monthly report', async () => {
+  it('renders the monthly report as a PDF page per employee with its total', async () => {
     const job = await finished(await requestExport({ kind: 'MONTHLY_REPORT', period: MARCH, employeeIds: [EMP_A] }));
-    const text = Buffer.from(await (await download(job.manifestId)).arrayBuffer()).subarray(3).toString();
-    expect(text.split('\r\n')[0]).toBe('employee_id,employee_name,days_worked,entries,worked_minutes,worked_hours,manual_entries,adjusted_entries');
-    expect(text).toContain(`${EMP_A},Ada Lindqvist,1,1,`);
+    const res = await download(job.manifestId);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect((await PDFDocument.load(bytes)).getPageCount()).toBe(1);
+    if (hasPoppler) {
+      const text = pdfText(bytes);
+      expect(text).toContain('Ada Lindqvist');
+      expect(text).toMatch(/Total\s+\d+:\d\d/);
+      expect(text).toContain('Employee: signature and date');
+    }
   });
 });
 

@@ -1,3 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { REPORT_WORKER_CONCURRENCY } from '../../lib/stacks/api-stack';
 import { Match } from 'aws-cdk-lib/assertions';
 import { logicalIdOf, resourcesOf, synthesize } from './fixture';
@@ -59,6 +62,21 @@ describe('reports pipeline', () => {
     expect(JSON.stringify(sweep?.Properties?.Targets)).toContain('ReportsSweeperFunction');
     const sweeper = Object.values(resourcesOf(built.apiTemplate, 'AWS::Lambda::Function')).find((f) => JSON.stringify(f.Properties?.Description ?? '').includes('stranded'));
     expect(Object.keys(sweeper?.Properties?.Environment?.Variables ?? {})).toContain('REPORTS_QUEUE_URL');
+  });
+
+  it('bundles pdf-lib, fontkit and the fonts with the worker only, never with the reports API function (issue 21)', () => {
+    const assetDir = (name: string) => {
+      const fn = built.api.functions[name as keyof typeof built.api.functions];
+      return join(built.assembly.directory, (fn.node.findChild('Code') as Asset).assetPath);
+    };
+    const worker = assetDir('reports-worker');
+    expect(readdirSync(worker)).toEqual(expect.arrayContaining(['index.mjs', 'DejaVuSans.ttf', 'DejaVuSans-Bold.ttf']));
+    // pdf-lib writes this header into every PDF; fontkit names its subsetting classes.
+    const marker = /%PDF-|registerFontkit/;
+    expect(readFileSync(join(worker, 'index.mjs'), 'utf8')).toMatch(marker);
+    const api = assetDir('reports');
+    expect(readdirSync(api).filter((f) => f.endsWith('.ttf'))).toEqual([]);
+    expect(readFileSync(join(api, 'index.mjs'), 'utf8')).not.toMatch(marker);
   });
 
   it('never passes file bytes through the gateway: downloads are presigned S3 GETs (issue 12, item 1)', () => {
