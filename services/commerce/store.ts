@@ -166,27 +166,30 @@ export interface DocumentListQuery<S extends string> {
   readonly after?: ListPosition;
 }
 
-/** Quotes by creation: all (GSI1), of one state (GSI2), of one customer (GSI3, optionally filtered by state). */
-export async function listQuotes(db: Db, org: string, q: DocumentListQuery<QuoteState>): Promise<{ items: Quote[]; next?: ListPosition }> {
+/**
+ * Documents of one kind by creation: all (GSI1), of one state (GSI2), of one customer (GSI3,
+ * optionally filtered by state). `partitions` names the kind's three partitions.
+ */
+async function listDocuments<S extends string, D>(
+  db: Db,
+  partitions: { readonly all: string; readonly inState: (state: S) => string; readonly ofCustomer: (customerId: string) => string },
+  fromItem: (item: Item) => D,
+  q: DocumentListQuery<S>,
+): Promise<{ items: D[]; next?: ListPosition }> {
   const spec: ListSpec = q.customerId
-    ? { index: 'GSI3', partition: commerceKeys.customerQuotes(org, q.customerId), state: q.state }
+    ? { index: 'GSI3', partition: partitions.ofCustomer(q.customerId), state: q.state }
     : q.state
-      ? { index: 'GSI2', partition: commerceKeys.quotesInState(org, q.state) }
-      : { index: 'GSI1', partition: commerceKeys.quotes(org) };
+      ? { index: 'GSI2', partition: partitions.inState(q.state) }
+      : { index: 'GSI1', partition: partitions.all };
   const out = await page(db, spec, q.limit, q.after);
-  return { items: out.items.map(quoteFromItem), ...(out.next ? { next: out.next } : {}) };
+  return { items: out.items.map(fromItem), ...(out.next ? { next: out.next } : {}) };
 }
 
-/** Invoices by creation: all (GSI1), of one state (GSI2), of one customer (GSI3, optionally filtered by state). */
-export async function listInvoices(db: Db, org: string, q: DocumentListQuery<InvoiceState>): Promise<{ items: Invoice[]; next?: ListPosition }> {
-  const spec: ListSpec = q.customerId
-    ? { index: 'GSI3', partition: commerceKeys.customerInvoices(org, q.customerId), state: q.state }
-    : q.state
-      ? { index: 'GSI2', partition: commerceKeys.invoicesInState(org, q.state) }
-      : { index: 'GSI1', partition: commerceKeys.invoices(org) };
-  const out = await page(db, spec, q.limit, q.after);
-  return { items: out.items.map(invoiceFromItem), ...(out.next ? { next: out.next } : {}) };
-}
+export const listQuotes = (db: Db, org: string, q: DocumentListQuery<QuoteState>): Promise<{ items: Quote[]; next?: ListPosition }> =>
+  listDocuments(db, { all: commerceKeys.quotes(org), inState: (s) => commerceKeys.quotesInState(org, s), ofCustomer: (c) => commerceKeys.customerQuotes(org, c) }, quoteFromItem, q);
+
+export const listInvoices = (db: Db, org: string, q: DocumentListQuery<InvoiceState>): Promise<{ items: Invoice[]; next?: ListPosition }> =>
+  listDocuments(db, { all: commerceKeys.invoices(org), inState: (s) => commerceKeys.invoicesInState(org, s), ofCustomer: (c) => commerceKeys.customerInvoices(org, c) }, invoiceFromItem, q);
 
 /** Payments by recording time: all (GSI1) or of one invoice (GSI2). */
 export async function listPayments(db: Db, org: string, q: { readonly invoiceId?: string; readonly limit: number; readonly after?: ListPosition }): Promise<{ items: Payment[]; next?: ListPosition }> {
