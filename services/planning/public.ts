@@ -5,3 +5,5 @@
  */
 export { ingestVisitConfirmation, visitConfirmationItems, visitEvidenceSchema, type VisitIngestDeps } from './store-visits';
 export { shiftKeys, type Shift, type VisitConfirmation } from './model';
+/** The dashboard counts employees on shift (services/overview). */
+export { countEmployeesOnShift } from './store-counts';
