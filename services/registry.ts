@@ -5,6 +5,7 @@ import { employeesArea } from './employees/area';
 import { locationsArea } from './locations/area';
 import { materialsArea } from './materials/area';
 import { organizationArea } from './organization/area';
+import { overviewArea } from './overview/area';
 import { scimArea } from './scim/area';
 import { reportsArea } from './reports/area';
 import { planningArea } from './planning/area';
@@ -24,7 +25,7 @@ import { workEventsArea } from './work-events/area';
  */
 
 /** The areas that write audit entries, and the audit area over the entity types they declare. */
-const WRITING_AREAS: readonly AreaDefinition[] = [
+export const WRITING_AREAS: readonly AreaDefinition[] = [
   workEventsArea,
   timesheetsArea,
   scimArea,
@@ -43,9 +44,11 @@ const WRITING_AREAS: readonly AreaDefinition[] = [
 ];
 
 export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTypes));
+/** The organization overview: dashboard, activity (filtered by the writing areas) and search. */
+export const OVERVIEW_AREA = overviewArea(WRITING_AREAS);
 
 /** Every area behind the REST APIs, in the order the reference shows them. */
-export const AREAS: readonly AreaDefinition[] = [...WRITING_AREAS, AUDIT_AREA];
+export const AREAS: readonly AreaDefinition[] = [...WRITING_AREAS, AUDIT_AREA, OVERVIEW_AREA];
 
 /**
  * Functions beside the areas: the key authorizer, the internal evidence channel, and the API

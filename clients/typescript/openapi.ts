@@ -2546,6 +2546,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organizations/{organizationId}/dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Today's counts: on shift, open entries, evidence to review, stale exports, unresolved feedback, overdue invoices
+         * @description Six counts of the organization at `asOf`, each a bounded read of the owning area (never a table scan); `capped: true` when a count stopped at its bound of 1,000 items read. Counts only, no personal data: dashboard:read is the only scope needed.
+         *
+         *     Scopes: dashboard:read.
+         */
+        get: operations["getDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organizationId}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Recent changes across areas, newest first, as readable lines
+         * @description The audit trail (same allowlisted content as GET /audit) with the area of each entry and a readable `summary`. `area` keeps the entries of that area's entity types; `entityType` with `entityId` the trail of one entity. With `area`, a page reads at most 500 entries: it may hold fewer than `limit` items (even none) and still have a `nextCursor`.
+         *
+         *     Scopes: activity:read.
+         */
+        get: operations["listActivity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organizationId}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Search employees, locations, contacts, customers and materials at once
+         * @description Word-prefix search (`q`, like each list's own `q`) over the types the key may read: employee (employees:read), location (locations:read), contact (contacts:read), customer (customers:read), material (materials:read); other types are left out (`searchedTypes` says which were searched). Up to `limit` results per type; `nextCursor` continues each type that has more. Never bank data; contact values only on contact results, which need contacts:read. Archived locations, customers and materials are not searched.
+         *
+         *     Scopes: at least one of employees:read, locations:read, contacts:read, customers:read, materials:read.
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3955,6 +4027,166 @@ export interface components {
         AuditEntryList: {
             items: components["schemas"]["AuditEntry"][];
             /** @description Opaque; pass it back as `cursor` with the same filters. null on the last page. */
+            nextCursor: string | null;
+        };
+        Dashboard: {
+            /**
+             * Format: date-time
+             * @description The instant the figures were counted at (RFC 3339, UTC).
+             */
+            asOf: string;
+            /** @description Employees on a PUBLISHED shift that runs at `asOf` (each employee once). */
+            employeesOnShiftNow: {
+                count: number;
+                /** @description True when the count stopped at its read bound (1,000 items): the figure is `count` or more. */
+                capped: boolean;
+            };
+            /** @description Time entries in state OPEN (checked in, not yet checked out). */
+            openTimeEntries: {
+                count: number;
+                /** @description True when the count stopped at its read bound (1,000 items): the figure is `count` or more. */
+                capped: boolean;
+            };
+            /** @description Work events with verification state REVIEW_REQUIRED received since `reviewSince`. */
+            evidenceNeedingReview: {
+                count: number;
+                /** @description True when the count stopped at its read bound (1,000 items): the figure is `count` or more. */
+                capped: boolean;
+            };
+            /**
+             * Format: date-time
+             * @description The start of the window of `evidenceNeedingReview`: `asOf` minus 7 days.
+             */
+            reviewSince: string;
+            /** @description Published export manifests a later change made stale, not yet replaced. */
+            staleExports: {
+                count: number;
+                /** @description True when the count stopped at its read bound (1,000 items): the figure is `count` or more. */
+                capped: boolean;
+            };
+            /** @description Customer feedback in state OPEN or ACKNOWLEDGED. */
+            unresolvedFeedback: {
+                count: number;
+                /** @description True when the count stopped at its read bound (1,000 items): the figure is `count` or more. */
+                capped: boolean;
+            };
+            /** @description ISSUED invoices whose due date is before the UTC date of `asOf`. */
+            overdueInvoices: {
+                count: number;
+                /** @description True when the count stopped at its read bound (1,000 items): the figure is `count` or more. */
+                capped: boolean;
+            };
+        };
+        ActivityItem: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            occurredAt: string;
+            /** @description Who made the change: the API key (its key id and label), or an internal system such as the evidence channel. Never a person. */
+            actor: {
+                /** @constant */
+                type: "API_KEY";
+                /** @description The key id: the public half of the token (never its secret). */
+                keyId: string;
+                label: string;
+            } | {
+                /** @constant */
+                type: "SYSTEM";
+                label: string;
+            };
+            action: string;
+            entity: {
+                type: string;
+                id: string;
+            };
+            references: {
+                [key: string]: string;
+            };
+            reason: string | null;
+            before: {
+                [key: string]: string | number | boolean | null;
+            } | null;
+            after: {
+                [key: string]: string | number | boolean | null;
+            } | null;
+            changedAttributes: string[];
+            overlap: {
+                /** @constant */
+                override: true;
+                reason: string;
+                overlappedEntryIds: string[];
+            } | null;
+            staleExportManifestIds: string[];
+            /** @description The X-Request-Id of the response that made the change. */
+            requestId: string;
+            /** @description The area whose change this is (the area that declares the entity type). */
+            area: string | null;
+            /**
+             * @description A readable line built from the action and the entity type only (never a personal value), e.g. "Time entry corrected (revision 3)".
+             * @example Time entry corrected (revision 3)
+             */
+            summary: string;
+        };
+        ActivityList: {
+            items: components["schemas"]["ActivityItem"][];
+            /** @description Opaque; pass it back as `cursor` with the same filters. null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description One match, by type. Never bank data; contact values only on contact results, which need contacts:read. */
+        SearchResult: {
+            /** @constant */
+            type: "employee";
+            /** Format: uuid */
+            id: string;
+            /** @description What to show for the result: the name. */
+            label: string;
+            active: boolean;
+        } | {
+            /** @constant */
+            type: "location";
+            /** Format: uuid */
+            id: string;
+            /** @description What to show for the result: the name. */
+            label: string;
+            address: string | null;
+        } | {
+            /** @constant */
+            type: "contact";
+            /** Format: uuid */
+            id: string;
+            /** @description What to show for the result: the name. */
+            label: string;
+            role: string | null;
+            /** @description Contact results reach only keys with contacts:read. */
+            email: string | null;
+            phone: string | null;
+        } | {
+            /** @constant */
+            type: "customer";
+            /** Format: uuid */
+            id: string;
+            /** @description What to show for the result: the name. */
+            label: string;
+            customerNumber: string;
+        } | {
+            /** @constant */
+            type: "material";
+            /** Format: uuid */
+            id: string;
+            /** @description What to show for the result: the name. */
+            label: string;
+            article: string | null;
+            supplier: string | null;
+        };
+        SearchResults: {
+            /** @description Up to `limit` results of each searched type, grouped by type in the order of `searchedTypes`. */
+            items: components["schemas"]["SearchResult"][];
+            /** @description The types searched: those asked for (default all) that the key may read. */
+            searchedTypes: ("employee" | "location" | "contact" | "customer" | "material")[];
+            /** @description Opaque; continues every type that has more results. null when none has. */
             nextCursor: string | null;
         };
         /** @description RFC 9457 problem details with our `code` and `requestId` members. */
@@ -28477,6 +28709,380 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AuditEntryList"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDashboard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "asOf": "2026-03-02T08:00:00Z",
+                     *       "employeesOnShiftNow": {
+                     *         "count": 1,
+                     *         "capped": true
+                     *       },
+                     *       "openTimeEntries": {
+                     *         "count": 1,
+                     *         "capped": true
+                     *       },
+                     *       "evidenceNeedingReview": {
+                     *         "count": 1,
+                     *         "capped": true
+                     *       },
+                     *       "reviewSince": "2026-03-02T08:00:00Z",
+                     *       "staleExports": {
+                     *         "count": 1,
+                     *         "capped": true
+                     *       },
+                     *       "unresolvedFeedback": {
+                     *         "count": 1,
+                     *         "capped": true
+                     *       },
+                     *       "overdueInvoices": {
+                     *         "count": 1,
+                     *         "capped": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Dashboard"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listActivity: {
+        parameters: {
+            query?: {
+                area?: "timesheets" | "scim" | "organization" | "employees" | "locations" | "reports" | "materials" | "documents" | "tasks" | "planning" | "customers" | "quality" | "recruitment" | "commerce";
+                entityType?: "time_entry" | "employee" | "organization" | "location" | "contact" | "report_job" | "export_manifest" | "material" | "stock_adjustment" | "document" | "task" | "shift" | "customer" | "customer_access" | "feedback" | "quality_template" | "inspection" | "candidate" | "candidate_message" | "quote" | "invoice" | "payment";
+                entityId?: string;
+                /** @description Page size, 1 to 200; default 50. */
+                limit?: string;
+                /** @description A nextCursor, exactly as returned, with the same filters. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of activity. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "occurredAt": "2026-03-02T08:00:00Z",
+                     *           "actor": {
+                     *             "type": "API_KEY",
+                     *             "keyId": "key id",
+                     *             "label": "label"
+                     *           },
+                     *           "action": "action",
+                     *           "entity": {
+                     *             "type": "type",
+                     *             "id": "id"
+                     *           },
+                     *           "references": {},
+                     *           "reason": "reason",
+                     *           "before": {},
+                     *           "after": {},
+                     *           "changedAttributes": [
+                     *             "changed attributes"
+                     *           ],
+                     *           "overlap": {
+                     *             "override": true,
+                     *             "reason": "reason",
+                     *             "overlappedEntryIds": [
+                     *               "overlapped entry ids"
+                     *             ]
+                     *           },
+                     *           "staleExportManifestIds": [
+                     *             "stale export manifest ids"
+                     *           ],
+                     *           "requestId": "request id",
+                     *           "area": "area",
+                     *           "summary": "Time entry corrected (revision 3)"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ActivityList"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    search: {
+        parameters: {
+            query: {
+                /** @description Word-prefix search, case- and accent-insensitive, at least 2 letters or digits; every word must match. */
+                q: string;
+                /** @description Comma-separated: employee, location, contact, customer, material. Default: every type the key may read. */
+                types?: string;
+                /** @description Results per type, 1 to 50; default 10. */
+                limit?: string;
+                /** @description A nextCursor, exactly as returned, with the same filters. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Matches, grouped by type. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "type": "employee",
+                     *           "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "label": "label",
+                     *           "active": true
+                     *         }
+                     *       ],
+                     *       "searchedTypes": [
+                     *         "employee"
+                     *       ],
+                     *       "nextCursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SearchResults"];
                 };
             };
             /** @description UNAUTHENTICATED: Unauthenticated */

@@ -8,3 +8,5 @@ export { createInvoice, issueInvoice } from './domain-invoices';
 export { recordPayment } from './domain-payments';
 export { createQuote, sendQuote } from './domain-quotes';
 export { commerceStore, listQuotes } from './store';
+/** The dashboard counts overdue invoices (services/overview). */
+export { countOverdueInvoices } from './store-counts';

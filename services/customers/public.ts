@@ -5,3 +5,6 @@
  */
 export { customerKeys, customerToItem, feedbackToItem, numberGuardItem, type Customer, type Feedback } from './model';
 export { CUSTOMER_LABEL, customerExistsCheck, getCustomer } from './store';
+/** The dashboard counts unresolved feedback; the overview's search pages customers (services/overview). */
+export { countUnresolvedFeedback } from './store-counts';
+export { listCustomers } from './store';

@@ -19,3 +19,5 @@ export { EMPLOYEE_LABEL, employeeChangeItems, employeeExistsCheck, employeeItems
 export { readGuardHolders } from './store-guards';
 export { employeeIdsByDisplayName, employeeIdsByEmail, getEmployee, getEmployees, listEmployeesPage, listVisibleEmployeeIds } from './store-reads';
 export { employeeSearchItems } from './store-search';
+/** The overview's search pages employees with `q` (services/overview): the employee item, never bank data. */
+export { searchEmployeesPage } from './store-reads';

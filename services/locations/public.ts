@@ -7,3 +7,6 @@ export { getLocation, indexLocation, LOCATION_LABEL, locationExistsCheck, putLoc
 /** Reusable contacts (organization-owned personal data): customers link them and check them in their transactions. */
 export { contactKeys, type Contact } from './model';
 export { CONTACT_LABEL, getContacts } from './store-contacts';
+/** The overview's search pages locations and contacts with `q` (services/overview). */
+export { listLocations } from './store';
+export { listContacts } from './store-contacts';

@@ -124,11 +124,12 @@ function publicOperation(route: RouteRow, componentOf: (schema: z.ZodType) => st
   return {
     operationId: route.operation,
     summary: route.summary,
-    description: `${route.description}\n\nScopes: ${route.scopes.join(', ')}.`,
+    description: `${route.description}\n\nScopes: ${[...(route.scopes.length > 0 ? [route.scopes.join(', ')] : []), ...(route.anyOfScopes ? [`at least one of ${route.anyOfScopes.join(', ')}`] : [])].join('; ')}.`,
     tags: [route.area],
-    // OpenAPI 3.1: the roles a non-OAuth scheme requires, here the key's scopes.
-    security: [{ apiKey: [...route.scopes] }],
+    // OpenAPI 3.1: the roles a non-OAuth scheme requires, here the key's scopes (alternatives: one requirement each).
+    security: route.anyOfScopes ? route.anyOfScopes.map((s) => ({ apiKey: [...route.scopes, s] })) : [{ apiKey: [...route.scopes] }],
     'x-required-scopes': route.scopes,
+    ...(route.anyOfScopes ? { 'x-any-of-scopes': route.anyOfScopes } : {}),
     parameters: [...pathParams, ...queryParameters(route.query), ...headers],
     ...(route.body
       ? { requestBody: { required: !route.bodyOptional, content: { 'application/json': { schema: jsonSchema(route.body, 'input'), example: route.examples?.request ?? exampleOf(route.body, 'input') } } } }

@@ -6,3 +6,5 @@
 export { publishedShiftsStartingIn } from './store';
 export { ingestVisitConfirmation, visitConfirmationItems, visitEvidenceSchema, type VisitIngestDeps } from './store-visits';
 export { shiftKeys, type Shift, type VisitConfirmation } from './model';
+/** The dashboard counts employees on shift (services/overview). */
+export { countEmployeesOnShift } from './store-counts';

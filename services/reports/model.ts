@@ -8,6 +8,8 @@ import type { Key } from '../shared/ddb/read';
  *   job             PK ORG#<org>#RJOB#<id>        SK RJOB
  *                   GSI1 RJOB#DUE / <dueAt>#<org>#<id>   while QUEUED: the sweeper's due list
  *   manifest        PK ORG#<org>#MAN#<id>         SK MAN         GSI1 ORG#<org>#MANIFESTS / <createdAt>#<id> once published
+ *                   GSI2 ORG#<org>#MANIFESTS#STALE / <staleAt>#<id>  once stale and not replaced (sparse: the
+ *                   dashboard's stale exports), then ORG#<org>#MANIFESTS#SETTLED when replaced or abandoned
  *   manifest entry  PK ORG#<org>#MAN#<id>         SK E#<entryId> (the exact revision exported)
  *   month index     PK ORG#<org>#MANIDX#<YYYY-MM> SK MAN#<id>    (period, scope, status: the key lookup of staleness)
  *   export fence    PK ORG#<org>                  SK EXPORTS     (version + months that have manifests)
@@ -151,6 +153,10 @@ export const reportKeys = {
   fence: (org: string): Key => ({ PK: `ORG#${org}`, SK: 'EXPORTS' }),
   outbox: (org: string, id: string): Key => ({ PK: `ORG#${org}#OUTBOX#${id}`, SK: 'OUTBOX' }),
   manifestsByOrganization: (org: string) => `ORG#${org}#MANIFESTS`,
+  /** GSI2 of a manifest once a change made it stale: the dashboard counts this partition (services/overview). */
+  staleManifests: (org: string) => `ORG#${org}#MANIFESTS#STALE`,
+  /** GSI2 of a stale manifest once replaced (or of an abandoned one): out of the stale partition for good. */
+  settledManifests: (org: string) => `ORG#${org}#MANIFESTS#SETTLED`,
   outboxByOrganization: (org: string) => `ORG#${org}#OUTBOX`,
 };
 

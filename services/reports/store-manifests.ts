@@ -155,9 +155,9 @@ export const supersedeItem = (org: string, staleId: string, replacementId: strin
   op: {
     Update: {
       Key: reportKeys.manifest(org, staleId),
-      UpdateExpression: 'SET replacedByManifestId = :by ADD version :one',
+      UpdateExpression: 'SET replacedByManifestId = :by, GSI2PK = :settled ADD version :one',
       ConditionExpression: 'attribute_exists(stale) AND attribute_not_exists(replacedByManifestId)',
-      ExpressionAttributeValues: { ':by': replacementId, ':one': 1 },
+      ExpressionAttributeValues: { ':by': replacementId, ':settled': reportKeys.settledManifests(org), ':one': 1 },
     },
   },
 });
@@ -169,7 +169,7 @@ export const outboxItem = (r: OutboxRecord): TxItem => ({ label: 'outbox', op: {
 export async function abandonManifest(db: Db, org: string, m: Pick<Manifest, 'id'>, months: readonly string[]): Promise<void> {
   await db.doc
     .send(
-      new UpdateCommand({ TableName: db.tableName, Key: reportKeys.manifest(org, m.id), UpdateExpression: 'SET #status = :a', ConditionExpression: '#status = :p', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':a': 'ABANDONED', ':p': 'PENDING' } }),
+      new UpdateCommand({ TableName: db.tableName, Key: reportKeys.manifest(org, m.id), UpdateExpression: 'SET #status = :a, GSI2PK = :settled', ConditionExpression: '#status = :p', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':a': 'ABANDONED', ':p': 'PENDING', ':settled': reportKeys.settledManifests(org) } }),
     )
     .catch((error: unknown) => {
       if (!conditionFailed(error)) throw error;
@@ -217,9 +217,11 @@ export async function planStaleness(db: Db, fence: ExportFence, before: TimeEntr
         Update: {
           Key: reportKeys.manifest(org, manifestId),
           // The first change that made the content stale is kept; the version (ETag) moves on.
-          UpdateExpression: 'SET stale = if_not_exists(stale, :s) ADD version :one',
+          // GSI2 (sparse): the first mark puts the manifest on the stale partition; a replaced
+          // or abandoned one stays SETTLED whatever changes later.
+          UpdateExpression: 'SET stale = if_not_exists(stale, :s), GSI2PK = if_not_exists(GSI2PK, :stalePk), GSI2SK = if_not_exists(GSI2SK, :position) ADD version :one',
           ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':s': staleness, ':one': 1 },
+          ExpressionAttributeValues: { ':s': staleness, ':stalePk': reportKeys.staleManifests(org), ':position': `${change.at}#${manifestId}`, ':one': 1 },
         },
       },
     }),

@@ -46,6 +46,12 @@ export interface RouteContract {
   readonly path: string;
   /** Every scope listed is required. */
   readonly scopes: readonly Scope[];
+  /**
+   * At least one of these is required as well (a route over several areas, e.g. a search whose
+   * results the operation gates per area): a key with none of them is 403 SCOPE_REQUIRED.
+   * @default - none
+   */
+  readonly anyOfScopes?: readonly Scope[];
   readonly summary: string;
   /** What the operation does, for the reference; scopes, headers and problems are added. */
   readonly description: string;

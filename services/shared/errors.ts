@@ -115,8 +115,12 @@ export class NotFoundError extends AppError {
 }
 
 export class ScopeRequiredError extends AppError {
-  constructor(readonly missingScopes: readonly string[]) {
-    super('SCOPE_REQUIRED', `This operation needs the scope ${missingScopes.join(' and ')} on the API key.`, {
+  /** `any`: the key needs one of `missingScopes` (a route's anyOfScopes), not each. */
+  constructor(
+    readonly missingScopes: readonly string[],
+    need: 'all' | 'any' = 'all',
+  ) {
+    super('SCOPE_REQUIRED', need === 'any' ? `This operation needs at least one of the scopes ${missingScopes.join(', ')} on the API key.` : `This operation needs the scope ${missingScopes.join(' and ')} on the API key.`, {
       extensions: { requiredScopes: missingScopes },
     });
     this.name = 'ScopeRequiredError';

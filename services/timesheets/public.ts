@@ -9,3 +9,5 @@ export { projectScan, type Scan, type ScanProjection } from './domain-scans';
 export { entryFromItem, entryKeys, guardFromItem, type TimeEntry } from './model';
 export { ENTRY_LABEL, GUARD_LABEL, revisionItems, STATS_LABEL, timesheetsStore, type ExportsPort } from './store';
 export { effectiveEntriesOverlapping, entriesOfEmployeeStartingIn } from './store-lists';
+/** The dashboard counts OPEN entries (services/overview). */
+export { countOpenEntries } from './store-counts';

@@ -8,6 +8,8 @@ import type { Key } from '../shared/ddb/read';
  *   restricted  PK ORG#<org>#WE#<id>  SK RESTRICTED   (sealed QR id, device, position, validation; no index keys)
  *   GSI1 ORG#<org>#WE                / <serverTimestamp>#<id>
  *   GSI2 ORG#<org>#EMP#<employee>#WE / <serverTimestamp>#<id>
+ *   GSI3 ORG#<org>#WE#REVIEW         / <serverTimestamp>#<id>   REVIEW_REQUIRED events only (sparse:
+ *        the dashboard's "evidence needing review" counts this partition, services/overview)
  */
 export const workEventSchema = z
   .object({
@@ -34,6 +36,7 @@ export const eventKeys = {
   restricted: (org: string, id: string): Key => ({ PK: `ORG#${org}#WE#${id}`, SK: 'RESTRICTED' }),
   byOrganization: (org: string) => `ORG#${org}#WE`,
   byEmployee: (org: string, employeeId: string) => `ORG#${org}#EMP#${employeeId}#WE`,
+  needingReview: (org: string) => `ORG#${org}#WE#REVIEW`,
   position: (e: Pick<WorkEvent, 'serverTimestamp' | 'id'>) => `${e.serverTimestamp}#${e.id}`,
 };
 
@@ -45,6 +48,7 @@ export function eventToItem(e: WorkEvent): Record<string, unknown> {
     GSI1SK: position,
     GSI2PK: eventKeys.byEmployee(e.organizationId, e.employeeId),
     GSI2SK: position,
+    ...(e.verificationState === 'REVIEW_REQUIRED' ? { GSI3PK: eventKeys.needingReview(e.organizationId), GSI3SK: position } : {}),
     itemType: 'WorkEvent',
     ...e,
   };

@@ -50,9 +50,10 @@ beforeAll(async () => {
   };
   // One key per route's scope set: every scope of the catalogue except the route's own.
   for (const route of ROUTES) {
-    const name = route.scopes.join(' ');
+    const name = scopeSetOf(route);
     if (keysWithout.has(name)) continue;
-    const scopes = SCOPES.filter((s) => !route.scopes.includes(s));
+    // A route with anyOfScopes (a search gated per area) is denied only without every one of them.
+    const scopes = SCOPES.filter((s) => !route.scopes.includes(s) && !(route.anyOfScopes ?? []).includes(s));
     const { token } = await issueApiKey(api.db, { organizationId: api.demo.organizationId, environment: 'TEST', label: `Drill: all but ${name}`, scopes, now: new Date().toISOString() });
     keysWithout.set(name, token);
   }
@@ -68,6 +69,9 @@ afterAll(async () => {
   }
   record('authorization matrix', { routes: ROUTES.length, cells: results.length, byCell: counts });
 });
+
+/** The scopes a route needs, as the name of the key that lacks them. */
+const scopeSetOf = (route: RouteSpec): string => [...route.scopes, ...(route.anyOfScopes ?? []).map((s) => `anyOf:${s}`)].join(' ');
 
 /** Path parameters of the caller's own organization: real ids where the seed has them. */
 const ownIds = (): Record<string, string> => ({
@@ -141,7 +145,7 @@ describe.each(ROUTES.map((r) => [routeName(r), r] as const))('%s', (_name, route
   });
 
   it('answers 403 SCOPE_REQUIRED to a key with every scope but the route’s', async () => {
-    const res = await send(route, keysWithout.get(route.scopes.join(' ')), ownIds());
+    const res = await send(route, keysWithout.get(scopeSetOf(route)), ownIds());
     results.push({ route: routeName(route), cell: 'missing scope', status: res.status });
     expectDenied(res, route, 403, 'SCOPE_REQUIRED');
   });

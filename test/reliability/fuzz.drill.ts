@@ -65,8 +65,8 @@ function realIds(name: string): string[] {
   }
 }
 
-const QUERY_NAMES = ['limit', 'cursor', 'from', 'to', 'employeeId', 'state', 'q', 'filter', 'startIndex', 'count', 'attributes', 'excludedAttributes', 'sortBy', 'locationId', 'entityType', 'entityId', 'active'];
-const queryValue = fc.oneof(anyText, instant, fc.integer({ min: -5, max: 500 }).map(String), fc.constantFrom('OPEN', 'CLOSED', 'VOIDED', 'userName eq "ada.lindqvist@acme.example"', 'externalId eq x', 'emails[type eq "work"].value eq "a@b"', 'userName sw "a"', 'name.givenName eq "x" or id pr'));
+const QUERY_NAMES = ['limit', 'cursor', 'from', 'to', 'employeeId', 'state', 'q', 'filter', 'startIndex', 'count', 'attributes', 'excludedAttributes', 'sortBy', 'locationId', 'entityType', 'entityId', 'active', 'area', 'types'];
+const queryValue = fc.oneof(anyText, instant, fc.integer({ min: -5, max: 500 }).map(String), fc.constantFrom('OPEN', 'CLOSED', 'VOIDED', 'userName eq "ada.lindqvist@acme.example"', 'externalId eq x', 'emails[type eq "work"].value eq "a@b"', 'userName sw "a"', 'name.givenName eq "x" or id pr', 'timesheets', 'employee,contact', 'ada', 'time_entry'));
 const query = fc.dictionary(fc.oneof(fc.constantFrom(...QUERY_NAMES), printable.filter((s) => s.length > 0)), queryValue, { maxKeys: 4 });
 
 /** `route` stands for the route's own media type, so that most bodies get past the media-type check. */

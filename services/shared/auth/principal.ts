@@ -48,7 +48,8 @@ export function principalFrom(context: Record<string, unknown> | null | undefine
 export const hasScope = (p: Principal, scope: string): boolean => p.scopes.has(scope);
 
 /** Throws SCOPE_REQUIRED naming every missing scope. */
-export function requireScopes(p: Principal, scopes: readonly string[]): void {
+export function requireScopes(p: Principal, scopes: readonly string[], anyOf: readonly string[] = []): void {
   const missing = scopes.filter((s) => !p.scopes.has(s));
   if (missing.length > 0) throw new ScopeRequiredError(missing);
+  if (anyOf.length > 0 && !anyOf.some((s) => p.scopes.has(s))) throw new ScopeRequiredError(anyOf, 'any');
 }

@@ -89,7 +89,7 @@ export function authorizeRoute(area: AreaDefinition): Middleware {
       if (!principal) throw new UnauthenticatedError();
       if (principal.organizationId !== event.pathParameters?.organizationId) throw new AccessDeniedError();
       addLogKeys({ keyId: principal.keyId, organizationId: principal.organizationId });
-      requireScopes(principal, route.scopes);
+      requireScopes(principal, route.scopes, route.anyOfScopes);
       event.route = route;
       event.principal = principal;
     },
