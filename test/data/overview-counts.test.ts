@@ -94,6 +94,7 @@ function manifest(month: string): Manifest {
     jobId: randomUUID(),
     entryCount: 0,
     contentHash: null,
+    fileHash: null,
     contentType: null,
     byteSize: null,
     fileKey: null,
@@ -107,7 +108,7 @@ function manifest(month: string): Manifest {
   };
 }
 const publish = (m: Manifest, month: string) =>
-  commit(db, publishManifestItems(m, [month], { entryCount: 1, contentHash: 'sha256:x', contentType: 'text/csv', byteSize: 1, fileKey: `exports/${m.id}.csv`, publishedAt: new Date().toISOString() }));
+  commit(db, publishManifestItems(m, [month], { entryCount: 1, contentHash: 'sha256:x', fileHash: 'sha256:x', contentType: 'text/csv', byteSize: 1, fileKey: `exports/${m.id}.csv`, publishedAt: new Date().toISOString() }));
 
 beforeAll(async () => {
   db = await createTestTable();
