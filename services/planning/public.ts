@@ -5,3 +5,4 @@
  */
 export { ingestVisitConfirmation, visitConfirmationItems, visitEvidenceSchema, type VisitIngestDeps } from './store-visits';
 export { shiftKeys, type Shift, type VisitConfirmation } from './model';
+export { employeesWithPublishedShifts } from './store-team';
