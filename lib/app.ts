@@ -4,7 +4,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { AreaDefinition } from '../services/shared/area';
 import { environmentFromContext, type EnvironmentConfig } from './environments';
 import { ApiStack } from './stacks/api-stack';
-import { DataStack, reportsBucketName } from './stacks/data-stack';
+import { DataStack, documentsCorsOriginsFromContext, reportsBucketName } from './stacks/data-stack';
 
 export interface WfmStacks {
   readonly environment: EnvironmentConfig;
@@ -42,6 +42,7 @@ export function buildApp(app: App, options: BuildOptions = {}): WfmStacks {
     ...common,
     description: `WFM organization API, ${environment.apiEnvironment}: table, restricted-data key, cursor secret (stateful)`,
     retainData: environment.retainData,
+    documentsCorsOrigins: documentsCorsOriginsFromContext(app.node),
   });
   const api = new ApiStack(app, `${environment.stackPrefix}Api`, {
     ...common,

@@ -4,6 +4,7 @@ import { commerceArea } from './commerce/area';
 import { employeesArea } from './employees/area';
 import { locationsArea } from './locations/area';
 import { materialsArea } from './materials/area';
+import { messagesArea } from './messages/area';
 import { organizationArea } from './organization/area';
 import { overviewArea } from './overview/area';
 import { scimArea } from './scim/area';
@@ -41,6 +42,7 @@ export const WRITING_AREAS: readonly AreaDefinition[] = [
   qualityArea,
   recruitmentArea,
   commerceArea,
+  messagesArea,
 ];
 
 export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTypes));

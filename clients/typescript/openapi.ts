@@ -2522,6 +2522,216 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organizations/{organizationId}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List messages
+         * @description Messages oldest first (createdAt, then id), optionally in one state; with `employeeId`, the messages sent to that employee in send order.
+         *
+         *     Scopes: messages:read.
+         */
+        get: operations["listMessages"];
+        put?: never;
+        /**
+         * Create a draft message
+         * @description Creates a DRAFT with subject, body and audience. Explicit employees and a location must exist in this organization (422 at the id). Nothing is sent until POST /messages/{messageId}/send.
+         *
+         *     Scopes: messages:write.
+         */
+        post: operations["createMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organizationId}/messages/{messageId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get one message
+         * @description One message in any state.
+         *
+         *     Scopes: messages:read.
+         */
+        get: operations["getMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a draft
+         * @description Changes subject, body or audience of a DRAFT (partial). A sent message is immutable (409 MESSAGE_SENT); a retracted one 409 MESSAGE_RETRACTED.
+         *
+         *     Scopes: messages:write.
+         */
+        patch: operations["updateMessage"];
+        trace?: never;
+    };
+    "/v1/organizations/{organizationId}/messages/{messageId}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a draft
+         * @description DRAFT -> SENT. Resolves the audience to concrete active employees now (explicit employees that are still active; a location's team: active employees with a PUBLISHED shift there starting within 14 days before or after now; everyone: the active employees) and writes one recipient per employee with the SENT message in one transaction. An audience of nobody is 422 MESSAGE_NO_RECIPIENTS, of more than 95 employees 422 MESSAGE_TOO_MANY_RECIPIENTS. The body may be absent.
+         *
+         *     Scopes: messages:write.
+         */
+        post: operations["sendMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organizationId}/messages/{messageId}/retract": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retract a message
+         * @description SENT or DRAFT -> RETRACTED: the message is withdrawn (a draft is discarded unsent) and kept, with its recipients and their read state. Retracting again is 409 MESSAGE_RETRACTED. The body may be absent.
+         *
+         *     Scopes: messages:write.
+         */
+        post: operations["retractMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organizationId}/messages/{messageId}/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Recipients and their read state
+         * @description The employees a sent message went to, by employee id, each with its read state. A draft has none yet.
+         *
+         *     Scopes: messages:read.
+         */
+        get: operations["listMessageRecipients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organizationId}/messages/{messageId}/recipients/{employeeId}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report that a recipient read the message
+         * @description For the integration that shows messages to employees (e.g. the employee app's backend): records when the employee read the message. Idempotent: the first report wins, later ones answer the recipient as it is. An employee who is not a recipient is 404; a retracted message takes no new reads (409 MESSAGE_RETRACTED). The body may be absent.
+         *
+         *     Scopes: messages:write.
+         */
+        post: operations["markMessageRead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organizationId}/messages/{messageId}/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Attachments of a message
+         * @description The documents attached to the message, in the order attached, each with the document (at most 10: one page).
+         *
+         *     Scopes: messages:read.
+         */
+        get: operations["listMessageAttachments"];
+        put?: never;
+        /**
+         * Attach a document to a draft
+         * @description Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. A document that does not exist in this organization is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing. At most 10 attachments.
+         *
+         *     Scopes: messages:write.
+         */
+        post: operations["addMessageAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organizationId}/messages/{messageId}/attachments/{documentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an attachment from a draft
+         * @description Removes the attachment from a DRAFT (409 once sent); the document itself stays. 404 when the document is not attached.
+         *
+         *     Scopes: messages:write.
+         */
+        delete: operations["removeMessageAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/organizations/{organizationId}/audit": {
         parameters: {
             query?: never;
@@ -3978,6 +4188,98 @@ export interface components {
             /** @description Opaque; pass it back as `cursor` with the same filters. null on the last page. */
             nextCursor: string | null;
         };
+        Message: {
+            /** Format: uuid */
+            id: string;
+            subject: string;
+            body: string;
+            /** @description EMPLOYEES, LOCATION or EVERYONE (EMPLOYEES, LOCATION, EVERYONE). */
+            audience: {
+                /** @constant */
+                type: "EMPLOYEES";
+                employeeIds: string[];
+            } | {
+                /** @constant */
+                type: "LOCATION";
+                /** Format: uuid */
+                locationId: string;
+            } | {
+                /** @constant */
+                type: "EVERYONE";
+            };
+            /**
+             * @description DRAFT (changeable) -> SENT (immutable) -> RETRACTED (kept; a draft can be retracted too).
+             * @enum {string}
+             */
+            state: "DRAFT" | "SENT" | "RETRACTED";
+            attachments: {
+                /** Format: uuid */
+                documentId: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339, UTC
+                 */
+                attachedAt: string;
+            }[];
+            /** @description The employees the audience resolved to at send; null for a message never sent. */
+            recipientCount: number | null;
+            sentAt: string | null;
+            retractedAt: string | null;
+            version: number;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            updatedAt: string;
+        };
+        MessageList: {
+            items: components["schemas"]["Message"][];
+            /** @description Opaque; pass it back as `cursor` with the same filters. null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description One employee a sent message went to, and whether (when) the employee read it. */
+        MessageRecipient: {
+            /** Format: uuid */
+            messageId: string;
+            /** Format: uuid */
+            employeeId: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            sentAt: string;
+            read: boolean;
+            readAt: string | null;
+        };
+        MessageRecipientList: {
+            items: components["schemas"]["MessageRecipient"][];
+            /** @description Opaque; pass it back as `cursor` with the same filters. null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description A document attached to a message: a reference, not a copy. */
+        MessageAttachment: {
+            /** Format: uuid */
+            messageId: string;
+            /** Format: uuid */
+            documentId: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            attachedAt: string;
+            /** @description The document (null only if it cannot be read). */
+            document: components["schemas"]["Document"] | null;
+        };
+        MessageAttachmentList: {
+            items: components["schemas"]["MessageAttachment"][];
+            /** @description Opaque; pass it back as `cursor` with the same filters. null on the last page. */
+            nextCursor: string | null;
+        };
         AuditEntry: {
             /** Format: uuid */
             id: string;
@@ -4198,7 +4500,7 @@ export interface components {
             detail: string;
             instance: string;
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "PAYLOAD_TOO_LARGE" | "UNAUTHENTICATED" | "ACCESS_DENIED" | "SCOPE_REQUIRED" | "RESOURCE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "FEATURE_NOT_ENABLED" | "UNIQUENESS_CONFLICT" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "ETAG_REQUIRED" | "ETAG_MISMATCH" | "RATE_LIMITED" | "TRANSACTION_CONFLICT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "TIME_ENTRY_OVERLAP" | "TIME_ENTRY_VOIDED" | "UPLOAD_SESSION_COMPLETED" | "UPLOAD_SESSION_EXPIRED" | "UPLOAD_NOT_RECEIVED" | "DOCUMENT_NOT_AVAILABLE" | "SHIFT_OVERLAP" | "SHIFT_PUBLISHED" | "SHIFT_CANCELLED" | "CUSTOMER_ACCESS_ACTIVE" | "CUSTOMER_ACCESS_REVOKED" | "CUSTOMER_ACCESS_EXPIRED" | "FEEDBACK_ACKNOWLEDGED" | "FEEDBACK_RESOLVED" | "INSPECTION_COMPLETED" | "CANDIDATE_HIRED" | "CANDIDATE_REJECTED" | "CANDIDATE_WITHDRAWN" | "CANDIDATE_ERASED" | "CANDIDATE_STAGE_PASSED" | "CANDIDATE_NOT_OFFERED" | "CANDIDATE_MESSAGE_LIMIT" | "QUOTE_DRAFT" | "QUOTE_SENT" | "QUOTE_ACCEPTED" | "QUOTE_DECLINED" | "QUOTE_EXPIRED" | "QUOTE_CONVERTED" | "INVOICE_DRAFT" | "INVOICE_ISSUED" | "INVOICE_PARTIALLY_PAID" | "INVOICE_PAID" | "INVOICE_VOID";
+            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "PAYLOAD_TOO_LARGE" | "UNAUTHENTICATED" | "ACCESS_DENIED" | "SCOPE_REQUIRED" | "RESOURCE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "FEATURE_NOT_ENABLED" | "UNIQUENESS_CONFLICT" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "ETAG_REQUIRED" | "ETAG_MISMATCH" | "RATE_LIMITED" | "TRANSACTION_CONFLICT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "TIME_ENTRY_OVERLAP" | "TIME_ENTRY_VOIDED" | "UPLOAD_SESSION_COMPLETED" | "UPLOAD_SESSION_EXPIRED" | "UPLOAD_NOT_RECEIVED" | "DOCUMENT_NOT_AVAILABLE" | "SHIFT_OVERLAP" | "SHIFT_PUBLISHED" | "SHIFT_CANCELLED" | "CUSTOMER_ACCESS_ACTIVE" | "CUSTOMER_ACCESS_REVOKED" | "CUSTOMER_ACCESS_EXPIRED" | "FEEDBACK_ACKNOWLEDGED" | "FEEDBACK_RESOLVED" | "INSPECTION_COMPLETED" | "CANDIDATE_HIRED" | "CANDIDATE_REJECTED" | "CANDIDATE_WITHDRAWN" | "CANDIDATE_ERASED" | "CANDIDATE_STAGE_PASSED" | "CANDIDATE_NOT_OFFERED" | "CANDIDATE_MESSAGE_LIMIT" | "QUOTE_DRAFT" | "QUOTE_SENT" | "QUOTE_ACCEPTED" | "QUOTE_DECLINED" | "QUOTE_EXPIRED" | "QUOTE_CONVERTED" | "INVOICE_DRAFT" | "INVOICE_ISSUED" | "INVOICE_PARTIALLY_PAID" | "INVOICE_PAID" | "INVOICE_VOID" | "MESSAGE_SENT" | "MESSAGE_RETRACTED" | "MESSAGE_NO_RECIPIENTS" | "MESSAGE_TOO_MANY_RECIPIENTS";
             /** @description Equals the X-Request-Id header. */
             requestId: string;
             /** @description Validation problems: where each invalid value is. */
@@ -28643,10 +28945,1957 @@ export interface operations {
             };
         };
     };
+    listMessages: {
+        parameters: {
+            query?: {
+                /** @description Only messages in this state. */
+                state?: "DRAFT" | "SENT" | "RETRACTED";
+                /** @description Only messages sent to this employee, in send order (drafts have no recipients). With `state`, a page may hold fewer than `limit` items; follow nextCursor. */
+                employeeId?: string;
+                /** @description Page size, 1 to 200; default 50. */
+                limit?: string;
+                /** @description A nextCursor, exactly as returned, with the same filters. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "subject": "subject",
+                     *           "body": "body",
+                     *           "audience": {
+                     *             "type": "EMPLOYEES",
+                     *             "employeeIds": [
+                     *               "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                     *             ]
+                     *           },
+                     *           "state": "DRAFT",
+                     *           "attachments": [
+                     *             {
+                     *               "documentId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *               "attachedAt": "2026-03-02T08:00:00Z"
+                     *             }
+                     *           ],
+                     *           "recipientCount": 1,
+                     *           "sentAt": "2026-03-02T08:00:00Z",
+                     *           "retractedAt": "2026-03-02T08:00:00Z",
+                     *           "version": 1,
+                     *           "createdAt": "2026-03-02T08:00:00Z",
+                     *           "updatedAt": "2026-03-02T16:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageList"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createMessage: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 1-255 printable ASCII characters; the same key and input within 24 hours replays the original response.
+                 * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
+                 */
+                "Idempotency-Key": string;
+            };
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": "Holiday opening hours",
+                 *       "body": "The depot is closed on 24 December.",
+                 *       "audience": {
+                 *         "type": "EMPLOYEES",
+                 *         "employeeIds": [
+                 *           "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The subject line (message content: never audited or logged).
+                     * @example Holiday opening hours
+                     */
+                    subject: string;
+                    /**
+                     * @description The text of the message, plain text (message content: never audited or logged).
+                     * @example The depot is closed on 24 December.
+                     */
+                    body: string;
+                    /** @description Who receives the message, resolved to concrete active employees when it is sent: explicit employees (1..95), a location's team (active employees with a PUBLISHED shift at the location starting within 14 days before or after the send), or EVERYONE (the organization's active employees). One send reaches at most 95 employees. */
+                    audience: {
+                        /** @constant */
+                        type: "EMPLOYEES";
+                        employeeIds: string[];
+                    } | {
+                        /** @constant */
+                        type: "LOCATION";
+                        /** Format: uuid */
+                        locationId: string;
+                    } | {
+                        /** @constant */
+                        type: "EVERYONE";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The draft. */
+            201: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    Location?: string;
+                    /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "subject": "subject",
+                     *       "body": "body",
+                     *       "audience": {
+                     *         "type": "EMPLOYEES",
+                     *         "employeeIds": [
+                     *           "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                     *         ]
+                     *       },
+                     *       "state": "DRAFT",
+                     *       "attachments": [
+                     *         {
+                     *           "documentId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "attachedAt": "2026-03-02T08:00:00Z"
+                     *         }
+                     *       ],
+                     *       "recipientCount": 1,
+                     *       "sentAt": "2026-03-02T08:00:00Z",
+                     *       "retractedAt": "2026-03-02T08:00:00Z",
+                     *       "version": 1,
+                     *       "createdAt": "2026-03-02T08:00:00Z",
+                     *       "updatedAt": "2026-03-02T16:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description MALFORMED_JSON: Malformed JSON body; IDEMPOTENCY_KEY_REQUIRED: Idempotency-Key required */
+            400: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
+            409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable; TRANSACTION_CONFLICT: Concurrent change */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "subject": "subject",
+                     *       "body": "body",
+                     *       "audience": {
+                     *         "type": "EMPLOYEES",
+                     *         "employeeIds": [
+                     *           "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                     *         ]
+                     *       },
+                     *       "state": "DRAFT",
+                     *       "attachments": [
+                     *         {
+                     *           "documentId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "attachedAt": "2026-03-02T08:00:00Z"
+                     *         }
+                     *       ],
+                     *       "recipientCount": 1,
+                     *       "sentAt": "2026-03-02T08:00:00Z",
+                     *       "retractedAt": "2026-03-02T08:00:00Z",
+                     *       "version": 1,
+                     *       "createdAt": "2026-03-02T08:00:00Z",
+                     *       "updatedAt": "2026-03-02T16:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateMessage: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 1-255 printable ASCII characters; the same key and input within 24 hours replays the original response.
+                 * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
+                 */
+                "Idempotency-Key"?: string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match": string;
+            };
+            path: {
+                organizationId: string;
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": "Holiday opening hours",
+                 *       "body": "The depot is closed on 24 December.",
+                 *       "audience": {
+                 *         "type": "EMPLOYEES",
+                 *         "employeeIds": [
+                 *           "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The subject line (message content: never audited or logged).
+                     * @example Holiday opening hours
+                     */
+                    subject?: string;
+                    /**
+                     * @description The text of the message, plain text (message content: never audited or logged).
+                     * @example The depot is closed on 24 December.
+                     */
+                    body?: string;
+                    /** @description Who receives the message, resolved to concrete active employees when it is sent: explicit employees (1..95), a location's team (active employees with a PUBLISHED shift at the location starting within 14 days before or after the send), or EVERYONE (the organization's active employees). One send reaches at most 95 employees. */
+                    audience?: {
+                        /** @constant */
+                        type: "EMPLOYEES";
+                        employeeIds: string[];
+                    } | {
+                        /** @constant */
+                        type: "LOCATION";
+                        /** Format: uuid */
+                        locationId: string;
+                    } | {
+                        /** @constant */
+                        type: "EVERYONE";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The draft. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "subject": "subject",
+                     *       "body": "body",
+                     *       "audience": {
+                     *         "type": "EMPLOYEES",
+                     *         "employeeIds": [
+                     *           "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                     *         ]
+                     *       },
+                     *       "state": "DRAFT",
+                     *       "attachments": [
+                     *         {
+                     *           "documentId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "attachedAt": "2026-03-02T08:00:00Z"
+                     *         }
+                     *       ],
+                     *       "recipientCount": 1,
+                     *       "sentAt": "2026-03-02T08:00:00Z",
+                     *       "retractedAt": "2026-03-02T08:00:00Z",
+                     *       "version": 1,
+                     *       "createdAt": "2026-03-02T08:00:00Z",
+                     *       "updatedAt": "2026-03-02T16:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description MALFORMED_JSON: Malformed JSON body */
+            400: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; MESSAGE_SENT: Message already sent; MESSAGE_RETRACTED: Message retracted */
+            409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_REQUIRED: If-Match required */
+            428: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable; TRANSACTION_CONFLICT: Concurrent change */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sendMessage: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 1-255 printable ASCII characters; the same key and input within 24 hours replays the original response.
+                 * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
+                 */
+                "Idempotency-Key": string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match": string;
+            };
+            path: {
+                organizationId: string;
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The sent message. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "subject": "subject",
+                     *       "body": "body",
+                     *       "audience": {
+                     *         "type": "EMPLOYEES",
+                     *         "employeeIds": [
+                     *           "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                     *         ]
+                     *       },
+                     *       "state": "DRAFT",
+                     *       "attachments": [
+                     *         {
+                     *           "documentId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "attachedAt": "2026-03-02T08:00:00Z"
+                     *         }
+                     *       ],
+                     *       "recipientCount": 1,
+                     *       "sentAt": "2026-03-02T08:00:00Z",
+                     *       "retractedAt": "2026-03-02T08:00:00Z",
+                     *       "version": 1,
+                     *       "createdAt": "2026-03-02T08:00:00Z",
+                     *       "updatedAt": "2026-03-02T16:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description MALFORMED_JSON: Malformed JSON body; IDEMPOTENCY_KEY_REQUIRED: Idempotency-Key required */
+            400: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; MESSAGE_SENT: Message already sent; MESSAGE_RETRACTED: Message retracted */
+            409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input; MESSAGE_NO_RECIPIENTS: The audience has no recipients; MESSAGE_TOO_MANY_RECIPIENTS: The audience has too many recipients */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_REQUIRED: If-Match required */
+            428: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable; TRANSACTION_CONFLICT: Concurrent change */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retractMessage: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 1-255 printable ASCII characters; the same key and input within 24 hours replays the original response.
+                 * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
+                 */
+                "Idempotency-Key": string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match": string;
+            };
+            path: {
+                organizationId: string;
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The retracted message. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "subject": "subject",
+                     *       "body": "body",
+                     *       "audience": {
+                     *         "type": "EMPLOYEES",
+                     *         "employeeIds": [
+                     *           "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                     *         ]
+                     *       },
+                     *       "state": "DRAFT",
+                     *       "attachments": [
+                     *         {
+                     *           "documentId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "attachedAt": "2026-03-02T08:00:00Z"
+                     *         }
+                     *       ],
+                     *       "recipientCount": 1,
+                     *       "sentAt": "2026-03-02T08:00:00Z",
+                     *       "retractedAt": "2026-03-02T08:00:00Z",
+                     *       "version": 1,
+                     *       "createdAt": "2026-03-02T08:00:00Z",
+                     *       "updatedAt": "2026-03-02T16:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description MALFORMED_JSON: Malformed JSON body; IDEMPOTENCY_KEY_REQUIRED: Idempotency-Key required */
+            400: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; MESSAGE_RETRACTED: Message retracted */
+            409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_REQUIRED: If-Match required */
+            428: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable; TRANSACTION_CONFLICT: Concurrent change */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMessageRecipients: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200; default 50. */
+                limit?: string;
+                /** @description A nextCursor, exactly as returned, with the same filters. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                organizationId: string;
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recipients. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "messageId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "employeeId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "sentAt": "2026-03-02T08:00:00Z",
+                     *           "read": true,
+                     *           "readAt": "2026-03-02T08:00:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageRecipientList"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    markMessageRead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description 1-255 printable ASCII characters; the same key and input within 24 hours replays the original response.
+                 * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                organizationId: string;
+                messageId: string;
+                employeeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "readAt": "2026-03-02T08:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description When the employee read the message, as the reporting system saw it; default: now. Not before the send, not in the future.
+                     */
+                    readAt?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The recipient with its read state. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "messageId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "employeeId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "sentAt": "2026-03-02T08:00:00Z",
+                     *       "read": true,
+                     *       "readAt": "2026-03-02T08:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageRecipient"];
+                };
+            };
+            /** @description MALFORMED_JSON: Malformed JSON body */
+            400: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; MESSAGE_RETRACTED: Message retracted */
+            409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable; TRANSACTION_CONFLICT: Concurrent change */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMessageAttachments: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200; default 50. */
+                limit?: string;
+                /** @description A nextCursor, exactly as returned, with the same filters. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                organizationId: string;
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachments. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "messageId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "documentId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "attachedAt": "2026-03-02T08:00:00Z",
+                     *           "document": {
+                     *             "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *             "name": "name",
+                     *             "contentType": "content type",
+                     *             "size": 1,
+                     *             "sha256": "sha256",
+                     *             "owner": {
+                     *               "type": "ORGANIZATION",
+                     *               "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                     *             },
+                     *             "tags": [
+                     *               "tags"
+                     *             ],
+                     *             "state": "PENDING",
+                     *             "rejectionReason": "SIZE_MISMATCH",
+                     *             "archived": true,
+                     *             "archivedAt": "2026-03-02T08:00:00Z",
+                     *             "version": 1,
+                     *             "createdAt": "2026-03-02T08:00:00Z",
+                     *             "updatedAt": "2026-03-02T16:30:00Z"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageAttachmentList"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    addMessageAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 1-255 printable ASCII characters; the same key and input within 24 hours replays the original response.
+                 * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
+                 */
+                "Idempotency-Key": string;
+            };
+            path: {
+                organizationId: string;
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "documentId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description An AVAILABLE document of this organization.
+                     */
+                    documentId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The attachment; ETag is the draft message's new one. */
+            201: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    Location?: string;
+                    /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "messageId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "documentId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "attachedAt": "2026-03-02T08:00:00Z",
+                     *       "document": {
+                     *         "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *         "name": "name",
+                     *         "contentType": "content type",
+                     *         "size": 1,
+                     *         "sha256": "sha256",
+                     *         "owner": {
+                     *           "type": "ORGANIZATION",
+                     *           "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                     *         },
+                     *         "tags": [
+                     *           "tags"
+                     *         ],
+                     *         "state": "PENDING",
+                     *         "rejectionReason": "SIZE_MISMATCH",
+                     *         "archived": true,
+                     *         "archivedAt": "2026-03-02T08:00:00Z",
+                     *         "version": 1,
+                     *         "createdAt": "2026-03-02T08:00:00Z",
+                     *         "updatedAt": "2026-03-02T16:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageAttachment"];
+                };
+            };
+            /** @description MALFORMED_JSON: Malformed JSON body; IDEMPOTENCY_KEY_REQUIRED: Idempotency-Key required */
+            400: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; MESSAGE_SENT: Message already sent; MESSAGE_RETRACTED: Message retracted; DOCUMENT_NOT_AVAILABLE: Document not available */
+            409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable; TRANSACTION_CONFLICT: Concurrent change */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    removeMessageAttachment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description 1-255 printable ASCII characters; the same key and input within 24 hours replays the original response.
+                 * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                organizationId: string;
+                messageId: string;
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description MALFORMED_JSON: Malformed JSON body */
+            400: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; MESSAGE_SENT: Message already sent; MESSAGE_RETRACTED: Message retracted */
+            409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable; TRANSACTION_CONFLICT: Concurrent change */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listAuditEntries: {
         parameters: {
             query?: {
-                entityType?: "time_entry" | "employee" | "organization" | "location" | "contact" | "report_job" | "export_manifest" | "material" | "stock_adjustment" | "document" | "task" | "shift" | "customer" | "customer_access" | "feedback" | "quality_template" | "inspection" | "candidate" | "candidate_message" | "quote" | "invoice" | "payment";
+                entityType?: "time_entry" | "employee" | "organization" | "location" | "contact" | "report_job" | "export_manifest" | "material" | "stock_adjustment" | "document" | "task" | "shift" | "customer" | "customer_access" | "feedback" | "quality_template" | "inspection" | "candidate" | "candidate_message" | "quote" | "invoice" | "payment" | "message";
                 entityId?: string;
                 /** @description Page size, 1 to 200; default 50. */
                 limit?: string;
@@ -28902,8 +31151,8 @@ export interface operations {
     listActivity: {
         parameters: {
             query?: {
-                area?: "timesheets" | "scim" | "organization" | "employees" | "locations" | "reports" | "materials" | "documents" | "tasks" | "planning" | "customers" | "quality" | "recruitment" | "commerce";
-                entityType?: "time_entry" | "employee" | "organization" | "location" | "contact" | "report_job" | "export_manifest" | "material" | "stock_adjustment" | "document" | "task" | "shift" | "customer" | "customer_access" | "feedback" | "quality_template" | "inspection" | "candidate" | "candidate_message" | "quote" | "invoice" | "payment";
+                area?: "timesheets" | "scim" | "organization" | "employees" | "locations" | "reports" | "materials" | "documents" | "tasks" | "planning" | "customers" | "quality" | "recruitment" | "commerce" | "messages";
+                entityType?: "time_entry" | "employee" | "organization" | "location" | "contact" | "report_job" | "export_manifest" | "material" | "stock_adjustment" | "document" | "task" | "shift" | "customer" | "customer_access" | "feedback" | "quality_template" | "inspection" | "candidate" | "candidate_message" | "quote" | "invoice" | "payment" | "message";
                 entityId?: string;
                 /** @description Page size, 1 to 200; default 50. */
                 limit?: string;

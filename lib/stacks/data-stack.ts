@@ -1,8 +1,8 @@
 import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership, type CorsRule } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import type { Construct } from 'constructs';
+import type { Construct, Node } from 'constructs';
 import type { ApiEnvironment } from '../../services/shared/config';
 import { AppTable } from '../constructs/app-table';
 import { acknowledgeGuard, GUARD_PLUGIN, GUARD_RULES, limitGrantsToAwsServices } from '../guard';
@@ -22,6 +22,46 @@ export const DOCUMENT_PREFIXES = { uploads: 'uploads/', documents: 'documents/' 
 /** Abandoned or rejected uploads are gone after this many days (the lifecycle rule on `uploads/`). */
 export const ABANDONED_UPLOAD_DAYS = 1;
 
+/** The context key naming the browser origins allowed to PUT and GET documents (`-c documentsCorsOrigins=https://app.example.com,https://admin.example.com`). */
+export const DOCUMENTS_CORS_CONTEXT = 'documentsCorsOrigins';
+
+const ORIGIN = /^https:\/\/[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+(:\d{1,5})?$/;
+
+/**
+ * The allowed browser origins of the documents bucket from context: a comma-separated string
+ * or a list, each an https origin without path or wildcard (anything else fails the synth).
+ * None by default: then the bucket has no CORS rule and browsers cannot use the presigned
+ * URLs (servers and curl can: CORS binds browsers only).
+ */
+export function documentsCorsOriginsFromContext(node: Pick<Node, 'tryGetContext'>): string[] {
+  const raw: unknown = node.tryGetContext(DOCUMENTS_CORS_CONTEXT);
+  if (raw === undefined || raw === null || raw === '') return [];
+  const list = Array.isArray(raw) ? raw : String(raw).split(',');
+  const origins = list.map((o) => String(o).trim().toLowerCase()).filter((o) => o !== '');
+  const bad = origins.filter((o) => !ORIGIN.test(o));
+  if (bad.length > 0) throw new Error(`${DOCUMENTS_CORS_CONTEXT}: ${bad.join(', ')} is not an https origin such as https://app.example.com (no path, no wildcard).`);
+  return [...new Set(origins)];
+}
+
+/**
+ * The CORS rule of the documents bucket for browser uploads (presigned PUT with the signed
+ * Content-Type and x-amz-checksum-sha256) and downloads (presigned GET, HEAD); undefined
+ * without origins.
+ */
+export function documentsCorsRules(origins: readonly string[]): CorsRule[] | undefined {
+  if (origins.length === 0) return undefined;
+  return [
+    {
+      id: 'BrowserPresignedUploadsAndDownloads',
+      allowedOrigins: [...origins],
+      allowedMethods: [HttpMethods.PUT, HttpMethods.GET, HttpMethods.HEAD],
+      allowedHeaders: ['content-type', 'x-amz-checksum-sha256', 'x-amz-sdk-checksum-algorithm'],
+      exposedHeaders: ['ETag', 'Content-Disposition', 'Content-Length', 'Content-Type', 'x-amz-checksum-sha256'],
+      maxAge: 3000,
+    },
+  ];
+}
+
 export interface DataStackProps extends StackProps {
   /** TEST or LIVE. */
   readonly apiEnvironment: ApiEnvironment;
@@ -31,6 +71,12 @@ export interface DataStackProps extends StackProps {
    * @default - true for LIVE, false for TEST
    */
   readonly retainData?: boolean;
+  /**
+   * Browser origins (https, exact) that may PUT uploads to and GET documents from the
+   * documents bucket with presigned URLs.
+   * @default - none: no CORS rule (see documentsCorsOriginsFromContext)
+   */
+  readonly documentsCorsOrigins?: readonly string[];
 }
 
 /**
@@ -114,6 +160,7 @@ export class DataStack extends Stack {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       serverAccessLogsBucket: accessLogs,
       serverAccessLogsPrefix: 'documents/',
+      cors: documentsCorsRules(props.documentsCorsOrigins ?? []),
       removalPolicy,
       autoDeleteObjects: !retain,
       lifecycleRules: [

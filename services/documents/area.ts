@@ -35,6 +35,7 @@ export const documentsArea = defineArea({
     ],
   },
   problems: PROBLEMS,
+  demoSeed: true,
   auditEntityTypes: ['document'],
   schemas: {
     Document: documentResponseSchema,

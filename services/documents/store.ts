@@ -10,7 +10,7 @@ import type { CompletionChange, DocumentsStore, LinkChange, UploadChange } from 
 import { documentFromItem, documentKeys, documentToItem, linkFromItem, linkToItem, sessionFromItem, sessionToItem, type Document, type LocationDocument, type UploadSession } from './model';
 
 /** Transaction item labels: roles, never values (they reach the logs). */
-const DOCUMENT_LABEL = 'document';
+export const DOCUMENT_LABEL = 'document';
 const SESSION_LABEL = 'upload_session';
 const LINK_LABEL = 'location_document';
 const OWNER_LABEL = 'document_owner';
@@ -71,6 +71,16 @@ export function saveCompletion(unit: UnitOfWork, change: CompletionChange): void
   });
 }
 
+/**
+ * Transaction item for other areas (messages' attachments): the document exists in this
+ * organization and is AVAILABLE when their change commits. Its key holds the organization, so
+ * another organization's document never satisfies it.
+ */
+export const documentAvailableCheck = (org: string, documentId: string): TxItem => ({
+  label: DOCUMENT_LABEL,
+  op: { ConditionCheck: { Key: documentKeys.document(org, documentId), ConditionExpression: '#state = :available', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':available': 'AVAILABLE' } } },
+});
+
 export function saveLink(unit: UnitOfWork, change: LinkChange): void {
   const { organizationId: org, locationId, documentId } = change.link;
   const items: TxItem[] =
@@ -78,10 +88,7 @@ export function saveLink(unit: UnitOfWork, change: LinkChange): void {
       ? [
           { label: LINK_LABEL, op: { Put: { Item: linkToItem(change.link), ConditionExpression: 'attribute_not_exists(PK)' } } },
           { ...locationExistsCheck(org, locationId), label: OWNER_LABEL },
-          {
-            label: DOCUMENT_LABEL,
-            op: { ConditionCheck: { Key: documentKeys.document(org, documentId), ConditionExpression: '#state = :available', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':available': 'AVAILABLE' } } },
-          },
+          documentAvailableCheck(org, documentId),
         ]
       : [{ label: LINK_LABEL, op: { Delete: { Key: documentKeys.link(org, locationId, documentId), ConditionExpression: 'attribute_exists(PK)' } } }];
   unit.stage({ items, audit: change.audit, explain: movedOn(LINK_LABEL, OWNER_LABEL, DOCUMENT_LABEL) });

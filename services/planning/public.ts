@@ -8,3 +8,5 @@ export { ingestVisitConfirmation, visitConfirmationItems, visitEvidenceSchema, t
 export { shiftKeys, type Shift, type VisitConfirmation } from './model';
 /** The dashboard counts employees on shift (services/overview). */
 export { countEmployeesOnShift } from './store-counts';
+/** Messages resolve a location's team from its published shifts (services/messages). */
+export { employeesWithPublishedShifts } from './store-team';

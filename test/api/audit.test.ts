@@ -18,7 +18,7 @@ const SNAPSHOT_MEMBERS = ['startedAt', 'endedAt', 'breakMinutes', 'state', 'revi
 /** The demo seed's commerce documents: amounts, states and dates only, never free text. */
 const COMMERCE_MEMBERS = ['state', 'revision', 'currency', 'lineCount', 'subtotal', 'taxTotal', 'total', 'number', 'dueDate', 'amountPaid', 'balance', 'amount', 'paidOn', 'method'];
 /** The snapshot allowlist of each entity type the demo trail holds (the seed writes candidates too). */
-const SNAPSHOTS_OF: Readonly<Record<string, readonly string[]>> = { time_entry: SNAPSHOT_MEMBERS, candidate: ['stage', 'erased', 'messagesErased'], candidate_message: ['direction', 'channel'], quote: COMMERCE_MEMBERS, invoice: COMMERCE_MEMBERS, payment: COMMERCE_MEMBERS, shift: ['state', 'employeeId', 'locationId', 'startsAt', 'endsAt', 'breakMinutes', 'taskCount', 'version'] };
+const SNAPSHOTS_OF: Readonly<Record<string, readonly string[]>> = { time_entry: SNAPSHOT_MEMBERS, candidate: ['stage', 'erased', 'messagesErased'], candidate_message: ['direction', 'channel'], quote: COMMERCE_MEMBERS, invoice: COMMERCE_MEMBERS, payment: COMMERCE_MEMBERS, shift: ['state', 'employeeId', 'locationId', 'startsAt', 'endsAt', 'breakMinutes', 'taskCount', 'version'], document: ['state', 'contentType', 'size', 'ownerType', 'rejectionReason', 'expiresAt'], message: ['state', 'audienceType', 'audienceSize', 'recipientCount', 'attachmentCount'] };
 const LABEL = 'Van 9, Quai de la Gare';
 const COORDINATES = [48.8311231, 2.3768719];
 

@@ -1,6 +1,8 @@
 import { issueApiKey } from '../../services/api-keys/issue';
 import { DEMO_IDS } from '../../services/local/seed';
 import { PLANNING_IDS } from '../../services/planning/seed';
+import { DOCUMENT_IDS } from '../../services/documents/seed';
+import { MESSAGE_IDS } from '../../services/messages/seed';
 import { SCOPES, type RouteSpec } from '../../services/routes';
 import { call, scanTable, startApi, tableFingerprint, type ApiFixture, type ApiResponse } from '../support/api';
 import { errorShapeProblems, leaksIn, record } from './support';
@@ -47,6 +49,8 @@ beforeAll(async () => {
     shiftId: PLANNING_IDS.otherShift,
     taskId: PLANNING_IDS.otherTask,
     visitConfirmationId: PLANNING_IDS.otherVisit,
+    documentId: DOCUMENT_IDS.other,
+    messageId: MESSAGE_IDS.otherDraft,
   };
   // One key per route's scope set: every scope of the catalogue except the route's own.
   for (const route of ROUTES) {
@@ -87,6 +91,8 @@ const ownIds = (): Record<string, string> => ({
   shiftId: PLANNING_IDS.shifts[0],
   taskId: PLANNING_IDS.tasks[0],
   visitConfirmationId: PLANNING_IDS.visits[0],
+  documentId: DOCUMENT_IDS.welcome,
+  messageId: MESSAGE_IDS.draft,
 });
 
 /** A body the route would accept from an authorized caller, so that only authorization decides. */

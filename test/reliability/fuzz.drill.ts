@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import { DEMO_IDS } from '../../services/local/seed';
+import { DOCUMENT_IDS } from '../../services/documents/seed';
+import { MESSAGE_IDS } from '../../services/messages/seed';
 import type { RouteSpec } from '../../services/routes';
 import { call, startApi, tableFingerprint, type ApiFixture, type ApiResponse } from '../support/api';
 import { errorShapeProblems, leaksIn, record } from './support';
@@ -60,6 +62,10 @@ function realIds(name: string): string[] {
       return ['User', 'Group'];
     case 'schemaId':
       return ['urn:ietf:params:scim:schemas:core:2.0:User', 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'];
+    case 'messageId':
+      return [MESSAGE_IDS.draft, MESSAGE_IDS.sent, MESSAGE_IDS.otherDraft];
+    case 'documentId':
+      return [DOCUMENT_IDS.welcome, DOCUMENT_IDS.other];
     default:
       return ['00000000-0000-4000-8000-000000000000'];
   }
@@ -87,7 +93,7 @@ const headers = fc.record(
 
 /** Field values that look like what the routes take, and values of every other JSON type. */
 const fieldValue = fc.oneof(anyText, instant, fc.integer({ min: -100000, max: 100000 }), fc.double(), fc.boolean(), fc.constant(null), fc.jsonValue({ maxDepth: 2 }));
-const knownFields = ['employeeId', 'context', 'startedAt', 'endedAt', 'breakMinutes', 'reason', 'overlapOverride', 'overlapReason', 'name', 'address', 'displayName', 'userName', 'externalId', 'emails', 'active', 'schemas', 'Operations', 'iban', 'bic', 'accountHolder', 'settings', 'email', 'phone', 'quantity', 'materialId', 'locationId'];
+const knownFields = ['employeeId', 'context', 'startedAt', 'endedAt', 'breakMinutes', 'reason', 'overlapOverride', 'overlapReason', 'name', 'address', 'displayName', 'userName', 'externalId', 'emails', 'active', 'schemas', 'Operations', 'iban', 'bic', 'accountHolder', 'settings', 'email', 'phone', 'quantity', 'materialId', 'locationId', 'subject', 'body', 'audience', 'documentId', 'readAt'];
 const contextValue = fc.oneof(
   fc.record({ kind: fc.constantFrom('REGISTERED_LOCATION', 'VEHICLE_AD_HOC', 'X'), locationId: fc.oneof(fc.uuid().map(String), anyText) }, { requiredKeys: [] }),
   fc.record({ kind: fc.constant('VEHICLE_AD_HOC'), addressLabel: anyText, latitude: fc.oneof(fc.double(), fc.integer()), longitude: fc.oneof(fc.double(), fc.integer()) }, { requiredKeys: [] }),

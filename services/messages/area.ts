@@ -1,0 +1,161 @@
+import { DOCUMENT_PROBLEMS } from '../documents/public';
+import { defineArea } from '../shared/area';
+import { READ_WRITE } from '../shared/permissions';
+import { pageSchema } from '../shared/schemas/fields';
+import { PROBLEMS } from './problems';
+import {
+  attachBody,
+  attachmentResponseSchema,
+  createMessageBody,
+  emptyBody,
+  markReadBody,
+  messageListQuery,
+  messageResponseSchema,
+  pageQuery,
+  recipientResponseSchema,
+  updateMessageBody,
+} from './schemas';
+
+const messageList = pageSchema(messageResponseSchema);
+const recipientList = pageSchema(recipientResponseSchema);
+const attachmentList = pageSchema(attachmentResponseSchema);
+
+/** Messages from the organization to employees: drafts, sending to a resolved audience, retracting, read state, attachments. */
+export const messagesArea = defineArea({
+  name: 'messages',
+  api: 'public',
+  description:
+    "Messages from the organization to employees, a location's team or everyone: DRAFT -> SENT (immutable) -> RETRACTED, recipients resolved at send with their read state, and attachments that reference AVAILABLE documents.",
+  permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
+  problems: PROBLEMS,
+  demoSeed: true,
+  auditEntityTypes: ['message'],
+  schemas: { Message: messageResponseSchema, MessageList: messageList, MessageRecipient: recipientResponseSchema, MessageRecipientList: recipientList, MessageAttachment: attachmentResponseSchema, MessageAttachmentList: attachmentList },
+  routes: {
+    listMessages: {
+      method: 'GET',
+      path: '/messages',
+      scopes: ['messages:read'],
+      summary: 'List messages',
+      description: 'Messages oldest first (createdAt, then id), optionally in one state; with `employeeId`, the messages sent to that employee in send order.',
+      query: messageListQuery,
+      success: { status: 200, description: 'A page of messages.', schema: messageList },
+      problems: [],
+    },
+    createMessage: {
+      method: 'POST',
+      path: '/messages',
+      scopes: ['messages:write'],
+      summary: 'Create a draft message',
+      description:
+        'Creates a DRAFT with subject, body and audience. Explicit employees and a location must exist in this organization (422 at the id). Nothing is sent until POST /messages/{messageId}/send.',
+      body: createMessageBody,
+      idempotencyKey: 'required',
+      success: { status: 201, description: 'The draft.', schema: messageResponseSchema, headers: ['ETag', 'Location'] },
+      problems: [],
+    },
+    getMessage: {
+      method: 'GET',
+      path: '/messages/{messageId}',
+      scopes: ['messages:read'],
+      summary: 'Get one message',
+      description: 'One message in any state.',
+      success: { status: 200, description: 'The message.', schema: messageResponseSchema, headers: ['ETag'] },
+      problems: [],
+    },
+    updateMessage: {
+      method: 'PATCH',
+      path: '/messages/{messageId}',
+      scopes: ['messages:write'],
+      summary: 'Change a draft',
+      description: 'Changes subject, body or audience of a DRAFT (partial). A sent message is immutable (409 MESSAGE_SENT); a retracted one 409 MESSAGE_RETRACTED.',
+      body: updateMessageBody,
+      ifMatch: 'required',
+      idempotencyKey: 'optional',
+      success: { status: 200, description: 'The draft.', schema: messageResponseSchema, headers: ['ETag'] },
+      problems: [PROBLEMS.MESSAGE_SENT, PROBLEMS.MESSAGE_RETRACTED],
+    },
+    sendMessage: {
+      method: 'POST',
+      path: '/messages/{messageId}/send',
+      scopes: ['messages:write'],
+      summary: 'Send a draft',
+      description:
+        "DRAFT -> SENT. Resolves the audience to concrete active employees now (explicit employees that are still active; a location's team: active employees with a PUBLISHED shift there starting within 14 days before or after now; everyone: the active employees) and writes one recipient per employee with the SENT message in one transaction. An audience of nobody is 422 MESSAGE_NO_RECIPIENTS, of more than 95 employees 422 MESSAGE_TOO_MANY_RECIPIENTS. The body may be absent.",
+      body: emptyBody,
+      bodyOptional: true,
+      ifMatch: 'required',
+      idempotencyKey: 'required',
+      success: { status: 200, description: 'The sent message.', schema: messageResponseSchema, headers: ['ETag'] },
+      problems: [PROBLEMS.MESSAGE_SENT, PROBLEMS.MESSAGE_RETRACTED, PROBLEMS.MESSAGE_NO_RECIPIENTS, PROBLEMS.MESSAGE_TOO_MANY_RECIPIENTS],
+    },
+    retractMessage: {
+      method: 'POST',
+      path: '/messages/{messageId}/retract',
+      scopes: ['messages:write'],
+      summary: 'Retract a message',
+      description: 'SENT or DRAFT -> RETRACTED: the message is withdrawn (a draft is discarded unsent) and kept, with its recipients and their read state. Retracting again is 409 MESSAGE_RETRACTED. The body may be absent.',
+      body: emptyBody,
+      bodyOptional: true,
+      ifMatch: 'required',
+      idempotencyKey: 'required',
+      success: { status: 200, description: 'The retracted message.', schema: messageResponseSchema, headers: ['ETag'] },
+      problems: [PROBLEMS.MESSAGE_RETRACTED],
+    },
+    listMessageRecipients: {
+      method: 'GET',
+      path: '/messages/{messageId}/recipients',
+      scopes: ['messages:read'],
+      summary: 'Recipients and their read state',
+      description: 'The employees a sent message went to, by employee id, each with its read state. A draft has none yet.',
+      query: pageQuery,
+      success: { status: 200, description: 'A page of recipients.', schema: recipientList },
+      problems: [],
+    },
+    markMessageRead: {
+      method: 'POST',
+      path: '/messages/{messageId}/recipients/{employeeId}/read',
+      scopes: ['messages:write'],
+      summary: 'Report that a recipient read the message',
+      description:
+        "For the integration that shows messages to employees (e.g. the employee app's backend): records when the employee read the message. Idempotent: the first report wins, later ones answer the recipient as it is. An employee who is not a recipient is 404; a retracted message takes no new reads (409 MESSAGE_RETRACTED). The body may be absent.",
+      body: markReadBody,
+      bodyOptional: true,
+      idempotencyKey: 'optional',
+      success: { status: 200, description: 'The recipient with its read state.', schema: recipientResponseSchema },
+      problems: [PROBLEMS.MESSAGE_RETRACTED],
+    },
+    listMessageAttachments: {
+      method: 'GET',
+      path: '/messages/{messageId}/attachments',
+      scopes: ['messages:read'],
+      summary: 'Attachments of a message',
+      description: 'The documents attached to the message, in the order attached, each with the document (at most 10: one page).',
+      query: pageQuery,
+      success: { status: 200, description: 'The attachments.', schema: attachmentList },
+      problems: [],
+    },
+    addMessageAttachment: {
+      method: 'POST',
+      path: '/messages/{messageId}/attachments',
+      scopes: ['messages:write'],
+      summary: 'Attach a document to a draft',
+      description:
+        "Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. A document that does not exist in this organization is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing. At most 10 attachments.",
+      body: attachBody,
+      idempotencyKey: 'required',
+      success: { status: 201, description: 'The attachment; ETag is the draft message\'s new one.', schema: attachmentResponseSchema, headers: ['ETag', 'Location'] },
+      problems: [PROBLEMS.MESSAGE_SENT, PROBLEMS.MESSAGE_RETRACTED, DOCUMENT_PROBLEMS.DOCUMENT_NOT_AVAILABLE],
+    },
+    removeMessageAttachment: {
+      method: 'DELETE',
+      path: '/messages/{messageId}/attachments/{documentId}',
+      scopes: ['messages:write'],
+      summary: 'Remove an attachment from a draft',
+      description: 'Removes the attachment from a DRAFT (409 once sent); the document itself stays. 404 when the document is not attached.',
+      idempotencyKey: 'optional',
+      success: { status: 204, description: 'Removed.', headers: ['ETag'] },
+      problems: [PROBLEMS.MESSAGE_SENT, PROBLEMS.MESSAGE_RETRACTED],
+    },
+  },
+});

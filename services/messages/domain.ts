@@ -1,0 +1,374 @@
+import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
+import type { Actor } from '../shared/domain/actor';
+import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { AppError, NotFoundError, ValidationError, type Problem } from '../shared/errors';
+import type { Attachment, Audience, Message, Recipient } from './model';
+import { PROBLEMS } from './problems';
+
+export type { Attachment, Audience, Message, MessageState, Recipient } from './model';
+
+/**
+ * Messages from the organization to its employees: a DRAFT (subject, body, audience,
+ * attachments) that may change until it is sent; sending resolves the audience to concrete
+ * employees (one recipient item each, in the same transaction as the SENT message); a sent
+ * message is immutable; retracting keeps it as RETRACTED. Subject and body are message content:
+ * they never reach the audit trail or the logs (only their attribute names do).
+ */
+
+/**
+ * The most employees one send reaches: the send is ONE transaction (the message, one item per
+ * recipient, the audit entry and the idempotency record) and a transaction holds at most 100
+ * items; five stay spare. test/unit/messages-rules.test.ts checks the arithmetic.
+ */
+export const MAX_RECIPIENTS = 95;
+/** The most documents one message carries. */
+export const MAX_ATTACHMENTS = 10;
+/**
+ * A location's team: the active employees with a PUBLISHED shift at the location that starts
+ * at most TEAM_DAYS days before or after the send.
+ */
+export const TEAM_DAYS = 14;
+/** A reported read may lie this far in the future (clock skew of the reporting system). */
+export const READ_SKEW_MS = 5 * 60_000;
+
+/** What a document is to an attachment: its state, when it exists in this organization. */
+export interface AttachableDocument {
+  readonly id: string;
+  readonly state: string;
+}
+
+export interface MessageChange {
+  readonly before?: Message;
+  readonly after: Message;
+  readonly audit: AuditEntry;
+  /** A document attached by this change: the transaction checks it is still AVAILABLE. */
+  readonly attachedDocumentId?: string;
+}
+
+export interface SendChange {
+  readonly before: Message;
+  readonly after: Message;
+  readonly recipients: readonly Recipient[];
+  readonly audit: AuditEntry;
+}
+
+export interface ReadChange {
+  /** The message read as SENT: the transaction checks it still is. */
+  readonly message: Message;
+  readonly before: Recipient;
+  readonly after: Recipient;
+  readonly audit: AuditEntry;
+}
+
+/** The messages store port (store.ts): reads, and `save*` that stage a change in the unit of work. */
+export interface MessagesStore {
+  getMessage(organizationId: string, id: string): Promise<Message | undefined>;
+  getRecipient(organizationId: string, messageId: string, employeeId: string): Promise<Recipient | undefined>;
+  /** The ids among these that name no employee of the organization. */
+  missingEmployees(organizationId: string, ids: readonly string[]): Promise<string[]>;
+  locationExists(organizationId: string, id: string): Promise<boolean>;
+  getDocument(organizationId: string, id: string): Promise<AttachableDocument | undefined>;
+  /** Those of these employees that exist in the organization and are active (not deactivated, not SCIM-deleted). */
+  activeEmployees(organizationId: string, ids: readonly string[]): Promise<string[]>;
+  /** Up to `max` active employees of the organization, creation order. */
+  everyActiveEmployee(organizationId: string, max: number): Promise<string[]>;
+  /** Employees of PUBLISHED shifts at the location that start in [from, to). */
+  scheduledAt(organizationId: string, locationId: string, from: string, to: string): Promise<string[]>;
+  saveMessage(change: MessageChange): void;
+  saveSend(change: SendChange): void;
+  saveRead(change: ReadChange): void;
+}
+
+export interface MessagePorts {
+  readonly store: MessagesStore;
+  readonly now: () => Date;
+  readonly newId: () => string;
+}
+
+export const messageEtag = (m: Message): string => entityEtag('message', m.id, m.version);
+
+const audit = (ports: MessagePorts, actor: Actor, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
+  auditEntry({ id: ports.newId(), actor, occurredAt, ...input });
+
+export interface MessageInput {
+  readonly subject: string;
+  readonly body: string;
+  readonly audience: Audience;
+}
+
+export type MessagePatch = Partial<MessageInput>;
+
+/** 409 MESSAGE_SENT / MESSAGE_RETRACTED unless the message is a DRAFT. */
+export function assertDraft(m: Message, doing: string): void {
+  if (m.state === 'SENT') throw new AppError(PROBLEMS.MESSAGE_SENT, `Message ${m.id} was sent at ${m.sentAt}: a sent message cannot be ${doing}.`);
+  if (m.state === 'RETRACTED') throw new AppError(PROBLEMS.MESSAGE_RETRACTED, `Message ${m.id} was retracted at ${m.retractedAt}: it cannot be ${doing}.`);
+}
+
+const uniqueIds = (ids: readonly string[]): string[] => [...new Set(ids)];
+
+/** The audience as stored: explicit employee ids without repeats. */
+export const normalizeAudience = (a: Audience): Audience => (a.type === 'EMPLOYEES' ? { type: 'EMPLOYEES', employeeIds: uniqueIds(a.employeeIds) } : a);
+
+/** The audience's references exist in this organization (422 at the id sent). */
+async function assertAudience(ports: MessagePorts, org: string, audience: Audience, sent: Audience): Promise<void> {
+  if (audience.type === 'EMPLOYEES' && sent.type === 'EMPLOYEES') {
+    const missing = await ports.store.missingEmployees(org, audience.employeeIds);
+    if (missing.length > 0) {
+      throw new ValidationError(missing.map((id) => ({ pointer: `/audience/employeeIds/${sent.employeeIds.indexOf(id)}`, detail: `Employee ${id} does not exist in this organization.` })));
+    }
+  }
+  if (audience.type === 'LOCATION' && !(await ports.store.locationExists(org, audience.locationId))) {
+    throw new ValidationError([{ pointer: '/audience/locationId', detail: `Location ${audience.locationId} does not exist in this organization.` }]);
+  }
+}
+
+/** Ids only: the audience's kind and its location, never who (the recipient list has that). */
+const audienceFacts = (a: Audience) => ({ audienceType: a.type, ...(a.type === 'EMPLOYEES' ? { audienceSize: a.employeeIds.length } : {}) });
+const audienceReferences = (a: Audience): Record<string, string> | undefined => (a.type === 'LOCATION' ? { locationId: a.locationId } : undefined);
+
+/**
+ * Creates a DRAFT (POST /messages).
+ * 1. Explicit employees and a location audience must exist in this organization (422 at the id).
+ * 2. Stage version 1; the audit entry names the attributes given, never the subject or body.
+ */
+export async function createMessage(ports: MessagePorts, actor: Actor, input: MessageInput): Promise<Message> {
+  const org = actor.principal.organizationId;
+  const audience = normalizeAudience(input.audience);
+  await assertAudience(ports, org, audience, input.audience);
+  const now = ports.now().toISOString();
+  const message: Message = {
+    id: ports.newId(),
+    organizationId: org,
+    subject: input.subject,
+    body: input.body,
+    audience,
+    state: 'DRAFT',
+    attachments: [],
+    recipientCount: null,
+    sentAt: null,
+    retractedAt: null,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  ports.store.saveMessage({
+    after: message,
+    audit: audit(ports, actor, now, {
+      action: 'message.created',
+      entity: { type: 'message', id: message.id },
+      ...(audienceReferences(audience) ? { references: audienceReferences(audience) } : {}),
+      changedAttributes: ['audience', 'body', 'subject'],
+      after: { state: 'DRAFT', ...audienceFacts(audience) },
+    }),
+  });
+  return message;
+}
+
+async function draftFor(ports: MessagePorts, org: string, id: string): Promise<Message> {
+  const message = await ports.store.getMessage(org, id);
+  if (!message) throw new NotFoundError(`Message ${id}`);
+  return message;
+}
+
+const sameAudience = (a: Audience, b: Audience): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Changes a DRAFT (PATCH /messages/{id}): subject, body, audience.
+ * 1. Read (404); If-Match (412); a sent or retracted message is 409.
+ * 2. A new audience's references exist (422).  3. Nothing changed: as it is.
+ * 4. Stage the next version (a send that read the old one runs again and sees this one).
+ */
+export async function updateMessage(ports: MessagePorts, actor: Actor, id: string, ifMatch: string, patch: MessagePatch): Promise<Message> {
+  const org = actor.principal.organizationId;
+  const current = await draftFor(ports, org, id);
+  assertEtag(ifMatch, messageEtag(current));
+  assertDraft(current, 'changed');
+  const audience = patch.audience ? normalizeAudience(patch.audience) : current.audience;
+  if (patch.audience && !sameAudience(audience, current.audience)) await assertAudience(ports, org, audience, patch.audience);
+  const changed: string[] = [];
+  if (patch.subject !== undefined && patch.subject !== current.subject) changed.push('subject');
+  if (patch.body !== undefined && patch.body !== current.body) changed.push('body');
+  if (!sameAudience(audience, current.audience)) changed.push('audience');
+  if (changed.length === 0) return current;
+  const now = ports.now().toISOString();
+  const next: Message = { ...current, subject: patch.subject ?? current.subject, body: patch.body ?? current.body, audience, version: current.version + 1, updatedAt: now };
+  ports.store.saveMessage({
+    before: current,
+    after: next,
+    audit: audit(ports, actor, now, {
+      action: 'message.updated',
+      entity: { type: 'message', id },
+      ...(audienceReferences(audience) ? { references: audienceReferences(audience) } : {}),
+      changedAttributes: changed.sort(),
+      ...(changed.includes('audience') ? { after: audienceFacts(audience) } : {}),
+    }),
+  });
+  return next;
+}
+
+/** The window of shifts that makes a location's team at `at`: [at - TEAM_DAYS, at + TEAM_DAYS). */
+export function teamWindow(at: Date): { from: string; to: string } {
+  const day = 86_400_000;
+  return { from: new Date(at.getTime() - TEAM_DAYS * day).toISOString(), to: new Date(at.getTime() + TEAM_DAYS * day).toISOString() };
+}
+
+/**
+ * The employees an audience means at `at`, sorted: explicit employees that are still active;
+ * a location's team (active employees with a PUBLISHED shift there starting within TEAM_DAYS
+ * of `at`); everyone (the organization's active employees). Reads at most MAX_RECIPIENTS + 1
+ * of everyone: one more than may be sent is enough to refuse.
+ */
+export async function resolveAudience(store: MessagesStore, org: string, audience: Audience, at: Date): Promise<string[]> {
+  if (audience.type === 'EVERYONE') return [...(await store.everyActiveEmployee(org, MAX_RECIPIENTS + 1))].sort();
+  const candidates =
+    audience.type === 'EMPLOYEES' ? audience.employeeIds : await store.scheduledAt(org, audience.locationId, teamWindow(at).from, teamWindow(at).to);
+  return [...(await store.activeEmployees(org, uniqueIds(candidates)))].sort();
+}
+
+/** 422 when a send would reach nobody or more than MAX_RECIPIENTS. */
+export function assertRecipientCount(messageId: string, count: number): void {
+  if (count === 0) throw new AppError(PROBLEMS.MESSAGE_NO_RECIPIENTS, `The audience of message ${messageId} resolves to no active employee now; change the audience.`);
+  if (count > MAX_RECIPIENTS) {
+    throw new AppError(PROBLEMS.MESSAGE_TOO_MANY_RECIPIENTS, `The audience of message ${messageId} resolves to more than ${MAX_RECIPIENTS} employees; one message reaches at most ${MAX_RECIPIENTS}.`, {
+      extensions: { maxRecipients: MAX_RECIPIENTS },
+    });
+  }
+}
+
+/**
+ * Sends a DRAFT (POST /messages/{id}/send).
+ * 1. Read (404); If-Match (412); sent or retracted 409.
+ * 2. Resolve the audience to concrete active employees now (422 for none or too many).
+ * 3. Stage the SENT message at the version read and one recipient item per employee, in one
+ *    transaction: an attach, a change or another send of the same draft that commits first
+ *    makes this one run again (and answer 409 or 412 then).
+ */
+export async function sendMessage(ports: MessagePorts, actor: Actor, id: string, ifMatch: string): Promise<Message> {
+  const org = actor.principal.organizationId;
+  const current = await draftFor(ports, org, id);
+  assertEtag(ifMatch, messageEtag(current));
+  assertDraft(current, 'sent again');
+  const at = ports.now();
+  const employeeIds = await resolveAudience(ports.store, org, current.audience, at);
+  assertRecipientCount(id, employeeIds.length);
+  const now = at.toISOString();
+  const next: Message = { ...current, state: 'SENT', recipientCount: employeeIds.length, sentAt: now, version: current.version + 1, updatedAt: now };
+  const recipients: Recipient[] = employeeIds.map((employeeId) => ({ organizationId: org, messageId: id, employeeId, sentAt: now, readAt: null, version: 1 }));
+  ports.store.saveSend({
+    before: current,
+    after: next,
+    recipients,
+    audit: audit(ports, actor, now, {
+      action: 'message.sent',
+      entity: { type: 'message', id },
+      ...(audienceReferences(current.audience) ? { references: audienceReferences(current.audience) } : {}),
+      before: { state: 'DRAFT' },
+      after: { state: 'SENT', audienceType: current.audience.type, recipientCount: employeeIds.length, attachmentCount: current.attachments.length },
+    }),
+  });
+  return next;
+}
+
+/**
+ * Retracts a message (POST /messages/{id}/retract): a SENT message is withdrawn (kept, with
+ * its recipients and their read state), a DRAFT is discarded without being sent. Both stay
+ * readable as RETRACTED; retracting again is 409 MESSAGE_RETRACTED.
+ */
+export async function retractMessage(ports: MessagePorts, actor: Actor, id: string, ifMatch: string): Promise<Message> {
+  const org = actor.principal.organizationId;
+  const current = await draftFor(ports, org, id);
+  assertEtag(ifMatch, messageEtag(current));
+  if (current.state === 'RETRACTED') throw new AppError(PROBLEMS.MESSAGE_RETRACTED, `Message ${id} was already retracted at ${current.retractedAt}.`);
+  const now = ports.now().toISOString();
+  const next: Message = { ...current, state: 'RETRACTED', retractedAt: now, version: current.version + 1, updatedAt: now };
+  ports.store.saveMessage({
+    before: current,
+    after: next,
+    audit: audit(ports, actor, now, { action: 'message.retracted', entity: { type: 'message', id }, before: { state: current.state }, after: { state: 'RETRACTED' } }),
+  });
+  return next;
+}
+
+/**
+ * Attaches an AVAILABLE document to a DRAFT (POST /messages/{id}/attachments).
+ * 1. Read (404); sent or retracted 409.  2. The document must exist in this organization
+ *    (422 at /documentId) and be AVAILABLE (409 DOCUMENT_NOT_AVAILABLE, the documents area's
+ *    code).  3. Already attached: as it is (`added: false`).  4. At most MAX_ATTACHMENTS (422).
+ * 5. Stage the next version of the draft with a check that the document is still AVAILABLE,
+ *    in one transaction: a send that commits first makes this run again and answer 409.
+ */
+export async function attachDocument(
+  ports: MessagePorts,
+  actor: Actor,
+  id: string,
+  documentId: string,
+  notAvailable: Problem,
+): Promise<{ message: Message; attachment: Attachment; added: boolean }> {
+  const org = actor.principal.organizationId;
+  const current = await draftFor(ports, org, id);
+  assertDraft(current, 'given attachments');
+  const document = await ports.store.getDocument(org, documentId);
+  if (!document) throw new ValidationError([{ pointer: '/documentId', detail: `Document ${documentId} does not exist in this organization.` }]);
+  const existing = current.attachments.find((a) => a.documentId === documentId);
+  if (existing) return { message: current, attachment: existing, added: false };
+  if (document.state !== 'AVAILABLE') throw new AppError(notAvailable, `Document ${documentId} is ${document.state}: only AVAILABLE documents can be attached.`);
+  if (current.attachments.length >= MAX_ATTACHMENTS) throw new ValidationError([{ pointer: '/documentId', detail: `A message carries at most ${MAX_ATTACHMENTS} attachments.` }]);
+  const now = ports.now().toISOString();
+  const attachment: Attachment = { documentId, attachedAt: now };
+  const next: Message = { ...current, attachments: [...current.attachments, attachment], version: current.version + 1, updatedAt: now };
+  ports.store.saveMessage({
+    before: current,
+    after: next,
+    attachedDocumentId: documentId,
+    audit: audit(ports, actor, now, { action: 'message.attachment_added', entity: { type: 'message', id }, references: { documentId }, after: { attachmentCount: next.attachments.length } }),
+  });
+  return { message: next, attachment, added: true };
+}
+
+/** Removes an attachment from a DRAFT (DELETE /messages/{id}/attachments/{documentId}); the document stays. 404 when not attached. */
+export async function detachDocument(ports: MessagePorts, actor: Actor, id: string, documentId: string): Promise<Message> {
+  const org = actor.principal.organizationId;
+  const current = await draftFor(ports, org, id);
+  if (!current.attachments.some((a) => a.documentId === documentId)) throw new NotFoundError(`Attachment ${documentId} of message ${id}`);
+  assertDraft(current, 'changed');
+  const now = ports.now().toISOString();
+  const next: Message = { ...current, attachments: current.attachments.filter((a) => a.documentId !== documentId), version: current.version + 1, updatedAt: now };
+  ports.store.saveMessage({
+    before: current,
+    after: next,
+    audit: audit(ports, actor, now, { action: 'message.attachment_removed', entity: { type: 'message', id }, references: { documentId }, after: { attachmentCount: next.attachments.length } }),
+  });
+  return next;
+}
+
+/** When a reported read happened: `readAt` if given (not before the send, not in the future), else now. */
+export function readInstant(sentAt: string, now: Date, readAt?: string): string {
+  if (readAt === undefined) return now.toISOString();
+  if (Date.parse(readAt) > now.getTime() + READ_SKEW_MS) throw new ValidationError([{ pointer: '/readAt', detail: 'readAt must not lie in the future.' }]);
+  if (Date.parse(readAt) < Date.parse(sentAt)) throw new ValidationError([{ pointer: '/readAt', detail: `readAt must not be before the message was sent (${sentAt}).` }]);
+  return new Date(Date.parse(readAt)).toISOString();
+}
+
+/**
+ * Records that a recipient read a SENT message (POST /messages/{id}/recipients/{employeeId}/read),
+ * as an integration (the employee app's backend) reports it. Idempotent: the first report
+ * wins, later ones answer the recipient as it is. 404 for a message or recipient that is not
+ * there (a draft has no recipients); a retracted message takes no new reads (409).
+ */
+export async function markRead(ports: MessagePorts, actor: Actor, id: string, employeeId: string, readAt?: string): Promise<Recipient> {
+  const org = actor.principal.organizationId;
+  const message = await draftFor(ports, org, id);
+  const recipient = await ports.store.getRecipient(org, id, employeeId);
+  if (!recipient) throw new NotFoundError(`Employee ${employeeId} among the recipients of message ${id}`);
+  if (recipient.readAt !== null) return recipient;
+  if (message.state === 'RETRACTED') throw new AppError(PROBLEMS.MESSAGE_RETRACTED, `Message ${id} was retracted at ${message.retractedAt}: it takes no new reads.`);
+  const at = ports.now();
+  const next: Recipient = { ...recipient, readAt: readInstant(recipient.sentAt, at, readAt), version: recipient.version + 1 };
+  ports.store.saveRead({
+    message,
+    before: recipient,
+    after: next,
+    audit: audit(ports, actor, at.toISOString(), { action: 'message.read', entity: { type: 'message', id }, references: { employeeId } }),
+  });
+  return next;
+}
