@@ -2717,7 +2717,13 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * One attachment of a message
+         * @description The attachment with its document (where an attach answers Location); 404 when the document is not attached to this message.
+         *
+         *     Scopes: messages:read.
+         */
+        get: operations["getMessageAttachment"];
         put?: never;
         post?: never;
         /**
@@ -30725,6 +30731,139 @@ export interface operations {
                 };
             };
             /** @description SERVICE_UNAVAILABLE: Service unavailable; TRANSACTION_CONFLICT: Concurrent change */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMessageAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                messageId: string;
+                documentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment; ETag is the message's. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "messageId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "documentId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "attachedAt": "2026-03-02T08:00:00Z",
+                     *       "document": {
+                     *         "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *         "name": "name",
+                     *         "contentType": "content type",
+                     *         "size": 1,
+                     *         "sha256": "sha256",
+                     *         "owner": {
+                     *           "type": "ORGANIZATION",
+                     *           "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                     *         },
+                     *         "tags": [
+                     *           "tags"
+                     *         ],
+                     *         "state": "PENDING",
+                     *         "rejectionReason": "SIZE_MISMATCH",
+                     *         "archived": true,
+                     *         "archivedAt": "2026-03-02T08:00:00Z",
+                     *         "version": 1,
+                     *         "createdAt": "2026-03-02T08:00:00Z",
+                     *         "updatedAt": "2026-03-02T16:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageAttachment"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable */
             503: {
                 headers: {
                     /** @description The request ID; share it with support. */

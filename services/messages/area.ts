@@ -147,6 +147,15 @@ export const messagesArea = defineArea({
       success: { status: 201, description: 'The attachment; ETag is the draft message\'s new one.', schema: attachmentResponseSchema, headers: ['ETag', 'Location'] },
       problems: [PROBLEMS.MESSAGE_SENT, PROBLEMS.MESSAGE_RETRACTED, DOCUMENT_PROBLEMS.DOCUMENT_NOT_AVAILABLE],
     },
+    getMessageAttachment: {
+      method: 'GET',
+      path: '/messages/{messageId}/attachments/{documentId}',
+      scopes: ['messages:read'],
+      summary: 'One attachment of a message',
+      description: 'The attachment with its document (where an attach answers Location); 404 when the document is not attached to this message.',
+      success: { status: 200, description: "The attachment; ETag is the message's.", schema: attachmentResponseSchema, headers: ['ETag'] },
+      problems: [],
+    },
     removeMessageAttachment: {
       method: 'DELETE',
       path: '/messages/{messageId}/attachments/{documentId}',

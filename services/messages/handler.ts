@@ -77,6 +77,16 @@ export const handler = areaHandler(messagesArea, {
       return ok({ items: message.attachments.map((a) => attachmentResponse(messageId, a, documents.get(a.documentId))), nextCursor: null });
     },
 
+    async getMessageAttachment(request) {
+      const { messageId, documentId } = request.params;
+      const org = request.principal.organizationId;
+      const message = await existingMessage(org, messageId);
+      const attachment = message.attachments.find((a) => a.documentId === documentId);
+      if (!attachment) throw new NotFoundError(`Attachment ${documentId} of message ${messageId}`);
+      const documents = await getDocuments(defaultDb(), org, [documentId]);
+      return ok(attachmentResponse(messageId, attachment, documents.get(documentId)), { ETag: messageEtag(message) });
+    },
+
     async addMessageAttachment(request) {
       const { messageId } = request.params;
       const org = request.principal.organizationId;

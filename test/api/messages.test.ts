@@ -92,12 +92,18 @@ describe('attachments', () => {
     expect(etagOf(again)).toBe(`"message:${d.body.id}:v2"`);
     const list = await read(api, `/messages/${d.body.id}/attachments`);
     expect(list.body).toEqual({ items: [res.body], nextCursor: null });
+    // The Location of the attach names a resource that answers.
+    const one = await read(api, `/messages/${d.body.id}/attachments/${DOCUMENT_IDS.welcome}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(res.body);
+    expect(etagOf(one)).toBe(`"message:${d.body.id}:v2"`);
     expect((await read(api, `/messages/${d.body.id}`)).body.attachments).toEqual([{ documentId: DOCUMENT_IDS.welcome, attachedAt: res.body.attachedAt }]);
 
     const removed = await send(api, 'DELETE', `/messages/${d.body.id}/attachments/${DOCUMENT_IDS.welcome}`);
     expect(removed.status).toBe(204);
     expect(etagOf(removed)).toBe(`"message:${d.body.id}:v3"`);
     expectProblem(await send(api, 'DELETE', `/messages/${d.body.id}/attachments/${DOCUMENT_IDS.welcome}`), 404, 'RESOURCE_NOT_FOUND');
+    expectProblem(await read(api, `/messages/${d.body.id}/attachments/${DOCUMENT_IDS.welcome}`), 404, 'RESOURCE_NOT_FOUND');
     expect((await auditOf(api, d.body.id)).map((a) => [a.action, a.references?.documentId])).toEqual([
       ['message.created', undefined],
       ['message.attachment_added', DOCUMENT_IDS.welcome],
