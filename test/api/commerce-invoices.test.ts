@@ -72,7 +72,16 @@ describe('POST /commerce/invoices/{invoiceId}/issue', () => {
     const numberBefore = Math.max(0, ...(await itemsOfType(api.db, 'Invoice')).map((i) => i.number ?? 0));
     const drafts = [];
     for (let i = 0; i < 32; i += 1) drafts.push(await createInvoice(api));
-    const results = await Promise.all(drafts.map((d) => tryCommand(api, `${inv(d.body.id)}/issue`, d)));
+    const first = await Promise.all(drafts.map((d) => tryCommand(api, `${inv(d.body.id)}/issue`, d)));
+    // On a loaded machine an issue can run out of retries or time: then it is 503
+    // TRANSACTION_CONFLICT with Retry-After and nothing written, and the client retries it.
+    const results = [];
+    for (const [i, r] of first.entries()) {
+      if (r.status === 503) {
+        expectProblem(r, 503, 'TRANSACTION_CONFLICT');
+        results.push(await tryCommand(api, `${inv(drafts[i].body.id)}/issue`, drafts[i]));
+      } else results.push(r);
+    }
     expect(results.map((r) => r.status)).toEqual(Array(32).fill(200));
     const numbers = results.map((r) => r.body.number).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: 32 }, (_, i) => numberBefore + i + 1));
