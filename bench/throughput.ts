@@ -12,7 +12,6 @@ import { closedEntriesNear, putNewEntry, putNextGuard, timelineItems } from '../
 import { guardFromItem, entryKeys } from '../services/timesheets/model';
 import { listEntries } from '../services/timesheets/store-lists';
 import { batchGet } from '../services/shared/ddb/read';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalRuntime, type LocalRuntime } from './lib/local-runtime';
 import { percentile, round } from './lib/stats';
 
@@ -246,18 +245,17 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
   };
   const shape = await rawTransact(rawEmployees[0]);
   const rawCreateSequence = async (employeeId: string) => {
-    // What a create sends besides HTTP: the lock, the snapshot, the overlap window, the transaction.
-    await rawDb.doc.send(new PutCommand({ TableName: rawDb.tableName, Item: { PK: `IDEM#lock-${randomUUID()}`, SK: 'IDEM', status: 'INPROGRESS' }, ConditionExpression: 'attribute_not_exists(PK)' }));
-    await batchGet(rawDb, [organizationKeys.organization(demo.organizationId), { PK: `ORG#${demo.organizationId}#EMP#${employeeId}`, SK: 'EMP' }, entryKeys.guard(demo.organizationId, employeeId), entryKeys.stats(demo.organizationId), reportKeys.fence(demo.organizationId), { PK: `ORG#${demo.organizationId}#LOC#${demo.locations[0]}`, SK: 'LOC' }]);
+    // What a create sends besides HTTP: the snapshot (with the idempotency record read along), the overlap window, the transaction.
+    await batchGet(rawDb, [organizationKeys.organization(demo.organizationId), { PK: `ORG#${demo.organizationId}#EMP#${employeeId}`, SK: 'EMP' }, entryKeys.guard(demo.organizationId, employeeId), entryKeys.stats(demo.organizationId), reportKeys.fence(demo.organizationId), { PK: `ORG#${demo.organizationId}#LOC#${demo.locations[0]}`, SK: 'LOC' }, { PK: `IDEM#bench-${randomUUID()}`, SK: 'IDEM' }]);
     const when = interval(dayFor(employeeId));
     const version = guards.get(employeeId) ?? 0;
-    await closedEntriesNear(rawDb, guardFromItem(demo.organizationId, employeeId, version === 0 ? undefined : { version, openEntries: {}, maxClosedDurationMs: 8 * 3_600_000 }), when.startedAt, when.endedAt);
+    await closedEntriesNear(rawDb, demo.organizationId, employeeId, when, version === 0 ? 0 : 8 * 3_600_000);
     await rawTransact(employeeId, when);
   };
 
   const rawScenarios: Record<string, (worker: number) => Promise<unknown>> = {
     'TransactWriteItems (create shape)': (w) => rawTransact(rawEmployees[w]),
-    'create call sequence (lock, BatchGetItem, Query, TransactWriteItems)': (w) => rawCreateSequence(rawEmployees[w]),
+    'create call sequence (BatchGetItem, Query, TransactWriteItems)': (w) => rawCreateSequence(rawEmployees[w]),
     'Query x2 (list shape: GSI1 + GSI3, limit 51)': () => listEntries(rawDb, { organizationId: demo.organizationId }, 50, 0),
   };
   const raw: Record<string, LoadResult[]> = {};
