@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The entities of the recruitment area as stored: each type is the output of its item schema,

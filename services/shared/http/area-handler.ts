@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PUBLIC_BASE_URL_VARIABLE, pathParamNames, routeRows, type AreaDefinition, type RouteContract, type RouteRow } from '../area';
 import type { Principal } from '../auth/principal';
 import { defaultDb } from '../ddb/client';
