@@ -6,6 +6,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyR
 import { AUTHORIZER_CACHE_SECONDS } from '../authorizer/cache';
 import { handler as authorizerHandler } from '../authorizer/handler';
 import { AREAS } from '../registry';
+import { setLocalReportWorker } from '../reports/store-queue';
 import { PUBLIC_ROUTES, ROUTES, resourcePath, SCIM_PREFIX, ORG_PREFIX, type ApiName, type RouteSpec } from '../routes';
 import { PUBLIC_BASE_URL_VARIABLE } from '../shared/area';
 import { policyAllows, type PolicyDocument } from '../shared/auth/policy';
@@ -114,6 +115,12 @@ export function apiOfPath(path: string): ApiName {
 }
 
 export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
+  // Locally there is no SQS: a report job runs in this process after the response, as the
+  // queue would run it. Loaded on first use, as the worker function is its own Lambda.
+  setLocalReportWorker(async (message) => {
+    const [{ runReportJob }, { workerPorts }] = await Promise.all([import('../reports/domain-worker'), import('../reports/store-worker')]);
+    await runReportJob(workerPorts(), message);
+  });
   const cacheSeconds = options.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS;
   const policyCache = new Map<string, { expires: number; result: APIGatewayAuthorizerResult }>();
   const handlers = new Map<string, ProxyHandler>();

@@ -1,12 +1,8 @@
 import { defaultDb } from '../shared/ddb/client';
 import { logger } from '../shared/logger';
-import { requeueStrandedJobs, runReportJob } from './domain-worker';
-import type { JobMessage } from './model';
+import { requeueStrandedJobs } from './domain-worker';
 import { jobQueue } from './store-queue';
-import { sweeperStore, workerPorts } from './store-worker';
-
-/** Locally there is no SQS: a re-queued job runs in this process. */
-const runLocally = (message: JobMessage) => runReportJob(workerPorts(), message);
+import { sweeperStore } from './store-worker';
 
 /**
  * The sweeper Lambda (`reports-sweeper` in area.ts), run every minute by an EventBridge
@@ -14,7 +10,7 @@ const runLocally = (message: JobMessage) => runReportJob(workerPorts(), message)
  * QUEUED after the bound (domain-worker.ts, requeueStrandedJobs).
  */
 export const handler = async (): Promise<{ requeued: number }> => {
-  const requeued = await requeueStrandedJobs({ store: sweeperStore(defaultDb()), queue: jobQueue(runLocally), now: () => new Date() });
+  const requeued = await requeueStrandedJobs({ store: sweeperStore(defaultDb()), queue: jobQueue(), now: () => new Date() });
   if (requeued > 0) logger.info('Stranded report jobs re-queued', { requeued });
   return { requeued };
 };

@@ -6,18 +6,12 @@ import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
 import { ok } from '../shared/http/request';
 import { reportsArea } from './area';
 import { FILE_FORMAT, jobEtag, manifestEtag, requestReport, type ReportPorts } from './domain';
-import { runReportJob } from './domain-worker';
-import type { JobMessage } from './model';
 import { fileDownloadResponse, jobPath, jobResponse, manifestResponse, manifestSummary, outboxResponse } from './schemas';
 import { reportsStore } from './store';
 import { presignedDownload } from './store-files';
 import { getJob } from './store-jobs';
 import { getManifest, listManifests, listOutbox, manifestEntries } from './store-manifests';
 import { jobQueue } from './store-queue';
-import { workerPorts } from './store-worker';
-
-/** Locally there is no SQS: the worker runs in this process after the response. */
-const runLocally = (message: JobMessage) => runReportJob(workerPorts(), message);
 
 /** A manifest a client may see: PUBLISHED (pending and abandoned ones do not exist for it). */
 async function publishedManifest(org: string, id: string) {
@@ -29,7 +23,7 @@ async function publishedManifest(org: string, id: string) {
 type Position = Record<string, unknown>;
 
 export const handler = areaHandler(reportsArea, {
-  ports: (unit): ReportPorts => ({ store: reportsStore(defaultDb(), unit, jobQueue(runLocally)), now: () => new Date(), newId: randomUUID }),
+  ports: (unit): ReportPorts => ({ store: reportsStore(defaultDb(), unit, jobQueue()), now: () => new Date(), newId: randomUUID }),
   operations: {
     async createReportJob(request) {
       const job = await requestReport(request.ports, request.actor, request.body);
