@@ -83,6 +83,19 @@ export function renderMarkdown(r: BenchResults): string {
         ...Object.entries(r.coldStart.bundles).map(([k, v]) => [k, v.bytes, v.importMsMedian, v.processMsMedian, v.vsBareSdk]),
       ],
     );
+    const worst = Object.entries(r.coldStart.bundles).sort((a, b) => b[1].vsBareSdk - a[1].vsBareSdk)[0];
+    if (worst) push(`Worst bundle: ${worst[0]} at ${worst[1].vsBareSdk} × bare SDK.`, '');
+    push('### What each bundle holds (esbuild metafile: KB per package, the eight largest; flags: heavy packages present)', '');
+    const heavy = ['pdf-lib', '@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/client-kms', '@aws-sdk/client-secrets-manager', '@aws-lambda-powertools/jmespath'];
+    table(
+      ['Bundle', 'KB', 'Largest parts', 'Heavy packages'],
+      Object.entries(r.coldStart.bundles).map(([k, v]) => [
+        k,
+        Math.round(v.bytes / 1024),
+        (v.contents ?? []).slice(0, 8).map((c) => `${c.name} ${c.kb}`).join(', '),
+        heavy.filter((h) => v.contents?.some((c) => c.name === h)).map((h) => h.replace('@aws-sdk/client-', '').replace('@aws-lambda-powertools/', '')).join(', ') || '–',
+      ]),
+    );
   }
   push(`Phase durations (s): ${Object.entries(r.durationsS).map(([k, v]) => `${k} ${v}`).join(', ')}.`, '');
   return `${lines.join('\n')}\n`;
