@@ -59,6 +59,9 @@ export async function measureThroughput(options: { connections: readonly number[
 async function run(runtime: LocalRuntime, options: { connections: readonly number[]; durationS: number; warmupS: number }): Promise<ThroughputResults> {
   const { demo } = runtime;
   const base = `${runtime.url}/v1/organizations/${demo.organizationId}`;
+  // autocannon sends `path` as the request target: origin-form, as clients send it (the local
+  // gateway answers an absolute-form target with 404, as API Gateway would not see one).
+  const basePath = new URL(base).pathname;
   const db = createDb({ tableName: runtime.tableName, endpoint: runtime.dynamoDbEndpoint });
   const maxConnections = Math.max(...options.connections);
   const admin = demo.keys[ADMIN_SCOPES];
@@ -114,8 +117,8 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
   };
 
   const scenarios: Record<string, (statuses: Record<string, number>) => autocannon.Request> = {
-    'GET /timesheets (limit 50)': (s) => ({ method: 'GET', path: `${base}/timesheets?limit=50`, headers: auth, onResponse: counting(s) }),
-    'GET /timesheets/{id}': (s) => ({ method: 'GET', path: `${base}/timesheets/${one}`, headers: auth, onResponse: counting(s) }),
+    'GET /timesheets (limit 50)': (s) => ({ method: 'GET', path: `${basePath}/timesheets?limit=50`, headers: auth, onResponse: counting(s) }),
+    'GET /timesheets/{id}': (s) => ({ method: 'GET', path: `${basePath}/timesheets/${one}`, headers: auth, onResponse: counting(s) }),
     // autocannon hands setupRequest a fresh context each time round its request list, so the
     // state of a connection lives in a pool instead: a request takes an employee (or an entry's
     // ETag chain) from the pool and its response gives it back. With one request in flight per
@@ -124,7 +127,7 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
       const free = [...employees];
       return {
         method: 'POST',
-        path: `${base}/timesheets`,
+        path: `${basePath}/timesheets`,
         setupRequest: (req: any, context: any) => {
           context.employee = free.shift();
           return { ...req, headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() }, body: JSON.stringify(body(context.employee)) };
@@ -139,13 +142,13 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
       const free = [...chains];
       return {
         method: 'PATCH',
-        path: `${base}/timesheets/${one}`,
+        path: `${basePath}/timesheets/${one}`,
         setupRequest: (req: any, context: any) => {
           const chain = (context.chain = free.shift()!);
           chain.n += 1;
           return {
             ...req,
-            path: `${base}/timesheets/${chain.id}`,
+            path: `${basePath}/timesheets/${chain.id}`,
             headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID(), 'If-Match': chain.etag },
             body: JSON.stringify({ breakMinutes: 30 + (chain.n % 2), reason: 'Bench' }),
           };
@@ -162,7 +165,7 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
     },
     'SCIM GET /Users?filter=userName eq': (s) => ({
       method: 'GET',
-      path: `${base}/scim/v2/Users?filter=${encodeURIComponent('userName eq "ada.lindqvist@acme.example"')}`,
+      path: `${basePath}/scim/v2/Users?filter=${encodeURIComponent('userName eq "ada.lindqvist@acme.example"')}`,
       headers: { Authorization: `Bearer ${demo.keys.scim}` },
       onResponse: counting(s),
     }),
