@@ -82,17 +82,22 @@ export async function measureColdStart(runs: number): Promise<ColdStartResults> 
   }
 }
 
-/** Function logical id (without its hash suffix) -> bundle file, from the TEST api stack. */
+/**
+ * Function logical id (without its hash suffix) -> bundle file, from the TEST api stack and
+ * its nested stacks (each area's functions live in a nested AreaStack of its own).
+ */
 function functionBundles(out: string): Record<string, string> {
-  const templateFile = readdirSync(out).find((f) => /Test.*Api.*\.template\.json$/.test(f)) ?? readdirSync(out).find((f) => /Api.*\.template\.json$/.test(f));
-  if (!templateFile) throw new Error(`No api stack template in ${out}`);
-  const template = JSON.parse(readFileSync(join(out, templateFile), 'utf8')) as { Resources: Record<string, { Type: string; Properties: any }> };
+  const templates = readdirSync(out).filter((f) => /Test.*Api.*\.template\.json$/.test(f));
+  if (templates.length === 0) throw new Error(`No api stack template in ${out}`);
   const found: Record<string, string> = {};
-  for (const [id, resource] of Object.entries(template.Resources)) {
-    if (resource.Type !== 'AWS::Lambda::Function') continue;
-    const key = String(resource.Properties?.Code?.S3Key ?? '');
-    const file = join(out, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs');
-    if (existsSync(file)) found[id.replace(/[0-9A-F]{8}$/, '')] = file;
+  for (const templateFile of templates) {
+    const template = JSON.parse(readFileSync(join(out, templateFile), 'utf8')) as { Resources: Record<string, { Type: string; Properties: any }> };
+    for (const [id, resource] of Object.entries(template.Resources)) {
+      if (resource.Type !== 'AWS::Lambda::Function') continue;
+      const key = String(resource.Properties?.Code?.S3Key ?? '');
+      const file = join(out, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs');
+      if (existsSync(file)) found[id.replace(/[0-9A-F]{8}$/, '')] = file;
+    }
   }
   return found;
 }
