@@ -56,10 +56,9 @@ export interface RevisionContext {
   /** True when no location was asked for. */
   readonly locationExists: boolean;
   /**
-   * The employee's overlap guard, as read. Undefined when the revision cannot change what an
-   * overlap check sees and so neither reads nor conditions on it: a void (an OPEN entry's
-   * removal from the guard is an update without a read) or a correction that keeps the
-   * interval and the state.
+   * The employee's overlap guard, as read. Undefined for a void, which cannot make an overlap
+   * and so neither reads nor conditions on it (an OPEN entry's removal from the guard is an
+   * update without a read).
    */
   readonly guard?: OverlapGuard;
   /** The organization's longest closed interval (raised in the same transaction when it grows). */
@@ -193,9 +192,10 @@ export async function createTimeEntry(ports: TimesheetPorts, actor: Actor, cmd: 
  * Corrects an entry: a new revision with the changed fields (partial), `adjusted: true`.
  * 1. Read the entry (404); a VOIDED entry is final (409); If-Match must be its ETag (412).
  * 2. Apply the correction (SCANNED: start, end and break only; OPEN with an end -> CLOSED).
- * 3. As for a create: capability, location of a new context; when the interval or the state
- *    changes, the guard and the overlaps without the entry itself. A correction that keeps
- *    both (a break, a context) cannot change what an overlap check sees: no guard, no Query.
+ * 3. As for a create: capability, location of a new context, overlaps without the entry
+ *    itself (also when the interval stays: the contract wants no unresolved overlap after a
+ *    PATCH, and a projected scan may have made one). The guard and the overlap window are
+ *    read in parallel: the organization's longest interval bounds the window.
  * 4. Stage the revision; it holds only if the entry is still at the revision read, so of two
  *    corrections with one ETag exactly one commits, the other runs again and answers 412.
  */
@@ -210,19 +210,16 @@ export async function correctTimeEntry(ports: TimesheetPorts, actor: Actor, entr
   const next = applyCorrection(current, cmd, now);
   let context = checkedContext(read, locationId);
 
-  let overlap: OverlapOutcome | undefined;
-  if (movesInterval(current, next)) {
-    // The organization's longest interval bounds the window as well as the employee's (it is
-    // never shorter), so the Query need not wait for the guard.
-    const [guard, closed] = await Promise.all([
-      ports.store.readGuard(org, current.employeeId),
-      ports.store.closedEntriesNear(org, current.employeeId, next, context.orgMaxDurationMs),
-    ]);
-    const wider = guard.maxClosedDurationMs > context.orgMaxDurationMs ? await ports.store.closedEntriesNear(org, current.employeeId, next, guard.maxClosedDurationMs) : closed;
-    context = { ...context, guard };
-    overlap = resolveOverlaps(guard, wider, next, cmd, current.id);
-  }
-  return stageRevision(ports, actor, { action: 'time_entry.corrected', context, before: current, after: next, reason: cmd.reason, overlap: overlap && { ...overlap, reason: cmd.overlapReason }, contextInput: cmd.context, requires: { capability: true, employee: false, locationId } });
+  // The organization's longest interval bounds the window as well as the employee's (it is
+  // never shorter), so the Query need not wait for the guard.
+  const [guard, closed] = await Promise.all([
+    ports.store.readGuard(org, current.employeeId),
+    ports.store.closedEntriesNear(org, current.employeeId, next, context.orgMaxDurationMs),
+  ]);
+  const candidates = guard.maxClosedDurationMs > context.orgMaxDurationMs ? await ports.store.closedEntriesNear(org, current.employeeId, next, guard.maxClosedDurationMs) : closed;
+  context = { ...context, guard };
+  const overlap = resolveOverlaps(guard, candidates, next, cmd, current.id);
+  return stageRevision(ports, actor, { action: 'time_entry.corrected', context, before: current, after: next, reason: cmd.reason, overlap: { ...overlap, reason: cmd.overlapReason }, contextInput: cmd.context, requires: { capability: true, employee: false, locationId } });
 }
 
 /**
@@ -257,10 +254,6 @@ function checkedContext<C extends RevisionContext>(context: C, locationId?: stri
   }
   return context;
 }
-
-/** Whether a revision changes what an overlap check sees of the entry: its interval or its state. */
-const movesInterval = (before: TimeEntry, after: TimeEntry): boolean =>
-  before.startedAt !== after.startedAt || before.endedAt !== after.endedAt || before.state !== after.state;
 
 /** The employee's entries an interval overlaps (CLOSED ones read near it + OPEN ones from the guard): 409 unless overridden. */
 function resolveOverlaps(guard: OverlapGuard, closed: readonly OverlapCandidate[], interval: Interval, input: OverlapInput, exceptId?: string): OverlapOutcome {

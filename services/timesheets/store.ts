@@ -257,8 +257,8 @@ export function revisionItems(guard: OverlapGuard | undefined, orgMaxDurationMs:
 }
 
 /**
- * The guard's part of a revision: its next version when it was read; without a read (a void,
- * a correction keeping interval and state) only an OPEN entry leaving it changes it.
+ * The guard's part of a revision: its next version when it was read; without a read (a void)
+ * only an OPEN entry leaving it changes it.
  */
 function guardItems(guard: OverlapGuard | undefined, before: TimeEntry | undefined, after: TimeEntry): TxItem[] {
   if (guard) return [putNextGuard(guard, nextGuard(guard, before, after))];

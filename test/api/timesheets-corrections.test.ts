@@ -306,6 +306,19 @@ describe('POST /timesheets/{timeEntryId}/void', () => {
     expect(read.body).toMatchObject({ state: 'VOIDED', revision: 2 });
   });
 
+  it('refuses a break-only correction while a projected scan overlaps the entry (no unresolved overlap after a PATCH)', async () => {
+    const employeeId = await addEmployee(api);
+    const manual = await createdEntry(api, { employeeId, context: { kind: 'REGISTERED_LOCATION', locationId: api.demo.locations[0] }, startedAt: '2025-07-01T08:00:00Z', endedAt: '2025-07-01T16:00:00Z', breakMinutes: 0, reason: 'Missed day' });
+    // Projections are never refused for overlaps: the scanned entry overlaps the manual one.
+    await scan(api, employeeId, 'CHECK_IN', '2025-07-01T09:00:00Z');
+    const out = await scan(api, employeeId, 'CHECK_OUT', '2025-07-01T10:00:00Z');
+    const res = await correctEntry(api, manual.body.id, etag(manual), { breakMinutes: 15, reason: 'Lunch' });
+    expectProblem(res, 409, 'TIME_ENTRY_OVERLAP');
+    expect(res.body.overlappingEntryIds).toEqual([out.timeEntryId]);
+    const overridden = await correctEntry(api, manual.body.id, etag(manual), { breakMinutes: 15, reason: 'Lunch', overlapOverride: true, overlapReason: 'Scanned at the same site' });
+    expect(overridden.status).toBe(200);
+  });
+
   it('voids an OPEN scanned entry', async () => {
     const employeeId = await addEmployee(api);
     const opened = await scan(api, employeeId, 'CHECK_IN', '2025-06-02T06:00:00Z');
