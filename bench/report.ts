@@ -24,6 +24,10 @@ export function renderMarkdown(r: BenchResults): string {
       ['coldStartVsBareSdk', r.ratios.coldStartVsBareSdk ?? '–', 'bundle import time ÷ import time of a bundle with only the DynamoDB client (median over bundles)'],
     ],
   );
+  const paired = r.throughput?.paired;
+  if (paired) {
+    push(`Paired (API and raw alternating in ${paired.sliceS}-second slices at ${paired.connections} connections, ${paired.rounds} rounds, median; both sides of a ratio see the same moment of the machine): createVsRawTransact **${paired.createVsRawTransact}**, listVsRawQuery **${paired.listVsRawQuery}** (per round: ${paired.perRound.map((p) => `${p.create} / ${p.list}`).join(', ')}).`, '');
+  }
   if (r.ratios.byConnections) {
     table(['Connections', 'create / raw transact', 'list / raw query'], Object.entries(r.ratios.byConnections).map(([c, v]) => [c, v.createVsRawTransact, v.listVsRawQuery]));
   }

@@ -43,6 +43,12 @@ export interface ThroughputResults {
   readonly raw: Record<string, LoadResult[]>;
   /** The raw create transaction: items and actions, to compare with the API's (calls per op). */
   readonly rawTransactShape: { items: number; actions: string[] };
+  /**
+   * The two headline ratios measured again with API and raw runs alternating in short slices
+   * (same connections), so that both sides of a ratio see the same moment of a shared
+   * machine; the median of the per-round ratios.
+   */
+  readonly paired?: { readonly connections: number; readonly sliceS: number; readonly rounds: number; readonly createVsRawTransact: number; readonly listVsRawQuery: number; readonly perRound: { create: number; list: number }[] };
 }
 
 const ADMIN_SCOPES = 'admin';
@@ -274,10 +280,26 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
       log(`raw ${name} x${connections}: ${raw[name].at(-1)!.reqPerSec} ops/s`);
     }
   }
+  // Paired: API and raw alternate slice by slice, so that load from outside hits both alike.
+  const pairedConnections = 8;
+  const sliceS = options.durationS >= 5 ? 3 : 2;
+  const perRound: { create: number; list: number }[] = [];
+  for (let round = 0; round < 3; round += 1) {
+    const apiCreate = await autocannonRun(pairedConnections, sliceS, scenarios['POST /timesheets (distinct intervals)']({}), {});
+    const rawCreate = await closedLoop(pairedConnections, sliceS, rawScenarios['TransactWriteItems (create shape)']);
+    const apiList = await autocannonRun(pairedConnections, sliceS, scenarios['GET /timesheets (limit 50)']({}), {});
+    const rawList = await closedLoop(pairedConnections, sliceS, rawScenarios[RAW_LIST_QUERY]);
+    perRound.push({ create: round3(apiCreate.reqPerSec / rawCreate.reqPerSec), list: round3(apiList.reqPerSec / rawList.reqPerSec) });
+    log(`paired round ${round + 1}: create ${perRound.at(-1)!.create}, list ${perRound.at(-1)!.list}`);
+  }
+  const mid = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const paired = { connections: pairedConnections, sliceS, rounds: perRound.length, createVsRawTransact: mid(perRound.map((r) => r.create)), listVsRawQuery: mid(perRound.map((r) => r.list)), perRound };
   rawDb.doc.destroy();
   db.doc.destroy();
-  return { api, raw, rawTransactShape: { items: shape.length, actions: shape.map((i) => `${Object.keys(i.op)[0]} ${i.label}`) } };
+  return { api, raw, rawTransactShape: { items: shape.length, actions: shape.map((i) => `${Object.keys(i.op)[0]} ${i.label}`) }, paired };
 }
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 /** `workers` loops calling `op` back to back for `durationS` seconds. */
 async function closedLoop(workers: number, durationS: number, op: (worker: number) => Promise<unknown>): Promise<LoadResult> {
