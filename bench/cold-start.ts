@@ -3,6 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { FUNCTIONS } from '../services/registry';
+import { functionConstructId, handlerEntry } from '../services/shared/area';
 import { REPO_ROOT } from './lib/local-runtime';
 import { median, round } from './lib/stats';
 
@@ -14,6 +16,8 @@ import { median, round } from './lib/stats';
  */
 export interface BundleLoad {
   readonly bytes: number;
+  /** What the bundle holds (esbuild metafile of its entry, the stack's options): KB per package, largest first. */
+  readonly contents?: readonly { readonly name: string; readonly kb: number }[];
   readonly importMsMedian: number;
   readonly processMsMedian: number;
   readonly vsBareSdk: number;
@@ -66,10 +70,11 @@ export async function measureColdStart(runs: number): Promise<ColdStartResults> 
     }
     const summary = (name: string) => ({ bytes: statSync(files[name]).size, importMsMedian: round(median(samples[name].imports)), processMsMedian: round(median(samples[name].processes)) });
     const bareLoad = summary(BARE);
+    const contents = await bundleContents();
     const result: Record<string, BundleLoad> = {};
     for (const name of Object.keys(bundles)) {
       const load = summary(name);
-      result[name] = { ...load, vsBareSdk: round(load.importMsMedian / bareLoad.importMsMedian) };
+      result[name] = { ...load, vsBareSdk: round(load.importMsMedian / bareLoad.importMsMedian), ...(contents[name] ? { contents: contents[name] } : {}) };
     }
     return { runsPerBundle: runs, bareSdk: bareLoad, bundles: result, synthSeconds };
   } finally {
@@ -77,22 +82,62 @@ export async function measureColdStart(runs: number): Promise<ColdStartResults> 
   }
 }
 
-/** Function logical id (without its hash suffix) -> bundle file, from the TEST api stack. */
+/**
+ * Function logical id (without its hash suffix) -> bundle file, from the TEST api stack and
+ * its nested stacks (each area's functions live in a nested AreaStack of its own).
+ */
 function functionBundles(out: string): Record<string, string> {
-  const templateFile = readdirSync(out).find((f) => /Test.*Api.*\.template\.json$/.test(f)) ?? readdirSync(out).find((f) => /Api.*\.template\.json$/.test(f));
-  if (!templateFile) throw new Error(`No api stack template in ${out}`);
-  const template = JSON.parse(readFileSync(join(out, templateFile), 'utf8')) as { Resources: Record<string, { Type: string; Properties: any }> };
+  const templates = readdirSync(out).filter((f) => /Test.*Api.*\.template\.json$/.test(f));
+  if (templates.length === 0) throw new Error(`No api stack template in ${out}`);
   const found: Record<string, string> = {};
-  for (const [id, resource] of Object.entries(template.Resources)) {
-    if (resource.Type !== 'AWS::Lambda::Function') continue;
-    const key = String(resource.Properties?.Code?.S3Key ?? '');
-    const file = join(out, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs');
-    if (existsSync(file)) found[id.replace(/[0-9A-F]{8}$/, '')] = file;
+  for (const templateFile of templates) {
+    const template = JSON.parse(readFileSync(join(out, templateFile), 'utf8')) as { Resources: Record<string, { Type: string; Properties: any }> };
+    for (const [id, resource] of Object.entries(template.Resources)) {
+      if (resource.Type !== 'AWS::Lambda::Function') continue;
+      const key = String(resource.Properties?.Code?.S3Key ?? '');
+      const file = join(out, `asset.${key.replace(/\.zip$/, '')}`, 'index.mjs');
+      if (existsSync(file)) found[id.replace(/[0-9A-F]{8}$/, '')] = file;
+    }
   }
   return found;
 }
 
 const BARE = 'bare DynamoDB client';
+
+/**
+ * The metafile summary of each function's bundle: esbuild builds its entry again with the
+ * stack's options (lib/constructs/area-function.ts) and reports the bytes each package (or
+ * services/<area>) contributes, so a heavy dependency that reaches a bundle shows by name.
+ */
+async function bundleContents(): Promise<Record<string, { name: string; kb: number }[]>> {
+  const out: Record<string, { name: string; kb: number }[]> = {};
+  for (const fn of FUNCTIONS) {
+    const built = await build({
+      entryPoints: [join(REPO_ROOT, handlerEntry(fn))],
+      outfile: 'index.mjs',
+      write: false,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      minify: true,
+      mainFields: ['module', 'main'],
+      metafile: true,
+      logLevel: 'silent',
+    });
+    const output = Object.values(built.metafile.outputs).find((o) => o.entryPoint !== undefined);
+    if (!output) continue;
+    const bytes: Record<string, number> = {};
+    for (const [file, input] of Object.entries(output.inputs)) {
+      const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ?? file.replace(/^(\.\.\/)+[^/]+\//, '').split('/').slice(0, 2).join('/');
+      bytes[pkg] = (bytes[pkg] ?? 0) + input.bytesInOutput;
+    }
+    out[functionConstructId(fn.name)] = Object.entries(bytes)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, b]) => ({ name, kb: round(b / 1024, 1) }));
+  }
+  return out;
+}
 
 /** One fresh Node process: the time to import the bundle inside it, and the whole process's time. */
 function loadOnce(file: string): { importMs: number; processMs: number } {

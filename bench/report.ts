@@ -20,10 +20,14 @@ export function renderMarkdown(r: BenchResults): string {
     ['Ratio', 'Value', 'Meaning'],
     [
       ['createVsRawTransact', r.ratios.createVsRawTransact ?? '–', 'API creates/s ÷ raw TransactWriteItems/s of the same shape (best connection count each)'],
-      ['listVsRawQuery', r.ratios.listVsRawQuery ?? '–', 'API list pages/s ÷ raw list Queries/s (GSI1 + GSI3)'],
+      ['listVsRawQuery', r.ratios.listVsRawQuery ?? '–', 'API list pages/s ÷ raw Query pages/s (ONE Query of GSI1, limit 51: the physical minimum)'],
       ['coldStartVsBareSdk', r.ratios.coldStartVsBareSdk ?? '–', 'bundle import time ÷ import time of a bundle with only the DynamoDB client (median over bundles)'],
     ],
   );
+  const paired = r.throughput?.paired;
+  if (paired) {
+    push(`Paired (API and raw alternating in ${paired.sliceS}-second slices at ${paired.connections} connections, ${paired.rounds} rounds, median; both sides of a ratio see the same moment of the machine): createVsRawTransact **${paired.createVsRawTransact}**, listVsRawQuery **${paired.listVsRawQuery}** (per round: ${paired.perRound.map((p) => `${p.create} / ${p.list}`).join(', ')}).`, '');
+  }
   if (r.ratios.byConnections) {
     table(['Connections', 'create / raw transact', 'list / raw query'], Object.entries(r.ratios.byConnections).map(([c, v]) => [c, v.createVsRawTransact, v.listVsRawQuery]));
   }
@@ -82,6 +86,19 @@ export function renderMarkdown(r: BenchResults): string {
         ['bare DynamoDB client', r.coldStart.bareSdk.bytes, r.coldStart.bareSdk.importMsMedian, r.coldStart.bareSdk.processMsMedian, 1],
         ...Object.entries(r.coldStart.bundles).map(([k, v]) => [k, v.bytes, v.importMsMedian, v.processMsMedian, v.vsBareSdk]),
       ],
+    );
+    const worst = Object.entries(r.coldStart.bundles).sort((a, b) => b[1].vsBareSdk - a[1].vsBareSdk)[0];
+    if (worst) push(`Worst bundle: ${worst[0]} at ${worst[1].vsBareSdk} × bare SDK.`, '');
+    push('### What each bundle holds (esbuild metafile: KB per package, the eight largest; flags: heavy packages present)', '');
+    const heavy = ['pdf-lib', '@aws-sdk/client-s3', '@aws-sdk/client-sqs', '@aws-sdk/client-kms', '@aws-sdk/client-secrets-manager', '@aws-lambda-powertools/jmespath'];
+    table(
+      ['Bundle', 'KB', 'Largest parts', 'Heavy packages'],
+      Object.entries(r.coldStart.bundles).map(([k, v]) => [
+        k,
+        Math.round(v.bytes / 1024),
+        (v.contents ?? []).slice(0, 8).map((c) => `${c.name} ${c.kb}`).join(', '),
+        heavy.filter((h) => v.contents?.some((c) => c.name === h)).map((h) => h.replace('@aws-sdk/client-', '').replace('@aws-lambda-powertools/', '')).join(', ') || '–',
+      ]),
     );
   }
   push(`Phase durations (s): ${Object.entries(r.durationsS).map(([k, v]) => `${k} ${v}`).join(', ')}.`, '');

@@ -10,9 +10,8 @@ import { commit, type TxItem } from '../services/shared/ddb/transaction';
 import type { TimeEntry } from '../services/timesheets/domain';
 import { closedEntriesNear, putNewEntry, putNextGuard, timelineItems } from '../services/timesheets/store';
 import { guardFromItem, entryKeys } from '../services/timesheets/model';
-import { listEntries } from '../services/timesheets/store-lists';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../services/shared/ddb/read';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startLocalRuntime, type LocalRuntime } from './lib/local-runtime';
 import { percentile, round } from './lib/stats';
 
@@ -22,6 +21,9 @@ import { percentile, round } from './lib/stats';
  * TransactWriteItems and Query shapes from this process, in the same run and on the same
  * DynamoDB Local, so that the report can give ratios rather than absolute times.
  */
+/** The raw shape a list page is set against. */
+export const RAW_LIST_QUERY = 'Query (list page shape: GSI1, limit 51)';
+
 export interface LoadResult {
   readonly connections: number;
   readonly durationS: number;
@@ -41,6 +43,12 @@ export interface ThroughputResults {
   readonly raw: Record<string, LoadResult[]>;
   /** The raw create transaction: items and actions, to compare with the API's (calls per op). */
   readonly rawTransactShape: { items: number; actions: string[] };
+  /**
+   * The two headline ratios measured again with API and raw runs alternating in short slices
+   * (same connections), so that both sides of a ratio see the same moment of a shared
+   * machine; the median of the per-round ratios.
+   */
+  readonly paired?: { readonly connections: number; readonly sliceS: number; readonly rounds: number; readonly createVsRawTransact: number; readonly listVsRawQuery: number; readonly perRound: { create: number; list: number }[] };
 }
 
 const ADMIN_SCOPES = 'admin';
@@ -57,6 +65,9 @@ export async function measureThroughput(options: { connections: readonly number[
 async function run(runtime: LocalRuntime, options: { connections: readonly number[]; durationS: number; warmupS: number }): Promise<ThroughputResults> {
   const { demo } = runtime;
   const base = `${runtime.url}/v1/organizations/${demo.organizationId}`;
+  // autocannon sends `path` as the request target: origin-form, as clients send it (the local
+  // gateway answers an absolute-form target with 404, as API Gateway would not see one).
+  const basePath = new URL(base).pathname;
   const db = createDb({ tableName: runtime.tableName, endpoint: runtime.dynamoDbEndpoint });
   const maxConnections = Math.max(...options.connections);
   const admin = demo.keys[ADMIN_SCOPES];
@@ -112,8 +123,8 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
   };
 
   const scenarios: Record<string, (statuses: Record<string, number>) => autocannon.Request> = {
-    'GET /timesheets (limit 50)': (s) => ({ method: 'GET', path: `${base}/timesheets?limit=50`, headers: auth, onResponse: counting(s) }),
-    'GET /timesheets/{id}': (s) => ({ method: 'GET', path: `${base}/timesheets/${one}`, headers: auth, onResponse: counting(s) }),
+    'GET /timesheets (limit 50)': (s) => ({ method: 'GET', path: `${basePath}/timesheets?limit=50`, headers: auth, onResponse: counting(s) }),
+    'GET /timesheets/{id}': (s) => ({ method: 'GET', path: `${basePath}/timesheets/${one}`, headers: auth, onResponse: counting(s) }),
     // autocannon hands setupRequest a fresh context each time round its request list, so the
     // state of a connection lives in a pool instead: a request takes an employee (or an entry's
     // ETag chain) from the pool and its response gives it back. With one request in flight per
@@ -122,7 +133,7 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
       const free = [...employees];
       return {
         method: 'POST',
-        path: `${base}/timesheets`,
+        path: `${basePath}/timesheets`,
         setupRequest: (req: any, context: any) => {
           context.employee = free.shift();
           return { ...req, headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() }, body: JSON.stringify(body(context.employee)) };
@@ -137,13 +148,13 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
       const free = [...chains];
       return {
         method: 'PATCH',
-        path: `${base}/timesheets/${one}`,
+        path: `${basePath}/timesheets/${one}`,
         setupRequest: (req: any, context: any) => {
           const chain = (context.chain = free.shift()!);
           chain.n += 1;
           return {
             ...req,
-            path: `${base}/timesheets/${chain.id}`,
+            path: `${basePath}/timesheets/${chain.id}`,
             headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID(), 'If-Match': chain.etag },
             body: JSON.stringify({ breakMinutes: 30 + (chain.n % 2), reason: 'Bench' }),
           };
@@ -160,7 +171,7 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
     },
     'SCIM GET /Users?filter=userName eq': (s) => ({
       method: 'GET',
-      path: `${base}/scim/v2/Users?filter=${encodeURIComponent('userName eq "ada.lindqvist@acme.example"')}`,
+      path: `${basePath}/scim/v2/Users?filter=${encodeURIComponent('userName eq "ada.lindqvist@acme.example"')}`,
       headers: { Authorization: `Bearer ${demo.keys.scim}` },
       onResponse: counting(s),
     }),
@@ -246,19 +257,19 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
   };
   const shape = await rawTransact(rawEmployees[0]);
   const rawCreateSequence = async (employeeId: string) => {
-    // What a create sends besides HTTP: the lock, the snapshot, the overlap window, the transaction.
-    await rawDb.doc.send(new PutCommand({ TableName: rawDb.tableName, Item: { PK: `IDEM#lock-${randomUUID()}`, SK: 'IDEM', status: 'INPROGRESS' }, ConditionExpression: 'attribute_not_exists(PK)' }));
-    await batchGet(rawDb, [organizationKeys.organization(demo.organizationId), { PK: `ORG#${demo.organizationId}#EMP#${employeeId}`, SK: 'EMP' }, entryKeys.guard(demo.organizationId, employeeId), entryKeys.stats(demo.organizationId), reportKeys.fence(demo.organizationId), { PK: `ORG#${demo.organizationId}#LOC#${demo.locations[0]}`, SK: 'LOC' }]);
+    // What a create sends besides HTTP: the snapshot (with the idempotency record read along), the overlap window, the transaction.
+    await batchGet(rawDb, [organizationKeys.organization(demo.organizationId), { PK: `ORG#${demo.organizationId}#EMP#${employeeId}`, SK: 'EMP' }, entryKeys.guard(demo.organizationId, employeeId), entryKeys.stats(demo.organizationId), reportKeys.fence(demo.organizationId), { PK: `ORG#${demo.organizationId}#LOC#${demo.locations[0]}`, SK: 'LOC' }, { PK: `IDEM#bench-${randomUUID()}`, SK: 'IDEM' }]);
     const when = interval(dayFor(employeeId));
     const version = guards.get(employeeId) ?? 0;
-    await closedEntriesNear(rawDb, guardFromItem(demo.organizationId, employeeId, version === 0 ? undefined : { version, openEntries: {}, maxClosedDurationMs: 8 * 3_600_000 }), when.startedAt, when.endedAt);
+    await closedEntriesNear(rawDb, demo.organizationId, employeeId, when, version === 0 ? 0 : 8 * 3_600_000);
     await rawTransact(employeeId, when);
   };
 
   const rawScenarios: Record<string, (worker: number) => Promise<unknown>> = {
     'TransactWriteItems (create shape)': (w) => rawTransact(rawEmployees[w]),
-    'create call sequence (lock, BatchGetItem, Query, TransactWriteItems)': (w) => rawCreateSequence(rawEmployees[w]),
-    'Query x2 (list shape: GSI1 + GSI3, limit 51)': () => listEntries(rawDb, { organizationId: demo.organizationId }, 50, 0),
+    'create call sequence (BatchGetItem, Query, TransactWriteItems)': (w) => rawCreateSequence(rawEmployees[w]),
+    // The physical minimum of a page: ONE Query of the organization's entries by start (limit + 1, to know whether more follow).
+    [RAW_LIST_QUERY]: () => rawDb.doc.send(new QueryCommand({ TableName: rawDb.tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': entryKeys.byOrganization(demo.organizationId) }, Limit: 51 })),
   };
   const raw: Record<string, LoadResult[]> = {};
   for (const [name, op] of Object.entries(rawScenarios)) {
@@ -269,10 +280,26 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
       log(`raw ${name} x${connections}: ${raw[name].at(-1)!.reqPerSec} ops/s`);
     }
   }
+  // Paired: API and raw alternate slice by slice, so that load from outside hits both alike.
+  const pairedConnections = 8;
+  const sliceS = options.durationS >= 5 ? 3 : 2;
+  const perRound: { create: number; list: number }[] = [];
+  for (let round = 0; round < 3; round += 1) {
+    const apiCreate = await autocannonRun(pairedConnections, sliceS, scenarios['POST /timesheets (distinct intervals)']({}), {});
+    const rawCreate = await closedLoop(pairedConnections, sliceS, rawScenarios['TransactWriteItems (create shape)']);
+    const apiList = await autocannonRun(pairedConnections, sliceS, scenarios['GET /timesheets (limit 50)']({}), {});
+    const rawList = await closedLoop(pairedConnections, sliceS, rawScenarios[RAW_LIST_QUERY]);
+    perRound.push({ create: round3(apiCreate.reqPerSec / rawCreate.reqPerSec), list: round3(apiList.reqPerSec / rawList.reqPerSec) });
+    log(`paired round ${round + 1}: create ${perRound.at(-1)!.create}, list ${perRound.at(-1)!.list}`);
+  }
+  const mid = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const paired = { connections: pairedConnections, sliceS, rounds: perRound.length, createVsRawTransact: mid(perRound.map((r) => r.create)), listVsRawQuery: mid(perRound.map((r) => r.list)), perRound };
   rawDb.doc.destroy();
   db.doc.destroy();
-  return { api, raw, rawTransactShape: { items: shape.length, actions: shape.map((i) => `${Object.keys(i.op)[0]} ${i.label}`) } };
+  return { api, raw, rawTransactShape: { items: shape.length, actions: shape.map((i) => `${Object.keys(i.op)[0]} ${i.label}`) }, paired };
 }
+
+const round3 = (n: number) => Math.round(n * 1000) / 1000;
 
 /** `workers` loops calling `op` back to back for `durationS` seconds. */
 async function closedLoop(workers: number, durationS: number, op: (worker: number) => Promise<unknown>): Promise<LoadResult> {

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ApiEnvironment } from '../shared/config';
 import { conditionFailed, type Db } from '../shared/ddb/client';
 import { collectAll } from '../shared/ddb/read';

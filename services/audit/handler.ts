@@ -1,12 +1,14 @@
-import { AUDIT_AREA } from '../registry';
 import { defaultDb } from '../shared/ddb/client';
 import { areaHandler } from '../shared/http/area-handler';
 import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
 import { ok } from '../shared/http/request';
+import { auditArea } from './area';
+import { AUDIT_ENTITY_TYPES } from './entity-types';
 import { auditResponse } from './schemas';
 import { listAuditEntries } from './store';
 
-export const handler = areaHandler(AUDIT_AREA, {
+/** The area as the registry builds it (AUDIT_AREA), from the generated copy of its entity types. */
+export const handler = areaHandler(auditArea(AUDIT_ENTITY_TYPES), {
   ports: () => ({ db: defaultDb() }),
   operations: {
     async listAuditEntries({ query, principal, route, ports }) {

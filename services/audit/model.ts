@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Actor, SystemActor } from '../shared/domain/actor';
 import type { TxItem } from '../shared/ddb/transaction';
 

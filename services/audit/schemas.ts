@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { cursorParameter, pageSchema, utc } from '../shared/schemas/fields';
 import { uuid } from '../shared/time';

@@ -1,5 +1,5 @@
+import * as z from 'zod';
 import { onIndexes } from '../shared/ddb/table-spec';
-import { z } from 'zod';
 
 /**
  * The entities of the commerce area as stored: each type is the output of its item schema,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { cursorParameter, nullableText, requiredName, utc } from '../shared/schemas/fields';
 import { uuid } from '../shared/time';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineArea } from '../shared/area';
 import { READ_WRITE } from '../shared/permissions';
 import {

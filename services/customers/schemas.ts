@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { booleanParameter, cursorParameter, nullableText, pageSchema, requiredName, searchParameter, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';

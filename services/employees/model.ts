@@ -1,6 +1,6 @@
 import { sealedValueSchema } from '../shared/crypto/sealed-schema';
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The entities of the employees area as stored: each type is the output of its item schema,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { hasScope, type Principal } from '../shared/auth/principal';
 import { queryWords } from '../shared/ddb/search';
 import { limitParameter } from '../shared/http/query';

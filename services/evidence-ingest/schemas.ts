@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { instant, uuid } from '../shared/time';
 
 /** What the scan service sends the evidence channel: a batch of one organization's scans. */

@@ -6,9 +6,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyR
 import { AUTHORIZER_CACHE_SECONDS } from '../authorizer/cache';
 import { handler as authorizerHandler } from '../authorizer/handler';
 import { AREAS } from '../registry';
-import { runReportJob } from '../reports/domain-worker';
-import { deliverJobsLocally } from '../reports/store-queue';
-import { workerPorts } from '../reports/store-worker';
+import { setLocalReportWorker } from '../reports/store-queue';
 import { PUBLIC_ROUTES, ROUTES, resourcePath, SCIM_PREFIX, ORG_PREFIX, type ApiName, type RouteSpec } from '../routes';
 import { PUBLIC_BASE_URL_VARIABLE } from '../shared/area';
 import { policyAllows, type PolicyDocument } from '../shared/auth/policy';
@@ -117,15 +115,18 @@ export function apiOfPath(path: string): ApiName {
 }
 
 export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
+  // Locally there is no SQS: a report job runs in this process after the response, as the
+  // queue would run it. Loaded on first use, as the worker function is its own Lambda.
+  setLocalReportWorker(async (message) => {
+    const [{ runReportJob }, { workerPorts }] = await Promise.all([import('../reports/domain-worker'), import('../reports/store-worker')]);
+    await runReportJob(workerPorts(), message);
+  });
   const cacheSeconds = options.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS;
   const policyCache = new Map<string, { expires: number; result: APIGatewayAuthorizerResult }>();
   const handlers = new Map<string, ProxyHandler>();
   const buckets = new Map<string, { tokens: number; at: number }>();
   /** Set once the server listens (its own URL unless configured). */
   let publicBaseUrl = options.publicBaseUrl ?? '';
-  // No SQS locally: a requested export runs in this process after the response, as the
-  // reports-worker function runs it from the queue in AWS.
-  deliverJobsLocally((message) => runReportJob(workerPorts(), message));
 
   /** The handler of an area or of a platform function: `services/<name>/handler.ts`, loaded once. */
   const handlerOf = async (name: string): Promise<ProxyHandler> => {

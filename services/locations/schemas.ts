@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { uuid } from '../shared/time';
 import type { LocationView, QrRotation } from './domain';

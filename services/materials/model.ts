@@ -1,5 +1,5 @@
+import * as z from 'zod';
 import { onIndexes } from '../shared/ddb/table-spec';
-import { z } from 'zod';
 import { archivableFields } from '../shared/schemas/stored';
 
 /**

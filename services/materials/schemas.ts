@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { booleanParameter, cursorParameter, nullableText, nullableUrl, requiredName, searchParameter, utc } from '../shared/schemas/fields';
 import { limitParameter } from '../shared/http/query';
 import { instant, uuid } from '../shared/time';

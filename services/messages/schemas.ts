@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { documentResponse, documentResponseSchema, type Document } from '../documents/public';
 import { limitParameter } from '../shared/http/query';
 import { cursorParameter, requiredName, utc } from '../shared/schemas/fields';

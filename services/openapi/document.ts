@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AREAS } from '../registry';
 import { ORG_PREFIX, pathParamNames, resourcePath, routeRows as routeRowsOf, type ResponseHeader, type RouteRow } from '../shared/area';
 import { codeOf, type ErrorCode, type Problem, type ProblemRef } from '../shared/errors';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Example values for the reference, generated from the zod schemas: each route's request body

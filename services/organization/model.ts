@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The organization as stored: its type is the output of the item schema, and items are parsed

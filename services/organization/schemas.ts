@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../shared/errors';
 import { settingsOf, timesheetWritesEnabled, type Organization } from './domain';
 import { WEEKDAYS } from './model';

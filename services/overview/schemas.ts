@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { auditResponseSchema } from '../audit/public';
 import type { Customer } from '../customers/public';
 import type { Employee } from '../employees/public';

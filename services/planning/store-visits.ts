@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { employeeExistsCheck, EMPLOYEE_LABEL } from '../employees/public';
 import { locationExistsCheck, LOCATION_LABEL } from '../locations/public';
 import type { SealedValue } from '../shared/crypto/restricted';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { cursorParameter, nullablePhone, nullableText, requiredName, searchParameter, utc } from '../shared/schemas/fields';
 import { MESSAGE_CHANNELS, MESSAGE_DIRECTIONS, STAGES, type Candidate, type CandidateMessage } from './model';

@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { logger } from '../shared/logger';
 import { runReportJob } from './domain-worker';
 import { workerPorts } from './store-worker';

@@ -15,13 +15,20 @@ let sqs: SQSClient | undefined;
 let localOverride: JobQueue | undefined;
 let localWorker: ((message: JobMessage) => Promise<void>) | undefined;
 
-/** Local runs only (services/local): how a message runs in this process when there is no SQS queue. */
-export function deliverJobsLocally(run: (message: JobMessage) => Promise<void>): void {
+/**
+ * The local runtime's worker (services/local registers it): runs a message in this process
+ * when there is no SQS queue. The API and sweeper functions never import the worker, so
+ * their bundles carry neither it nor its PDF renderer (pdf-lib is the worker's alone).
+ */
+export function setLocalReportWorker(run: ((message: JobMessage) => Promise<void>) | undefined): void {
   localWorker = run;
 }
 
-/** The queue of this environment: SQS, or this process when there is no SQS queue. */
-export function jobQueue(): JobQueue {
+/**
+ * The queue of this environment; without an SQS queue, `deliverLocally` (default: the
+ * registered local worker) runs a message in this process.
+ */
+export function jobQueue(deliverLocally?: (message: JobMessage) => Promise<void>): JobQueue {
   const queueUrl = process.env.REPORTS_QUEUE_URL;
   if (queueUrl) {
     return {
@@ -34,10 +41,10 @@ export function jobQueue(): JobQueue {
   if (localOverride) return localOverride;
   return {
     async send(message) {
-      if (!localWorker) throw new Error('No REPORTS_QUEUE_URL and no local report worker: the job stays QUEUED.');
-      const run = localWorker;
+      const deliver = deliverLocally ?? localWorker;
+      if (!deliver) throw new Error('No REPORTS_QUEUE_URL and no local report worker: the job stays QUEUED for the sweeper.');
       setImmediate(() => {
-        run(message).catch((error: unknown) => logger.error('Local report worker failed', { error: error as Error, jobId: message.jobId }));
+        deliver(message).catch((error: unknown) => logger.error('Local report worker failed', { error: error as Error, jobId: message.jobId }));
       });
     },
   };

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { documentOf } from './domain-document';
 import { plusAsSpace } from './domain-filter';
 import { CORE_USER_URN, ENTERPRISE_USER_URN, etagOf, LIST_RESPONSE_URN, type ScimUser } from './model';

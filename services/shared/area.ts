@@ -79,6 +79,16 @@ export interface RouteContract {
    */
   readonly idempotencyKey?: HeaderNeed;
   /**
+   * The operation's only effect is the one transaction the kit commits with the idempotency
+   * record (no commit of its own, no effect before it): no IN_PROGRESS lock is taken (one
+   * call less). The record commits on the condition that its key is free, so a concurrent
+   * duplicate loses in its transaction and replays; the store may read the record along with
+   * its first reads (`unit.readAlong`). decisions.md: the lock is skipped only where the
+   * transaction alone decides.
+   * @default false - the IN_PROGRESS lock is taken before the operation runs
+   */
+  readonly idempotencyInTransaction?: boolean;
+  /**
    * If-Match: `required` answers 428 ETAG_REQUIRED without it; the operation compares it.
    * @default - not read
    */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { booleanParameter, cursorParameter, nullableText, requiredName, utc } from '../shared/schemas/fields';
 import { WEEKDAYS, type Task } from './model';

@@ -50,14 +50,26 @@ export interface StalePlan {
 
 /** What a new revision of an employee's entries is decided on, read together. */
 export interface RevisionContext {
+  /** The organization's timesheet capability (entitlement and rollout gate) is on. */
+  readonly writesEnabled: boolean;
   readonly employeeExists: boolean;
   /** True when no location was asked for. */
   readonly locationExists: boolean;
-  readonly guard: OverlapGuard;
+  /**
+   * The employee's overlap guard, as read. Undefined for a void, which cannot make an overlap
+   * and so neither reads nor conditions on it (an OPEN entry's removal from the guard is an
+   * update without a read).
+   */
+  readonly guard?: OverlapGuard;
   /** The organization's longest closed interval (raised in the same transaction when it grows). */
   readonly orgMaxDurationMs: number;
   /** Which months have export manifests; its version fences manifests being opened. */
   readonly fence: ExportFence;
+}
+
+/** An existing entry with the context of its next revision, read in one BatchGetItem (no guard). */
+export interface EntryRevisionContext extends RevisionContext {
+  readonly entry?: TimeEntry;
 }
 
 /** What a write requires to still hold when it commits (each is a condition of the transaction). */
@@ -89,11 +101,14 @@ export interface RevisionChange {
  */
 export interface TimesheetStore {
   getEntry(organizationId: string, id: string): Promise<TimeEntry | undefined>;
-  /** The organization's timesheet capability (entitlement and rollout gate). */
-  writesEnabled(organizationId: string): Promise<boolean>;
-  readRevisionContext(organizationId: string, employeeId: string, locationId?: string): Promise<RevisionContext>;
-  /** CLOSED entries of the guard's employee that may overlap the interval (consistent). */
-  closedEntriesNear(guard: OverlapGuard, interval: Interval): Promise<OverlapCandidate[]>;
+  /** Capability, employee, location, guard, longest interval and export fence, read together. */
+  readRevisionContext(organizationId: string, employeeId: string, locationId?: string): Promise<RevisionContext & { readonly guard: OverlapGuard }>;
+  /** The entry, capability, location, longest interval and export fence, read together (no guard: its employee is not known yet). */
+  readEntryContext(organizationId: string, entryId: string, locationId?: string): Promise<EntryRevisionContext>;
+  /** The employee's overlap guard (consistent). */
+  readGuard(organizationId: string, employeeId: string): Promise<OverlapGuard>;
+  /** CLOSED entries of the employee that may overlap the interval: those starting in [start - maxDurationMs, end) (consistent). */
+  closedEntriesNear(organizationId: string, employeeId: string, interval: Interval, maxDurationMs: number): Promise<OverlapCandidate[]>;
   staleExports(context: RevisionContext, before: TimeEntry | undefined, after: TimeEntry, change: { readonly at: string; readonly requestId: string }): Promise<StalePlan>;
   saveRevision(change: RevisionChange): void;
 }
@@ -133,8 +148,8 @@ export interface CorrectCommand extends Correction, OverlapInput {
  * Adds a missed interval as one complete MANUAL entry.
  * Input: the create body; output: the CLOSED entry and the manifests it made stale.
  * 1. Check the interval (end after start, break shorter than the elapsed time).
- * 2. Read the capability, and the employee, location, guard, longest interval and export
- *    fence together.
+ * 2. Read the capability, employee, location, guard, longest interval and export fence
+ *    together (one BatchGetItem; with it the request's idempotency record).
  * 3. Refuse when the timesheet capability is off (409), or the location or employee is not
  *    of this organization (422).
  * 4. Find overlapping entries: CLOSED ones in a bounded window of the employee's timeline,
@@ -148,9 +163,11 @@ export async function createTimeEntry(ports: TimesheetPorts, actor: Actor, cmd: 
   if (errors.length > 0) throw new ValidationError(errors);
   const locationId = cmd.context.kind === 'REGISTERED_LOCATION' ? cmd.context.locationId : undefined;
 
-  const context = await readForWrite(ports, org, cmd.employeeId, locationId);
+  const context = checkedContext(await ports.store.readRevisionContext(org, cmd.employeeId, locationId), locationId);
   if (!context.employeeExists) throw new ValidationError([{ pointer: '/employeeId', detail: `Employee ${cmd.employeeId} does not exist in this organization.` }]);
-  const overlap = await checkOverlaps(ports, context.guard, cmd, cmd);
+  const { guard } = context;
+  const closed = await ports.store.closedEntriesNear(org, cmd.employeeId, cmd, guard.maxClosedDurationMs);
+  const overlap = resolveOverlaps(guard, closed, cmd, cmd);
 
   const now = ports.now().toISOString();
   const entry: TimeEntry = {
@@ -175,21 +192,33 @@ export async function createTimeEntry(ports: TimesheetPorts, actor: Actor, cmd: 
  * Corrects an entry: a new revision with the changed fields (partial), `adjusted: true`.
  * 1. Read the entry (404); a VOIDED entry is final (409); If-Match must be its ETag (412).
  * 2. Apply the correction (SCANNED: start, end and break only; OPEN with an end -> CLOSED).
- * 3. As for a create: capability, location of a new context, overlaps without the entry itself.
+ * 3. As for a create: capability, location of a new context, overlaps without the entry
+ *    itself (also when the interval stays: the contract wants no unresolved overlap after a
+ *    PATCH, and a projected scan may have made one). The guard and the overlap window are
+ *    read in parallel: the organization's longest interval bounds the window.
  * 4. Stage the revision; it holds only if the entry is still at the revision read, so of two
  *    corrections with one ETag exactly one commits, the other runs again and answers 412.
  */
 export async function correctTimeEntry(ports: TimesheetPorts, actor: Actor, entryId: string, ifMatch: string, cmd: CorrectCommand): Promise<WriteOutcome> {
   const org = actor.principal.organizationId;
-  const current = await existingEntry(ports, org, entryId);
+  const locationId = cmd.context?.kind === 'REGISTERED_LOCATION' ? cmd.context.locationId : undefined;
+  const read = await ports.store.readEntryContext(org, entryId, locationId);
+  const current = existingEntry(read.entry, entryId);
   assertNotVoided(current);
   assertIfMatch(ifMatch, current);
   const now = ports.now().toISOString();
   const next = applyCorrection(current, cmd, now);
-  const locationId = cmd.context?.kind === 'REGISTERED_LOCATION' ? cmd.context.locationId : undefined;
+  let context = checkedContext(read, locationId);
 
-  const context = await readForWrite(ports, org, current.employeeId, locationId);
-  const overlap = await checkOverlaps(ports, context.guard, next, cmd, current.id);
+  // The organization's longest interval bounds the window as well as the employee's (it is
+  // never shorter), so the Query need not wait for the guard.
+  const [guard, closed] = await Promise.all([
+    ports.store.readGuard(org, current.employeeId),
+    ports.store.closedEntriesNear(org, current.employeeId, next, context.orgMaxDurationMs),
+  ]);
+  const candidates = guard.maxClosedDurationMs > context.orgMaxDurationMs ? await ports.store.closedEntriesNear(org, current.employeeId, next, guard.maxClosedDurationMs) : closed;
+  context = { ...context, guard };
+  const overlap = resolveOverlaps(guard, candidates, next, cmd, current.id);
   return stageRevision(ports, actor, { action: 'time_entry.corrected', context, before: current, after: next, reason: cmd.reason, overlap: { ...overlap, reason: cmd.overlapReason }, contextInput: cmd.context, requires: { capability: true, employee: false, locationId } });
 }
 
@@ -197,37 +226,37 @@ export async function correctTimeEntry(ports: TimesheetPorts, actor: Actor, entr
  * Voids an entry: a new, final VOIDED revision; the entry, its work events and its audit
  * history stay readable.
  * 1. Read the entry (404); a VOIDED entry is final (409); If-Match must be its ETag (412).
- * 2. Capability (409).  3. Stage the VOIDED revision at the revision read.
+ * 2. Capability (409).  3. Stage the VOIDED revision at the revision read. The entry, the
+ *    capability and the export fence are one BatchGetItem; a void never overlaps, so the
+ *    guard is not read (an OPEN entry leaves it by an update that needs no read).
  */
 export async function voidTimeEntry(ports: TimesheetPorts, actor: Actor, entryId: string, ifMatch: string, reason: string): Promise<WriteOutcome> {
   const org = actor.principal.organizationId;
-  const current = await existingEntry(ports, org, entryId);
+  const read = await ports.store.readEntryContext(org, entryId);
+  const current = existingEntry(read.entry, entryId);
   assertNotVoided(current);
   assertIfMatch(ifMatch, current);
   const next = applyVoid(current, ports.now().toISOString());
-  const context = await readForWrite(ports, org, current.employeeId);
+  const context = checkedContext(read);
   return stageRevision(ports, actor, { action: 'time_entry.voided', context, before: current, after: next, reason, requires: { capability: true, employee: false } });
 }
 
-async function existingEntry(ports: TimesheetPorts, org: string, id: string): Promise<TimeEntry> {
-  const entry = await ports.store.getEntry(org, id);
+function existingEntry(entry: TimeEntry | undefined, id: string): TimeEntry {
   if (!entry) throw new NotFoundError(`Time entry ${id}`);
   return entry;
 }
 
-/** The capability (409 when off) and the revision context; a location asked for must exist (422). */
-async function readForWrite(ports: TimesheetPorts, org: string, employeeId: string, locationId?: string): Promise<RevisionContext> {
-  const [enabled, context] = await Promise.all([ports.store.writesEnabled(org), ports.store.readRevisionContext(org, employeeId, locationId)]);
-  if (!enabled) throw new FeatureNotEnabledError('timesheet_corrections');
+/** The capability (409 when off); a location asked for must exist (422). */
+function checkedContext<C extends RevisionContext>(context: C, locationId?: string): C {
+  if (!context.writesEnabled) throw new FeatureNotEnabledError('timesheet_corrections');
   if (locationId && !context.locationExists) {
     throw new ValidationError([{ pointer: '/context/locationId', detail: `Location ${locationId} does not exist in this organization.` }]);
   }
   return context;
 }
 
-/** The employee's entries an interval overlaps (bounded CLOSED window + OPEN from the guard): 409 unless overridden. */
-async function checkOverlaps(ports: TimesheetPorts, guard: OverlapGuard, interval: Interval, input: OverlapInput, exceptId?: string): Promise<OverlapOutcome> {
-  const closed = await ports.store.closedEntriesNear(guard, interval);
+/** The employee's entries an interval overlaps (CLOSED ones read near it + OPEN ones from the guard): 409 unless overridden. */
+function resolveOverlaps(guard: OverlapGuard, closed: readonly OverlapCandidate[], interval: Interval, input: OverlapInput, exceptId?: string): OverlapOutcome {
   const open = Object.entries(guard.openEntries).map(([id, startedAt]): OverlapCandidate => ({ id, startedAt, endedAt: null, state: 'OPEN' }));
   return resolveOverlap(overlappingEntries(interval, [...closed, ...open], exceptId), { override: input.overlapOverride, reason: input.overlapReason });
 }

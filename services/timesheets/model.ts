@@ -1,5 +1,5 @@
 import { sealedValueSchema } from '../shared/crypto/sealed-schema';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Key } from '../shared/ddb/read';
 
 /**

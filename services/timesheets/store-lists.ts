@@ -21,32 +21,39 @@ export interface ListFilter {
 }
 
 /**
- * One page of entries overlapping [from, to), by startedAt then id. Two sorted streams are
- * merged: entries with an end (by start, from `from - longest interval`, GSI1 or GSI2) and
- * OPEN entries (sparse GSI3), each a bounded Query; never a Scan.
+ * One page of entries overlapping [from, to), by startedAt then id; never a Scan.
+ * - Without `from`: ONE Query. GSI1 (GSI2 for an employee) holds every entry, OPEN ones
+ *   included, by start, so the page is the index's next `limit + 1` items before `to`
+ *   (state=OPEN: the sparse GSI3 alone, which holds only those).
+ * - With `from`: two sorted streams are merged: entries with an end (by start, from
+ *   `from - longest interval`, GSI1 or GSI2) and OPEN entries (sparse GSI3), each a bounded
+ *   Query. An OPEN entry reaches to +infinity, so no start window can bound it: it may have
+ *   started long before `from - longest interval`.
  */
 export async function listEntries(db: Db, filter: ListFilter, limit: number, maxDurationMs: number): Promise<{ items: TimeEntry[]; hasMore: boolean }> {
-  const wantOpen = filter.state === undefined || filter.state === 'OPEN';
-  const wantEnded = filter.state !== 'OPEN';
+  if (filter.state === 'OPEN') return page(await openStream(db, filter, limit + 1), limit);
+  if (filter.from === undefined) return page(await endedStream(db, filter, limit + 1, maxDurationMs, true), limit);
   const [ended, open] = await Promise.all([
-    wantEnded ? endedStream(db, filter, limit + 1, maxDurationMs) : Promise.resolve([]),
-    wantOpen ? openStream(db, filter, limit + 1) : Promise.resolve([]),
+    endedStream(db, filter, limit + 1, maxDurationMs),
+    filter.state === undefined ? openStream(db, filter, limit + 1) : Promise.resolve([]),
   ]);
-  const merged = [...ended, ...open].sort((a, b) => (entryKeys.position(a) < entryKeys.position(b) ? -1 : 1));
-  return { items: merged.slice(0, limit), hasMore: merged.length > limit };
+  return page([...ended, ...open].sort((a, b) => (entryKeys.position(a) < entryKeys.position(b) ? -1 : 1)), limit);
 }
+
+const page = (sorted: TimeEntry[], limit: number) => ({ items: sorted.slice(0, limit), hasMore: sorted.length > limit });
 
 /** `after` + '~': every position has the same width, so this is the first position after it. */
 const lowerBound = (candidates: (string | undefined)[]) => candidates.filter((c): c is string => c !== undefined).sort().pop();
 
-async function endedStream(db: Db, f: ListFilter, max: number, maxDurationMs: number): Promise<TimeEntry[]> {
+/** Entries of GSI1/GSI2 by start: those with an end, or (withOpen, no `from`) every entry. */
+async function endedStream(db: Db, f: ListFilter, max: number, maxDurationMs: number, withOpen = false): Promise<TimeEntry[]> {
   const byEmployee = f.employeeId !== undefined;
   const index = byEmployee ? 'GSI2' : 'GSI1';
   const pk = byEmployee ? entryKeys.byEmployee(f.organizationId, f.employeeId!) : entryKeys.byOrganization(f.organizationId);
   const lo = lowerBound([f.from ? iso(Date.parse(f.from) - maxDurationMs) : undefined, f.after ? `${f.after}~` : undefined]);
   const names: Record<string, string> = { '#state': 'state' };
-  const values: Record<string, unknown> = { ':open': 'OPEN' };
-  const filters = ['#state <> :open'];
+  const values: Record<string, unknown> = withOpen ? {} : { ':open': 'OPEN' };
+  const filters = withOpen ? [] : ['#state <> :open'];
   if (f.state) {
     filters.push('#state = :state');
     values[':state'] = f.state;
@@ -62,7 +69,12 @@ async function endedStream(db: Db, f: ListFilter, max: number, maxDurationMs: nu
   Object.assign(values, range.values);
   const { items } = await collect(
     db,
-    { IndexName: index, KeyConditionExpression: range.key, FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values },
+    {
+      IndexName: index,
+      KeyConditionExpression: range.key,
+      ExpressionAttributeValues: values,
+      ...(filters.length > 0 ? { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names } : {}),
+    },
     max,
   );
   return items.map(entryFromItem);

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { employeeExistsCheck, employeeKeys, EMPLOYEE_LABEL } from '../employees/public';
 import { locationExistsCheck, locationKeys, LOCATION_LABEL } from '../locations/public';
-import { CAPABILITY_LABEL, getOrganization, timesheetCapabilityCheck, timesheetWritesEnabled } from '../organization/public';
+import { CAPABILITY_LABEL, organizationFromItem, organizationKeys, timesheetCapabilityCheck, timesheetWritesEnabled } from '../organization/public';
 import type { SealedValue } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';
 import { movedOn } from '../shared/ddb/entity';
@@ -9,7 +9,7 @@ import { batchGet, collectAll, type Key } from '../shared/ddb/read';
 import type { TransactionCancelledError, TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import { FeatureNotEnabledError, ValidationError } from '../shared/errors';
-import type { ExportFence, OverlapCandidate, RevisionChange, RevisionContext, StalePlan, TimesheetStore } from './domain';
+import type { EntryRevisionContext, ExportFence, Interval, OverlapCandidate, RevisionChange, RevisionContext, StalePlan, TimesheetStore } from './domain';
 import {
   durationMs,
   entryFromItem,
@@ -61,18 +61,28 @@ export async function getEntry(db: Db, org: string, id: string): Promise<TimeEnt
   return out.Item ? entryFromItem(out.Item) : undefined;
 }
 
-/** The organization's timesheet capability, read through the organization's port (consistent). */
-export async function writesEnabled(db: Db, org: string): Promise<boolean> {
-  const organization = await getOrganization(db, org, true);
-  return organization !== undefined && timesheetWritesEnabled(organization);
+/** The organization's timesheet capability from its item (read raw in a batch, parsed by the organization's port). */
+const capabilityOf = (item: Record<string, unknown> | undefined): boolean => item !== undefined && timesheetWritesEnabled(organizationFromItem(item));
+
+/**
+ * A batch read with the request's idempotency record along (unit.readAlong, routes without
+ * the lock): a replay answers from `settle` before the use case decides anything.
+ */
+async function batchGetWithRecord(db: Db, unit: UnitOfWork, keys: readonly Key[]): Promise<(Record<string, unknown> | undefined)[]> {
+  const along = unit.readAlong;
+  const items = await batchGet(db, along ? [...keys, along.key] : keys);
+  if (along) along.settle(items.pop());
+  return items;
 }
 
 /**
- * One BatchGetItem: employee, guard, stats, export fence, and the location of a registered
- * context. Existence only for employee and location: their items stay theirs.
+ * One BatchGetItem: organization (capability), employee, guard, stats, export fence, the
+ * location of a registered context, and the idempotency record when read along. Existence
+ * only for employee and location: their items stay theirs.
  */
-export async function readRevisionContext(db: Db, exportsPort: ExportsPort, org: string, employeeId: string, locationId?: string): Promise<RevisionContext> {
-  const [employee, guard, stats, fence, location] = await batchGet(db, [
+export async function readRevisionContext(db: Db, unit: UnitOfWork, exportsPort: ExportsPort, org: string, employeeId: string, locationId?: string): Promise<RevisionContext & { readonly guard: OverlapGuard }> {
+  const [organization, employee, guard, stats, fence, location] = await batchGetWithRecord(db, unit, [
+    organizationKeys.organization(org),
     employeeKeys.employee(org, employeeId),
     entryKeys.guard(org, employeeId),
     entryKeys.stats(org),
@@ -80,12 +90,42 @@ export async function readRevisionContext(db: Db, exportsPort: ExportsPort, org:
     ...(locationId ? [locationKeys.location(org, locationId)] : []),
   ]);
   return {
+    writesEnabled: capabilityOf(organization),
     employeeExists: employee !== undefined,
     locationExists: locationId === undefined || location !== undefined,
     guard: guardFromItem(org, employeeId, guard),
     orgMaxDurationMs: statsMaxDurationMs(stats),
     fence: exportsPort.fenceFromItem(org, fence),
   };
+}
+
+/**
+ * One BatchGetItem for a change of an existing entry: the entry, organization (capability),
+ * stats, export fence, a new context's location, and the idempotency record when read along.
+ * The guard is not among them: the entry names its employee.
+ */
+export async function readEntryContext(db: Db, unit: UnitOfWork, exportsPort: ExportsPort, org: string, entryId: string, locationId?: string): Promise<EntryRevisionContext> {
+  const [entry, organization, stats, fence, location] = await batchGetWithRecord(db, unit, [
+    entryKeys.entry(org, entryId),
+    organizationKeys.organization(org),
+    entryKeys.stats(org),
+    exportsPort.fenceKey(org),
+    ...(locationId ? [locationKeys.location(org, locationId)] : []),
+  ]);
+  return {
+    entry: entry ? entryFromItem(entry) : undefined,
+    writesEnabled: capabilityOf(organization),
+    employeeExists: entry !== undefined,
+    locationExists: locationId === undefined || location !== undefined,
+    orgMaxDurationMs: statsMaxDurationMs(stats),
+    fence: exportsPort.fenceFromItem(org, fence),
+  };
+}
+
+/** The employee's overlap guard (consistent GetItem). */
+export async function readGuard(db: Db, org: string, employeeId: string): Promise<OverlapGuard> {
+  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: entryKeys.guard(org, employeeId), ConsistentRead: true }));
+  return guardFromItem(org, employeeId, out.Item);
 }
 
 /** The organization's longest closed interval: bounds range queries of lists. */
@@ -98,12 +138,13 @@ const iso = (ms: number) => new Date(Math.max(ms, 0)).toISOString();
 
 /**
  * CLOSED entries of one employee that may overlap [start, end): those starting in
- * [start - longest closed interval, end). VOIDED entries are skipped; OPEN ones come from
- * the guard. One bounded, strongly consistent Query on the employee's timeline (a GSI could
- * miss an entry committed a moment ago).
+ * [start - maxDurationMs, end), where maxDurationMs is at least the employee's longest closed
+ * interval (the guard's, or the organization's). VOIDED entries are skipped; OPEN ones come
+ * from the guard. One bounded, strongly consistent Query on the employee's timeline (a GSI
+ * could miss an entry committed a moment ago).
  */
-export async function closedEntriesNear(db: Db, guard: OverlapGuard, startedAt: string, endedAt: string | null): Promise<OverlapCandidate[]> {
-  const lo = iso(Date.parse(startedAt) - guard.maxClosedDurationMs);
+export async function closedEntriesNear(db: Db, org: string, employeeId: string, { startedAt, endedAt }: Interval, maxDurationMs: number): Promise<OverlapCandidate[]> {
+  const lo = iso(Date.parse(startedAt) - maxDurationMs);
   const items = await collectAll(db, {
     ConsistentRead: true,
     // `~` sorts after every position, so an open end stays inside the TE# items.
@@ -111,7 +152,7 @@ export async function closedEntriesNear(db: Db, guard: OverlapGuard, startedAt: 
     FilterExpression: '#state = :closed AND endedAt > :start',
     ExpressionAttributeNames: { '#state': 'state' },
     ExpressionAttributeValues: {
-      ':pk': entryKeys.guard(guard.organizationId, guard.employeeId).PK,
+      ':pk': entryKeys.guard(org, employeeId).PK,
       ':lo': `TE#${lo}`,
       ':hi': `TE#${endedAt ?? '~'}`,
       ':closed': 'CLOSED',
@@ -157,6 +198,24 @@ export const putNextGuard = (guard: OverlapGuard, next: Pick<OverlapGuard, 'open
   },
 });
 
+/**
+ * Transaction item: an entry that was OPEN leaves the guard without the guard being read
+ * (a void): its id is removed and the version moves on, so a write that read the guard with
+ * the entry still OPEN runs again. It can only lift an overlap, never make one, so no
+ * condition is needed.
+ */
+export const removeFromGuard = (org: string, employeeId: string, entryId: string): TxItem => ({
+  label: GUARD_LABEL,
+  op: {
+    Update: {
+      Key: entryKeys.guard(org, employeeId),
+      UpdateExpression: 'REMOVE openEntries.#entry SET version = if_not_exists(version, :zero) + :one',
+      ExpressionAttributeNames: { '#entry': entryId },
+      ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+    },
+  },
+});
+
 /** Transaction item: raises the organization's longest interval (never lowers it). */
 export const raiseOrgMaxDuration = (org: string, durationMs: number): TxItem => ({
   label: STATS_LABEL,
@@ -186,15 +245,28 @@ export function timelineItems(before: TimeEntry | undefined, after: TimeEntry): 
  * from), the stale marks of the exports it alters with the fence check, its timeline item,
  * the guard's next version, and the organization's longest interval when it grows.
  */
-export function revisionItems(guard: OverlapGuard, orgMaxDurationMs: number, before: TimeEntry | undefined, after: TimeEntry, stale: StalePlan): TxItem[] {
+export function revisionItems(guard: OverlapGuard | undefined, orgMaxDurationMs: number, before: TimeEntry | undefined, after: TimeEntry, stale: StalePlan): TxItem[] {
   const duration = durationMs(after);
   return [
     before ? putNextRevision(after, before.revision) : putNewEntry(after),
     ...stale.items,
-    ...timelineItems(before, after),
-    putNextGuard(guard, nextGuard(guard, before, after)),
+    ...(guard || !before || before.startedAt !== after.startedAt || before.endedAt !== after.endedAt || before.state !== after.state ? timelineItems(before, after) : []),
+    ...guardItems(guard, before, after),
     ...(duration > orgMaxDurationMs ? [raiseOrgMaxDuration(after.organizationId, duration)] : []),
   ];
+}
+
+/**
+ * The guard's part of a revision: its next version when it was read; without a read (a void)
+ * only an OPEN entry leaving it changes it.
+ */
+function guardItems(guard: OverlapGuard | undefined, before: TimeEntry | undefined, after: TimeEntry): TxItem[] {
+  if (guard) return [putNextGuard(guard, nextGuard(guard, before, after))];
+  if (!before) throw new Error('A new entry needs the guard it was checked against.');
+  if (after.startedAt !== before.startedAt || after.endedAt !== before.endedAt || (before.state !== after.state && after.state !== 'VOIDED')) {
+    throw new Error('A revision that moves an interval needs the guard it was checked against.');
+  }
+  return before.state === 'OPEN' && after.state !== 'OPEN' ? [removeFromGuard(after.organizationId, after.employeeId, after.id)] : [];
 }
 
 /**
@@ -226,9 +298,10 @@ function explainRequirement(error: TransactionCancelledError, requires: Revision
 /** The timesheets store port on DynamoDB, staging writes in `unit`; `exportsPort` is the reports area's side of a revision. */
 export const timesheetsStore = (db: Db, unit: UnitOfWork, exportsPort: ExportsPort): TimesheetStore => ({
   getEntry: (org, id) => getEntry(db, org, id),
-  writesEnabled: (org) => writesEnabled(db, org),
-  readRevisionContext: (org, employeeId, locationId) => readRevisionContext(db, exportsPort, org, employeeId, locationId),
-  closedEntriesNear: (guard, interval) => closedEntriesNear(db, guard, interval.startedAt, interval.endedAt),
+  readRevisionContext: (org, employeeId, locationId) => readRevisionContext(db, unit, exportsPort, org, employeeId, locationId),
+  readEntryContext: (org, entryId, locationId) => readEntryContext(db, unit, exportsPort, org, entryId, locationId),
+  readGuard: (org, employeeId) => readGuard(db, org, employeeId),
+  closedEntriesNear: (org, employeeId, interval, maxDurationMs) => closedEntriesNear(db, org, employeeId, interval, maxDurationMs),
   staleExports: (context, before, after, change) => exportsPort.planStaleness(db, context.fence, before, after, change),
   saveRevision: (change) => saveRevision(unit, exportsPort, change),
 });

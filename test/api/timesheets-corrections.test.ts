@@ -4,6 +4,7 @@ import {
   addEmployee,
   auditItemsOf,
   correctEntry,
+  createEntry,
   createdEntry,
   dayInterval,
   etagOf,
@@ -305,14 +306,34 @@ describe('POST /timesheets/{timeEntryId}/void', () => {
     expect(read.body).toMatchObject({ state: 'VOIDED', revision: 2 });
   });
 
+  it('refuses a break-only correction while a projected scan overlaps the entry (no unresolved overlap after a PATCH)', async () => {
+    const employeeId = await addEmployee(api);
+    const manual = await createdEntry(api, { employeeId, context: { kind: 'REGISTERED_LOCATION', locationId: api.demo.locations[0] }, startedAt: '2025-07-01T08:00:00Z', endedAt: '2025-07-01T16:00:00Z', breakMinutes: 0, reason: 'Missed day' });
+    // Projections are never refused for overlaps: the scanned entry overlaps the manual one.
+    await scan(api, employeeId, 'CHECK_IN', '2025-07-01T09:00:00Z');
+    const out = await scan(api, employeeId, 'CHECK_OUT', '2025-07-01T10:00:00Z');
+    const res = await correctEntry(api, manual.body.id, etag(manual), { breakMinutes: 15, reason: 'Lunch' });
+    expectProblem(res, 409, 'TIME_ENTRY_OVERLAP');
+    expect(res.body.overlappingEntryIds).toEqual([out.timeEntryId]);
+    const overridden = await correctEntry(api, manual.body.id, etag(manual), { breakMinutes: 15, reason: 'Lunch', overlapOverride: true, overlapReason: 'Scanned at the same site' });
+    expect(overridden.status).toBe(200);
+  });
+
   it('voids an OPEN scanned entry', async () => {
     const employeeId = await addEmployee(api);
     const opened = await scan(api, employeeId, 'CHECK_IN', '2025-06-02T06:00:00Z');
     const read = await getEntryResponse(api, opened.timeEntryId!);
     expect(read.body.state).toBe('OPEN');
+    // An entry starting after the OPEN one overlaps it (OPEN reaches to +infinity).
+    const later = { employeeId, context: { kind: 'REGISTERED_LOCATION', locationId: api.demo.locations[0] }, startedAt: '2025-06-03T08:00:00Z', endedAt: '2025-06-03T16:00:00Z', breakMinutes: 0, reason: 'Missed day' };
+    expectProblem(await createEntry(api, later), 409, 'TIME_ENTRY_OVERLAP');
     const res = await voidEntry(api, opened.timeEntryId!, read.headers.get('etag')!, { reason: 'Scanned the wrong badge' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ state: 'VOIDED', revision: 2, endedAt: null });
+    // The void removed the entry from the employee's guard (an update without a read): it no longer overlaps.
+    const [guard] = (await itemsOfType(api.db, 'OverlapGuard')).filter((g) => g.PK.endsWith(`#EMP#${employeeId}`));
+    expect(guard.openEntries).toEqual({});
+    expect((await createEntry(api, later)).status).toBe(201);
   });
 
   it('keeps the entry, its work events and its audit trail readable after a void', async () => {

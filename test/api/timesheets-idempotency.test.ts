@@ -245,10 +245,13 @@ describe('atomicity: one TransactWriteItems per write', () => {
   it('commits a correction and a void the same way', async () => {
     const entry = await createdEntry(api, freshBody());
     const seen = labelsOfNextCommits();
-    const corrected = await correctEntry(api, entry.body.id, etag(entry), { breakMinutes: 5, reason: 'x' });
+    const moved = await correctEntry(api, entry.body.id, etag(entry), { endedAt: new Date(Date.parse(entry.body.endedAt) - 3_600_000).toISOString(), reason: 'moved' });
+    const corrected = await correctEntry(api, entry.body.id, etag(moved), { breakMinutes: 5, reason: 'x' });
     await voidEntry(api, entry.body.id, etag(corrected), { reason: 'y' });
-    expect(seen).toHaveLength(2);
-    for (const labels of seen) expect(labels).toEqual(expect.arrayContaining(['entry', 'audit', 'idempotency', 'guard', 'capability']));
+    expect(seen).toHaveLength(3);
+    for (const labels of seen) expect(labels).toEqual(expect.arrayContaining(['entry', 'audit', 'idempotency', 'capability']));
+    // Corrections read and move the guard; a void (which cannot make an overlap) does not.
+    expect(seen.map((labels) => labels.includes('guard'))).toEqual([true, true, false]);
   });
 
   /** Runs `change` on the table right before the real commit: a race the reads could not see. */

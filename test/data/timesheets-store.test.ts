@@ -106,8 +106,8 @@ describe('a correction whose entry moved on before its commit', () => {
         if (attempt > 1) return store;
         return {
           ...store,
-          getEntry: async (org, id) => {
-            const read = await store.getEntry(org, id);
+          readEntryContext: async (org, id, locationId) => {
+            const read = await store.readEntryContext(org, id, locationId);
             await run((ports) => correctTimeEntry(ports, actor, first.id, etagOf(first), { breakMinutes: 15, reason: 'first' }));
             return read;
           },

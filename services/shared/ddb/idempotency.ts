@@ -9,7 +9,7 @@ import {
 } from '@aws-lambda-powertools/idempotency';
 import { BasePersistenceLayer, IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import type { JsonValue as JSONValue } from '../json';
-import { IdempotencyInProgressError, IdempotencyKeyReusedError } from '../errors';
+import { AppError, IdempotencyInProgressError, IdempotencyKeyReusedError } from '../errors';
 import { logger } from '../logger';
 import type { Db } from './client';
 import { TransactionCancelledError, type TxItem } from './transaction';
@@ -47,7 +47,12 @@ interface IdempotencyData {
  * audit entry. The IN_PROGRESS lock is a conditional PutItem before the work starts.
  */
 export class TransactionalIdempotencyStore extends BasePersistenceLayer {
-  readonly #captured = new Map<string, IdempotencyRecord>();
+  /**
+   * Completed records captured by `_updateRecord`, keyed by the response object itself (the
+   * reference saveSuccess passes on): two requests of one key completing at once in one
+   * process (the local runtime serves many) never take each other's record.
+   */
+  readonly #captured = new WeakMap<object, IdempotencyRecord>();
 
   constructor(private readonly db: Db) {
     super();
@@ -63,13 +68,19 @@ export class TransactionalIdempotencyStore extends BasePersistenceLayer {
     });
   }
 
-  /** The COMPLETED record of `data` as a transaction item; no I/O of its own. */
-  async completionItem(data: IdempotencyData, response: StoredResponse): Promise<TxItem> {
-    await this.saveSuccess(data, response as unknown as JSONValue);
-    const hashedKey = this.getHashedIdempotencyKey(data);
-    const record = this.#captured.get(hashedKey);
-    this.#captured.delete(hashedKey);
+  /**
+   * The COMPLETED record of `data` as a transaction item; no I/O of its own. With the lock
+   * (`locked`), only the request holding it completes the record; without one, only a request
+   * that finds the key free does (as the lock's own PutItem would): a concurrent duplicate
+   * loses that condition in its transaction, nothing of it commits, and it replays.
+   */
+  async completionItem(data: IdempotencyData, response: StoredResponse, locked = true): Promise<TxItem> {
+    const token = { ...response };
+    await this.saveSuccess(data, token as unknown as JSONValue);
+    const record = this.#captured.get(token);
+    this.#captured.delete(token);
     if (!record) throw new Error('The completed idempotency record was not captured.');
+    if (!locked) return { label: IDEMPOTENCY_LABEL, op: { Put: { Item: toItem(record), ...keyIsFree(Date.now()) } } };
     return {
       label: IDEMPOTENCY_LABEL,
       op: {
@@ -84,6 +95,25 @@ export class TransactionalIdempotencyStore extends BasePersistenceLayer {
     };
   }
 
+  /** The table key of `data`'s record: what a store reads along with its own items (ReadAlong). */
+  recordKey(data: IdempotencyData): { PK: string; SK: string } {
+    return keyOf(this.getHashedIdempotencyKey(data));
+  }
+
+  /** A record read raw (a BatchGetItem of a store), or undefined when the key is free: absent or expired. */
+  liveRecord(item: Record<string, unknown> | undefined, nowMs = Date.now()): IdempotencyRecord | undefined {
+    if (!item) return undefined;
+    const expired = typeof item.expiresAt === 'number' && item.expiresAt < Math.floor(nowMs / 1000);
+    const lockLapsed = item.status === IdempotencyRecordStatus.INPROGRESS && typeof item.inProgressExpiresAt === 'number' && item.inProgressExpiresAt < nowMs;
+    return expired || lockLapsed ? undefined : fromItem(item);
+  }
+
+  /** The record's item as stored (consistent), or undefined. */
+  async readRawRecord(data: IdempotencyData): Promise<Record<string, unknown> | undefined> {
+    const out = await this.db.doc.send(new GetCommand({ TableName: this.db.tableName, Key: this.recordKey(data), ConsistentRead: true }));
+    return out.Item;
+  }
+
   async readRecord(data: IdempotencyData): Promise<IdempotencyRecord | undefined> {
     try {
       return await this._getRecord(this.getHashedIdempotencyKey(data));
@@ -93,22 +123,12 @@ export class TransactionalIdempotencyStore extends BasePersistenceLayer {
   }
 
   protected async _putRecord(record: IdempotencyRecord): Promise<void> {
-    const nowMs = Date.now();
     try {
       await this.db.doc.send(
         new PutCommand({
           TableName: this.db.tableName,
           Item: toItem(record),
-          // Timeline: a key is free when no record exists, when its 24 h retention has
-          // passed (TTL deletes lazily), or when an IN_PROGRESS lock outlived the request
-          // that took it (that request crashed before committing).
-          ConditionExpression: 'attribute_not_exists(PK) OR expiresAt < :nowSeconds OR (#status = :inProgress AND inProgressExpiresAt < :nowMs)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':nowSeconds': Math.floor(nowMs / 1000),
-            ':nowMs': nowMs,
-            ':inProgress': IdempotencyRecordStatus.INPROGRESS,
-          },
+          ...keyIsFree(Date.now()),
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
@@ -130,7 +150,7 @@ export class TransactionalIdempotencyStore extends BasePersistenceLayer {
   }
 
   protected async _updateRecord(record: IdempotencyRecord): Promise<void> {
-    this.#captured.set(record.idempotencyKey, record);
+    if (typeof record.responseData === 'object' && record.responseData !== null) this.#captured.set(record.responseData, record);
   }
 
   protected async _deleteRecord(record: IdempotencyRecord): Promise<void> {
@@ -206,6 +226,69 @@ export async function runIdempotent(
   }
 }
 
+/**
+ * The record of a key as a store may read it along with its own items (one BatchGetItem
+ * instead of a call of its own): `settle` answers a replay, a reuse or an in-flight request
+ * right there (by throwing IdempotentOutcomeFound), before the use case decides anything.
+ */
+export interface ReadAlong {
+  readonly key: { readonly PK: string; readonly SK: string };
+  settle(item: Record<string, unknown> | undefined): void;
+}
+
+/** Thrown by ReadAlong.settle when the key already has an answer; the runner returns it. */
+export class IdempotentOutcomeFound extends Error {
+  constructor(readonly outcome: IdempotentOutcome) {
+    super('The idempotency key already has an outcome.');
+    this.name = 'IdempotentOutcomeFound';
+  }
+}
+
+/**
+ * Runs `work` at most once per idempotency key WITHOUT an IN_PROGRESS lock: for writes whose
+ * only effect is the one transaction `work` commits with the record (decisions.md allows
+ * the lock to be skipped there: the transaction alone decides).
+ * 1. `work` reads the record along with its own reads (`readAlong`), or not at all. A record
+ *    found answers as with the lock: COMPLETED replays, another input is
+ *    IDEMPOTENCY_KEY_REUSED, an IN_PROGRESS lock of a locked request is
+ *    IDEMPOTENCY_REQUEST_IN_PROGRESS.
+ * 2. `work` commits the COMPLETED record on the condition that the key is still free: of two
+ *    concurrent duplicates exactly one commits; the other's transaction is cancelled (nothing
+ *    of it is written) and it resolves the record as in 1 (a replay).
+ * 3. A refusal (an AppError: 409, 412, 422...) reads the record once more (GetItem): a
+ *    duplicate that committed meanwhile (its entry may be what this one's overlap check
+ *    refused) wins with its response; otherwise the refusal stands. Other failures (500)
+ *    stand as they are; a retry replays if the commit went through. Nothing to release:
+ *    there is no lock.
+ */
+export async function runIdempotentInTransaction(
+  store: TransactionalIdempotencyStore,
+  call: Omit<IdempotentCall, 'lockMillis'>,
+  work: (complete: Completion, readAlong: ReadAlong) => Promise<StoredResponse>,
+): Promise<IdempotentOutcome> {
+  const data: IdempotencyData = { key: `${call.scope}#${call.idempotencyKey}`, input: call.input };
+  const readAlong: ReadAlong = {
+    key: store.recordKey(data),
+    settle(item) {
+      const existing = store.liveRecord(item);
+      if (existing) throw new IdempotentOutcomeFound(resolveExisting(store, data, existing));
+    },
+  };
+  try {
+    const response = await work((r) => store.completionItem(data, r, false), readAlong);
+    return { response, replayed: false };
+  } catch (error) {
+    if (error instanceof IdempotentOutcomeFound) return error.outcome;
+    if (error instanceof IdempotencyKeyReusedError || error instanceof IdempotencyInProgressError) throw error;
+    const lostTheRecord = error instanceof TransactionCancelledError && error.failed(IDEMPOTENCY_LABEL);
+    if (!lostTheRecord && !(error instanceof AppError)) throw error;
+    const existing = store.liveRecord(await store.readRawRecord(data));
+    if (existing) return resolveExisting(store, data, existing);
+    if (lostTheRecord) throw new IdempotencyInProgressError();
+    throw error;
+  }
+}
+
 function resolveExisting(
   store: TransactionalIdempotencyStore,
   data: IdempotencyData,
@@ -223,6 +306,21 @@ function resolveExisting(
   }
   throw new IdempotencyInProgressError();
 }
+
+/**
+ * Timeline: a key is free when no record exists, when its 24 h retention has passed (TTL
+ * deletes lazily), or when an IN_PROGRESS lock outlived the request that took it (that
+ * request crashed before committing).
+ */
+const keyIsFree = (nowMs: number) => ({
+  ConditionExpression: 'attribute_not_exists(PK) OR expiresAt < :nowSeconds OR (#status = :inProgress AND inProgressExpiresAt < :nowMs)',
+  ExpressionAttributeNames: { '#status': 'status' },
+  ExpressionAttributeValues: {
+    ':nowSeconds': Math.floor(nowMs / 1000),
+    ':nowMs': nowMs,
+    ':inProgress': IdempotencyRecordStatus.INPROGRESS,
+  },
+});
 
 const keyOf = (hashedKey: string) => ({ PK: `IDEM#${hashedKey}`, SK: 'IDEM' });
 

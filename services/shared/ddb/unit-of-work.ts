@@ -2,7 +2,7 @@ import { auditItem, type AuditEntry } from '../../audit/model';
 import { retryOnConflict, type RetryOptions } from '../domain/conflict';
 import { logger } from '../logger';
 import type { Db } from './client';
-import { IDEMPOTENCY_LABEL } from './idempotency';
+import { IDEMPOTENCY_LABEL, type ReadAlong } from './idempotency';
 import { commit, TransactionCancelledError, type TxItem } from './transaction';
 
 /**
@@ -33,6 +33,13 @@ export interface UnitOfWork {
   stage(change: StagedChange): void;
   /** Runs after a successful commit (e.g. a queue message); never for a replay. */
   afterCommit(effect: () => Promise<void>): void;
+  /**
+   * The request's idempotency record, when the route commits it without a lock: a store adds
+   * `key` to its first BatchGetItem and hands the item to `settle` before deciding anything
+   * (a replay then answers there). Stores that do not read it lose nothing but the saved call:
+   * the record's condition in the commit still decides.
+   */
+  readonly readAlong?: ReadAlong;
 }
 
 /** A UnitOfWork on DynamoDB. `commit` may be called once. */
@@ -41,7 +48,10 @@ export class TransactionUnit implements UnitOfWork {
   readonly #effects: (() => Promise<void>)[] = [];
   #committed = false;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    readonly readAlong?: ReadAlong,
+  ) {}
 
   stage(change: StagedChange): void {
     if (this.#committed) throw new Error('This unit of work has already committed; stage changes before the commit.');

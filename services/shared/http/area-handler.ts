@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PUBLIC_BASE_URL_VARIABLE, pathParamNames, routeRows, type AreaDefinition, type RouteContract, type RouteRow } from '../area';
 import type { Principal } from '../auth/principal';
 import { defaultDb } from '../ddb/client';
@@ -13,7 +13,8 @@ import { NotFoundError, ValidationError } from '../errors';
 import { logger, withLogScope } from '../logger';
 import { isUuid } from '../time';
 import { renderProblem } from './render-problem';
-import { idempotentWrite, requestInput, toStored } from './idempotent';
+import { idempotentWrite, idempotentWriteInTransaction, requestInput, toStored } from './idempotent';
+import type { ReadAlong } from '../ddb/idempotency';
 import { authorizeRoute, errorResponses, jsonBody, requestIdHeader, requestIdOf, requestLogKeys, toProxyResult, type ApiEvent, type ErrorRenderer } from './middleware';
 import { optionalIdempotencyKey, optionalIfMatch, requireIdempotencyKey, requireIfMatch } from './preconditions';
 import type { ApiRequest, HttpResult } from './request';
@@ -28,7 +29,7 @@ import { parseBody, parseQuery } from './validation';
  *            -> JSON body (media type, size, depth)
  *            -> Idempotency-Key, path ids (non-UUID: 404), If-Match, query, body (zod, 422)
  *   GET      -> operation(request with read-only ports)
- *   write    -> [idempotency lock] -> retryOnConflict( unit of work -> operation -> commit
+ *   write    -> [idempotency lock, unless idempotencyInTransaction] -> retryOnConflict( unit of work -> operation -> commit
  *               staged changes + audit entries + idempotency record in ONE transaction )
  */
 
@@ -104,10 +105,10 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
       if (route.method === 'GET') return toProxyResult(await operation({ ...input, ports: options.ports(READ_ONLY_UNIT) }), mediaType);
 
       const db = defaultDb();
-      const attempt = (complete?: (result: HttpResult) => Promise<TxItem>) =>
+      const attempt = (complete?: (result: HttpResult) => Promise<TxItem>, readAlong?: ReadAlong) =>
         retryOnConflict(
           async () => {
-            const unit = new TransactionUnit(db);
+            const unit = new TransactionUnit(db, readAlong);
             const result = await operation({ ...input, ports: options.ports(unit) });
             await unit.commit(complete ? [await complete(result)] : []);
             return result;
@@ -118,7 +119,9 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
       const result =
         idempotencyKey === undefined
           ? await attempt()
-          : await idempotentWrite(db, raw, idempotencyKey, requestInput(raw), (complete) => attempt(async (r) => complete(toStored((fresh = r)))));
+          : route.idempotencyInTransaction
+            ? await idempotentWriteInTransaction(db, raw, idempotencyKey, requestInput(raw), (complete, readAlong) => attempt(async (r) => complete(toStored((fresh = r))), readAlong))
+            : await idempotentWrite(db, raw, idempotencyKey, requestInput(raw), (complete) => attempt(async (r) => complete(toStored((fresh = r)))));
       return toProxyResult(withOnce(result, idempotencyKey === undefined ? result : fresh), mediaType);
     });
   // Each invocation logs under its own request's keys, even when one process serves many.

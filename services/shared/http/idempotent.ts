@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { cursorKey } from '../crypto/secrets';
 import type { Db } from '../ddb/client';
 import { canonical } from '../ddb/cursor';
-import { runIdempotent, TransactionalIdempotencyStore, type Completion, type StoredResponse } from '../ddb/idempotency';
+import { runIdempotent, runIdempotentInTransaction, TransactionalIdempotencyStore, type Completion, type ReadAlong, type StoredResponse } from '../ddb/idempotency';
 import type { TxItem } from '../ddb/transaction';
 import type { JsonValue } from '../json';
 import type { ApiRequest, HttpResult } from './request';
@@ -41,9 +41,34 @@ export async function idempotentWrite(
     },
     async (complete) => toStored(await work(complete)),
   );
+  return fromOutcome(outcome);
+}
+
+/**
+ * As idempotentWrite, without the IN_PROGRESS lock (runIdempotentInTransaction): for routes
+ * whose only effect is the transaction that commits the record. `work` gets the record's
+ * ReadAlong to read with its own first reads.
+ */
+export async function idempotentWriteInTransaction(
+  db: Db,
+  request: ApiRequest,
+  idempotencyKey: string,
+  input: JsonValue,
+  work: (complete: Completion, readAlong: ReadAlong) => Promise<HttpResult>,
+): Promise<HttpResult> {
+  const { principal, route } = request;
+  const outcome = await runIdempotentInTransaction(
+    storeFor(db),
+    { scope: `${principal.organizationId}#${principal.keyId}#${route.method}#${route.path}`, idempotencyKey, input: await keyedDigest(input) },
+    async (complete, readAlong) => toStored(await work(complete, readAlong)),
+  );
+  return fromOutcome(outcome);
+}
+
+const fromOutcome = (outcome: { readonly response: StoredResponse; readonly replayed: boolean }): HttpResult => {
   const result = fromStored(outcome.response);
   return outcome.replayed ? { ...result, headers: { ...result.headers, 'Idempotency-Replayed': 'true' } } : result;
-}
+};
 
 /**
  * The stored payload hash is of a keyed digest, not of the input itself: bodies carry IBANs,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_LIMIT } from './list';
 
 /** `limit`: a whole number from 1 to 200 (decisions.md: default 50, outside 1..200 is 422). */

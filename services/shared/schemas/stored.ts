@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Members of stored item schemas (model.ts) that many entities share with the same meaning:
