@@ -1,4 +1,5 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { traceClient } from '../shared/observability';
 import { logger } from '../shared/logger';
 import type { JobQueue } from './domain';
 import type { JobMessage } from './model';
@@ -14,12 +15,12 @@ let sqs: SQSClient | undefined;
 let localOverride: JobQueue | undefined;
 
 /** The queue of this environment; `deliverLocally` runs a message in this process when there is no SQS queue. */
-export function jobQueue(deliverLocally: (message: JobMessage) => Promise<void>): JobQueue {
+export function jobQueue(deliverLocally: (message: JobMessage) => Promise<unknown>): JobQueue {
   const queueUrl = process.env.REPORTS_QUEUE_URL;
   if (queueUrl) {
     return {
       async send(message) {
-        sqs ??= new SQSClient({});
+        sqs ??= traceClient(new SQSClient({}));
         await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
       },
     };
