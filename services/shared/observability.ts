@@ -1,6 +1,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { MiddlewareObj } from '@middy/core';
+import { logger } from './logger';
 
 type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
 
@@ -131,7 +132,11 @@ function publish(line: Line): void {
   if (line.values.length === 0 || !metricsEnabled()) return;
   const m = processMetrics();
   for (const [name, value] of Object.entries(line.dimensions)) {
-    if (!DIMENSION_VALUE.test(value)) throw new Error(`Metric dimension ${name} has a value outside its fixed set.`);
+    if (!DIMENSION_VALUE.test(value)) {
+      // Never the value itself: it is not one of ours. A metric must never fail a request.
+      logger.error('Metric line dropped: a dimension value is outside its fixed set', { dimension: name });
+      return;
+    }
   }
   // addDimension, not addDimensions: one dimension set with the default ones (service, environment).
   for (const [name, value] of Object.entries(line.dimensions)) m.addDimension(name, value);
