@@ -8,7 +8,7 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { ENV, type ApiEnvironment } from '../../services/shared/config';
+import { ENV, METRICS_NAMESPACE, type ApiEnvironment } from '../../services/shared/config';
 import { READABLE_PURPOSES, RESTRICTED_PURPOSES } from '../../services/shared/crypto/purposes';
 import { dynamoDbAction, type ObjectGrant, type TableAction } from '../permissions';
 import { fromRoot, handlerEntry } from '../paths';
@@ -65,7 +65,8 @@ export interface AreaFunctionProps {
  * A Lambda function of this project: `services/<name>/handler.ts` bundled by the local
  * esbuild (never Docker) into one minified ESM file with source maps, everything included
  * (the AWS SDK too, so its version is the lockfile's, not the runtime's), on Node.js 22
- * arm64 with X-Ray active tracing and its own log group.
+ * arm64 with X-Ray active tracing (the code adds its SDK subsegments through
+ * services/shared/observability.ts), EMF metrics in the `WFM` namespace and its own log group.
  *
  * Permissions start empty: the `bind*` helpers set the environment variable the code reads
  * and grant exactly what lib/permissions.ts lists.
@@ -107,6 +108,10 @@ export class AreaFunction extends NodejsFunction {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: props.serviceName ?? `wfm-${props.name}`,
         POWERTOOLS_LOG_LEVEL: 'INFO',
+        // EMF metrics (services/shared/observability.ts); the dimension `environment` tells TEST from LIVE.
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        // The Tracer never records response bodies: they hold personal data.
+        POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
         [ENV.API_ENVIRONMENT]: props.apiEnvironment,
       },
       bundling: {

@@ -1,6 +1,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { MiddlewareObj } from '@middy/core';
+import { METRICS_NAMESPACE } from './config';
 import { logger } from './logger';
 
 type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
@@ -108,7 +109,7 @@ let metrics: Metrics | undefined;
 /** One Metrics per process, made on first use so that tests and `npm start` can set the environment first. */
 function processMetrics(): Metrics {
   metrics ??= new Metrics({
-    namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'WFM',
+    namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || METRICS_NAMESPACE,
     serviceName: process.env.POWERTOOLS_SERVICE_NAME || 'wfm-api',
     defaultDimensions: { environment: process.env.API_ENVIRONMENT || 'LOCAL' },
   });
