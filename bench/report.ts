@@ -84,6 +84,30 @@ export function renderMarkdown(r: BenchResults): string {
       ],
     );
   }
+  if (r.observabilityCost) {
+    const o = r.observabilityCost;
+    push(`## Metrics and tracing: their cold-start cost (median of ${o.runsPerBundle} fresh Node processes)`, '');
+    push(
+      'Each entry bundled twice with the stack\'s esbuild options: as is, and with services/shared/observability.ts stubbed out. "off": where tracing is off (no AWS_EXECUTION_ENV); "on": as Lambda loads it (AWS_EXECUTION_ENV set, Tracer and X-Ray SDK evaluated at load).',
+      '',
+    );
+    table(
+      ['Figure', 'Value'],
+      [
+        ['on ÷ without (median over functions)', o.medianOnVsWithout],
+        ['off ÷ without (median)', o.medianOffVsWithout],
+        ['without ÷ bare SDK (median)', o.medianWithoutVsBareSdk],
+        ['on ÷ bare SDK (median / worst)', `${o.medianOnVsBareSdk} / ${o.worstOnVsBareSdk}`],
+        ['import ms added (median)', o.medianAddedMs],
+        ['bytes added (median)', o.medianAddedBytes],
+        ['bare DynamoDB client import ms', o.bareSdkImportMs],
+      ],
+    );
+    table(
+      ['Function', 'Bytes without', 'Bytes with', 'import ms without', 'off', 'on', 'on ÷ without', 'without ÷ bare', 'on ÷ bare'],
+      Object.entries(o.bundles).map(([k, v]) => [k, v.bytesWithout, v.bytesWith, v.importMsWithout, v.importMsOff, v.importMsOn, v.onVsWithout, v.withoutVsBareSdk, v.onVsBareSdk]),
+    );
+  }
   push(`Phase durations (s): ${Object.entries(r.durationsS).map(([k, v]) => `${k} ${v}`).join(', ')}.`, '');
   return `${lines.join('\n')}\n`;
 }

@@ -1,0 +1,165 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build, type Plugin } from 'esbuild';
+import { handlerEntry } from '../lib/paths';
+import { FUNCTIONS } from '../services/registry';
+import { REPO_ROOT } from './lib/local-runtime';
+import { median, round } from './lib/stats';
+
+/**
+ * What metrics and tracing (services/shared/observability.ts) add to a cold start, in one run:
+ * every function's entry is bundled twice with the stack's esbuild options, as it is and with
+ * the observability kit replaced by a no-op stub (no Powertools Metrics, no Tracer), and each
+ * bundle is imported in fresh Node processes, round-robin with a bundle of only the DynamoDB
+ * client:
+ *
+ *   without       the stubbed bundle: the function without metrics and tracing
+ *   off           the real bundle where tracing is off (npm start, jest: no AWS_EXECUTION_ENV)
+ *   on            the real bundle as Lambda loads it (AWS_EXECUTION_ENV set): the Tracer and the
+ *                 X-Ray SDK are evaluated while the handler module loads
+ *
+ * The ratios on/without and on/bare SDK are what a cold start in Lambda pays.
+ */
+export interface ObservabilityLoad {
+  readonly bytesWithout: number;
+  readonly bytesWith: number;
+  readonly importMsWithout: number;
+  readonly importMsOff: number;
+  readonly importMsOn: number;
+  /** on ÷ without: the cost of metrics and tracing for this function, as Lambda pays it. */
+  readonly onVsWithout: number;
+  readonly withoutVsBareSdk: number;
+  readonly onVsBareSdk: number;
+}
+
+export interface ObservabilityCostResults {
+  readonly runsPerBundle: number;
+  readonly bareSdkImportMs: number;
+  readonly bundles: Record<string, ObservabilityLoad>;
+  /** Medians over the functions. */
+  readonly medianOnVsWithout: number;
+  readonly medianOffVsWithout: number;
+  readonly medianWithoutVsBareSdk: number;
+  readonly medianOnVsBareSdk: number;
+  readonly worstOnVsBareSdk: number;
+  readonly medianAddedMs: number;
+  readonly medianAddedBytes: number;
+}
+
+/** The kit's exports, doing nothing: the function as it was before metrics and tracing. */
+const STUB = `
+export const BUSINESS_METRICS = {};
+export const REQUEST_METRICS = {};
+export class MetricsBuffer { count() {} duration() {} absorb() {} get entries() { return []; } }
+export const metricsEnabled = () => false;
+export const publishRequestFigures = () => {};
+export const publishFigures = () => {};
+export const tracingEnabled = () => false;
+export const traceClient = (client) => client;
+export const tracingMiddleware = () => undefined;
+`;
+
+const KIT = join(REPO_ROOT, 'services/shared/observability.ts');
+
+export async function measureObservabilityCost(runs: number): Promise<ObservabilityCostResults> {
+  const work = mkdtempSync(join(tmpdir(), 'wfm-observability-'));
+  try {
+    const stubFile = join(work, 'observability-stub.mjs');
+    writeFileSync(stubFile, STUB);
+    const stub: Plugin = {
+      name: 'observability-stub',
+      setup(b) {
+        b.onResolve({ filter: /observability$/ }, async (args) => {
+          const resolved = await b.resolve(`${args.path}.ts`, { resolveDir: args.resolveDir, kind: args.kind });
+          return resolved.path === KIT ? { path: stubFile } : undefined;
+        });
+      },
+    };
+    writeFileSync(join(work, 'bare.ts'), "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nconst client = new DynamoDBClient({});\nexport const handler = async () => ({ statusCode: 200, body: String(client !== undefined) });\n");
+    const bare = join(work, 'bare.mjs');
+    await bundle(join(work, 'bare.ts'), bare, []);
+
+    const files: Record<string, { with: string; without: string }> = {};
+    for (const fn of FUNCTIONS) {
+      const entry = join(REPO_ROOT, handlerEntry(fn));
+      files[fn.name] = { with: join(work, fn.name, 'with.mjs'), without: join(work, fn.name, 'without.mjs') };
+      await bundle(entry, files[fn.name].with, []);
+      await bundle(entry, files[fn.name].without, [stub]);
+    }
+
+    const loads: Array<{ key: string; file: string; env: Record<string, string> }> = [{ key: 'bare', file: bare, env: {} }];
+    for (const [name, f] of Object.entries(files)) {
+      loads.push({ key: `${name}/without`, file: f.without, env: {} }, { key: `${name}/off`, file: f.with, env: {} }, { key: `${name}/on`, file: f.with, env: { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x' } });
+    }
+    // One untimed pass warms the file cache; then round-robin, so that a slow moment hits all alike.
+    for (const l of loads) importOnce(l.file, l.env);
+    const samples: Record<string, number[]> = {};
+    for (let i = 0; i < runs; i += 1) for (const l of loads) (samples[l.key] ??= []).push(importOnce(l.file, l.env));
+    const ms = (key: string) => round(median(samples[key]));
+
+    const bareMs = ms('bare');
+    const bundles: Record<string, ObservabilityLoad> = {};
+    for (const [name, f] of Object.entries(files)) {
+      const without = ms(`${name}/without`);
+      const on = ms(`${name}/on`);
+      bundles[name] = {
+        bytesWithout: statSync(f.without).size,
+        bytesWith: statSync(f.with).size,
+        importMsWithout: without,
+        importMsOff: ms(`${name}/off`),
+        importMsOn: on,
+        onVsWithout: round(on / without),
+        withoutVsBareSdk: round(without / bareMs),
+        onVsBareSdk: round(on / bareMs),
+      };
+    }
+    const all = Object.values(bundles);
+    const med = (pick: (b: ObservabilityLoad) => number) => round(median(all.map(pick)));
+    return {
+      runsPerBundle: runs,
+      bareSdkImportMs: bareMs,
+      bundles,
+      medianOnVsWithout: med((b) => b.onVsWithout),
+      medianOffVsWithout: med((b) => b.importMsOff / b.importMsWithout),
+      medianWithoutVsBareSdk: med((b) => b.withoutVsBareSdk),
+      medianOnVsBareSdk: med((b) => b.onVsBareSdk),
+      worstOnVsBareSdk: round(Math.max(...all.map((b) => b.onVsBareSdk))),
+      medianAddedMs: med((b) => b.importMsOn - b.importMsWithout),
+      medianAddedBytes: med((b) => b.bytesWith - b.bytesWithout),
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The stack's esbuild options (lib/constructs/area-function.ts), as cold-start.ts uses them. */
+async function bundle(entry: string, outfile: string, plugins: Plugin[]): Promise<void> {
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    minify: true,
+    mainFields: ['module', 'main'],
+    nodePaths: [join(REPO_ROOT, 'node_modules')],
+    banner: { js: "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);" },
+    logLevel: 'silent',
+    plugins,
+  });
+}
+
+/** Milliseconds to import `file` in a fresh Node process (the environment Lambda would give, plus `env`). */
+function importOnce(file: string, env: Record<string, string>): number {
+  const script = `const t = performance.now(); await import(${JSON.stringify(`file://${file}`)}); process.stdout.write(String(performance.now() - t));`;
+  const res = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-central-1', TABLE_NAME: 'bench', API_ENVIRONMENT: 'TEST', POWERTOOLS_LOG_LEVEL: 'ERROR', AWS_LAMBDA_FUNCTION_NAME: 'bench', ...env },
+    timeout: 60_000,
+  });
+  if (res.status !== 0) throw new Error(`Loading ${file} failed: ${res.stderr.slice(-1000)}`);
+  return Number(res.stdout);
+}
