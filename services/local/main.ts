@@ -47,7 +47,8 @@ async function main(): Promise<void> {
 
   let step = waitingFor(`starting DynamoDB Local (${inMemory ? 'in memory' : 'data in .local/dynamodb'}) on ${ddbPort === 0 ? 'a free port' : `port ${ddbPort}`}`);
   ddb = await startDynamoDbLocal({ port: ddbPort, ...(inMemory ? {} : { dataDir: join(LOCAL_DIR, 'dynamodb') }) });
-  step(`DynamoDB Local at ${ddb.endpoint} (pid ${ddb.pid})`);
+  // "DynamoDB Local pid <n>": test/api/local-runtime.test.ts reads the pid from this line.
+  step(`DynamoDB Local pid ${ddb.pid} at ${ddb.endpoint}`);
   step = waitingFor(`creating table ${TABLE_NAME} if missing`);
   const client = localClient(ddb.endpoint);
   const table = await ensureTable(client, TABLE_NAME);
