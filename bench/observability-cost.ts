@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
+import { TRACER_MODULES, writeTracerLayer } from '../lib/constructs/tracer-layer';
 import { handlerEntry } from '../lib/paths';
 import { FUNCTIONS } from '../services/registry';
 import { REPO_ROOT } from './lib/local-runtime';
@@ -10,17 +11,19 @@ import { median, round } from './lib/stats';
 
 /**
  * What metrics and tracing (services/shared/observability.ts) add to a cold start, in one run:
- * every function's entry is bundled twice with the stack's esbuild options, as it is and with
- * the observability kit replaced by a no-op stub (no Powertools Metrics, no Tracer), and each
- * bundle is imported in fresh Node processes, round-robin with a bundle of only the DynamoDB
- * client:
+ * every function's entry is bundled twice with the stack's esbuild options (the Tracer external,
+ * as the stack has it), as it is and with the observability kit replaced by a no-op stub (no
+ * Powertools Metrics, no Tracer), and each bundle is imported in fresh Node processes,
+ * round-robin with a bundle of only the DynamoDB client:
  *
  *   without       the stubbed bundle: the function without metrics and tracing
- *   off           the real bundle where tracing is off (npm start, jest: no AWS_EXECUTION_ENV)
- *   on            the real bundle as Lambda loads it (AWS_EXECUTION_ENV set): the Tracer and the
- *                 X-Ray SDK are evaluated while the handler module loads
+ *   off           the real bundle as deployed by default: metrics, no SDK tracing
+ *                 (POWERTOOLS_TRACE_ENABLED=false; also what npm start and jest load)
+ *   on            the real bundle with SDK tracing (`-c sdkTracing=true`): AWS_EXECUTION_ENV set and
+ *                 the tracer layer on NODE_PATH, as Lambda gives them; the Tracer and the X-Ray SDK
+ *                 are evaluated while the handler module loads
  *
- * The ratios on/without and on/bare SDK are what a cold start in Lambda pays.
+ * off/without is the default's cost; on/without what SDK tracing adds on top.
  */
 export interface ObservabilityLoad {
   readonly bytesWithout: number;
@@ -28,9 +31,12 @@ export interface ObservabilityLoad {
   readonly importMsWithout: number;
   readonly importMsOff: number;
   readonly importMsOn: number;
-  /** on ÷ without: the cost of metrics and tracing for this function, as Lambda pays it. */
+  /** off ÷ without: the cost of metrics (and of the kit) as deployed by default. */
+  readonly offVsWithout: number;
+  /** on ÷ without: the cost of metrics and SDK tracing, as Lambda pays it with -c sdkTracing=true. */
   readonly onVsWithout: number;
   readonly withoutVsBareSdk: number;
+  readonly offVsBareSdk: number;
   readonly onVsBareSdk: number;
 }
 
@@ -39,13 +45,18 @@ export interface ObservabilityCostResults {
   readonly bareSdkImportMs: number;
   readonly bundles: Record<string, ObservabilityLoad>;
   /** Medians over the functions. */
-  readonly medianOnVsWithout: number;
   readonly medianOffVsWithout: number;
+  readonly medianOnVsWithout: number;
   readonly medianWithoutVsBareSdk: number;
+  readonly medianOffVsBareSdk: number;
+  readonly worstOffVsBareSdk: number;
   readonly medianOnVsBareSdk: number;
   readonly worstOnVsBareSdk: number;
-  readonly medianAddedMs: number;
+  /** Import ms that metrics (off − without) and SDK tracing (on − off) add, medians. */
+  readonly medianMetricsMs: number;
+  readonly medianSdkTracingMs: number;
   readonly medianAddedBytes: number;
+  readonly largestBundleBytes: number;
 }
 
 /** The kit's exports, doing nothing: the function as it was before metrics and tracing. */
@@ -77,6 +88,10 @@ export async function measureObservabilityCost(runs: number): Promise<Observabil
         });
       },
     };
+    const layer = join(work, 'layer');
+    writeTracerLayer(layer);
+    const lambdaTracing = { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x', NODE_PATH: join(layer, 'nodejs/node_modules') };
+    const lambdaDefault = { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x', POWERTOOLS_TRACE_ENABLED: 'false' };
     writeFileSync(join(work, 'bare.ts'), "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nconst client = new DynamoDBClient({});\nexport const handler = async () => ({ statusCode: 200, body: String(client !== undefined) });\n");
     const bare = join(work, 'bare.mjs');
     await bundle(join(work, 'bare.ts'), bare, []);
@@ -91,7 +106,7 @@ export async function measureObservabilityCost(runs: number): Promise<Observabil
 
     const loads: Array<{ key: string; file: string; env: Record<string, string> }> = [{ key: 'bare', file: bare, env: {} }];
     for (const [name, f] of Object.entries(files)) {
-      loads.push({ key: `${name}/without`, file: f.without, env: {} }, { key: `${name}/off`, file: f.with, env: {} }, { key: `${name}/on`, file: f.with, env: { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x' } });
+      loads.push({ key: `${name}/without`, file: f.without, env: lambdaDefault }, { key: `${name}/off`, file: f.with, env: lambdaDefault }, { key: `${name}/on`, file: f.with, env: lambdaTracing });
     }
     // One untimed pass warms the file cache; then round-robin, so that a slow moment hits all alike.
     for (const l of loads) importOnce(l.file, l.env);
@@ -104,14 +119,17 @@ export async function measureObservabilityCost(runs: number): Promise<Observabil
     for (const [name, f] of Object.entries(files)) {
       const without = ms(`${name}/without`);
       const on = ms(`${name}/on`);
+      const off = ms(`${name}/off`);
       bundles[name] = {
         bytesWithout: statSync(f.without).size,
         bytesWith: statSync(f.with).size,
         importMsWithout: without,
-        importMsOff: ms(`${name}/off`),
+        importMsOff: off,
         importMsOn: on,
+        offVsWithout: round(off / without),
         onVsWithout: round(on / without),
         withoutVsBareSdk: round(without / bareMs),
+        offVsBareSdk: round(off / bareMs),
         onVsBareSdk: round(on / bareMs),
       };
     }
@@ -121,13 +139,17 @@ export async function measureObservabilityCost(runs: number): Promise<Observabil
       runsPerBundle: runs,
       bareSdkImportMs: bareMs,
       bundles,
+      medianOffVsWithout: med((b) => b.offVsWithout),
       medianOnVsWithout: med((b) => b.onVsWithout),
-      medianOffVsWithout: med((b) => b.importMsOff / b.importMsWithout),
       medianWithoutVsBareSdk: med((b) => b.withoutVsBareSdk),
+      medianOffVsBareSdk: med((b) => b.offVsBareSdk),
+      worstOffVsBareSdk: round(Math.max(...all.map((b) => b.offVsBareSdk))),
       medianOnVsBareSdk: med((b) => b.onVsBareSdk),
       worstOnVsBareSdk: round(Math.max(...all.map((b) => b.onVsBareSdk))),
-      medianAddedMs: med((b) => b.importMsOn - b.importMsWithout),
+      medianMetricsMs: med((b) => b.importMsOff - b.importMsWithout),
+      medianSdkTracingMs: med((b) => b.importMsOn - b.importMsOff),
       medianAddedBytes: med((b) => b.bytesWith - b.bytesWithout),
+      largestBundleBytes: Math.max(...all.map((b) => b.bytesWith)),
     };
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -148,6 +170,7 @@ async function bundle(entry: string, outfile: string, plugins: Plugin[]): Promis
     nodePaths: [join(REPO_ROOT, 'node_modules')],
     banner: { js: "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);" },
     logLevel: 'silent',
+    external: [...TRACER_MODULES],
     plugins,
   });
 }

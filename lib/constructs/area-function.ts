@@ -15,6 +15,7 @@ import { fromRoot, handlerEntry } from '../paths';
 import { acknowledgeGuard } from '../guard';
 import { acknowledgeLogGroup } from './api';
 import { AppTable } from './app-table';
+import { sdkTracingWanted, TracerLayer, TRACER_MODULES } from './tracer-layer';
 
 export interface AreaFunctionProps {
   /** The function's registry name, e.g. `timesheets` (kebab-case). */
@@ -90,6 +91,8 @@ export class AreaFunction extends NodejsFunction {
     // Our own role instead of the AWSLambdaBasicExecutionRole managed policy: writes to this
     // function's log group only.
     const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    // SDK-level tracing only on request (-c sdkTracing=true): the Tracer then comes from a layer.
+    const sdkTracing = sdkTracingWanted(scope);
 
     super(scope, id, {
       entry: fromRoot(handlerEntry(props)),
@@ -101,6 +104,7 @@ export class AreaFunction extends NodejsFunction {
       memorySize: props.memorySize ?? 1024,
       timeout: props.timeout ?? Duration.seconds(10),
       tracing: Tracing.ACTIVE,
+      ...(sdkTracing ? { layers: [TracerLayer.of(scope)] } : {}),
       role,
       logGroup,
       description: props.description,
@@ -112,6 +116,8 @@ export class AreaFunction extends NodejsFunction {
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         // The Tracer never records response bodies: they hold personal data.
         POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
+        // Without SDK tracing the code never loads the Tracer (services/shared/observability.ts).
+        ...(sdkTracing ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
         [ENV.API_ENVIRONMENT]: props.apiEnvironment,
       },
       bundling: {
@@ -123,7 +129,8 @@ export class AreaFunction extends NodejsFunction {
         // Bundled CommonJS dependencies call require(); ESM has none, so give them one.
         banner: "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);",
         bundleAwsSDK: true,
-        externalModules: [],
+        // The Tracer is never in a bundle: the TracerLayer serves it where SDK tracing is on.
+        externalModules: [...TRACER_MODULES],
         forceDockerBundling: false,
         logLevel: LogLevel.WARNING,
         // Part of the bundle's output, so its hash changes with them.

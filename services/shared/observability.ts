@@ -22,6 +22,8 @@ type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
  * Tracing is Powertools Tracer (X-Ray SDK), loaded only where it can work: in Lambda
  * (AWS_EXECUTION_ENV set), not under SAM, and unless POWERTOOLS_TRACE_ENABLED=false. Elsewhere
  * (npm start, jest, the CLI) its module is never evaluated: no cost and no "missing context" noise.
+ * The stack sets POWERTOOLS_TRACE_ENABLED=false unless deployed with `-c sdkTracing=true`, which
+ * also attaches the layer that holds the Tracer (deployed bundles never contain it).
  * Responses are never captured (they hold personal data); errors are.
  */
 
@@ -179,15 +181,28 @@ export function tracingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
 let tracer: Tracer | null | undefined;
 
 /**
- * The process's Tracer, or null when tracing is off. `require`, not `import`: the bundler keeps
- * the module in the bundle but evaluates it only here, so a process that does not trace never
- * pays for loading the X-Ray SDK (see docs/performance.md, "Metrics and tracing").
+ * The process's Tracer, or null when tracing is off. `require`, not `import`: it is evaluated only
+ * here, so a process that does not trace never pays for loading the X-Ray SDK (see
+ * docs/performance.md, "Metrics and tracing").
  */
 function processTracer(): Tracer | null {
   if (tracer === undefined) {
-    tracer = tracingEnabled() ? new (require('@aws-lambda-powertools/tracer') as TracerModule).Tracer({ captureHTTPsRequests: false }) : null;
+    tracer = tracingEnabled() ? loadTracer() : null;
   }
   return tracer;
+}
+
+/**
+ * The deployed bundles leave the Tracer out (lib/constructs/tracer-layer.ts): it comes from the
+ * TracerLayer where SDK tracing is on. Missing, the function runs untraced rather than failing.
+ */
+function loadTracer(): Tracer | null {
+  try {
+    return new (require('@aws-lambda-powertools/tracer') as TracerModule).Tracer({ captureHTTPsRequests: false });
+  } catch (error) {
+    logger.warn('Tracing is enabled but the Tracer cannot be loaded (is the tracer layer attached?); running untraced', { error: error as Error });
+    return null;
+  }
 }
 
 /** An AWS SDK v3 client whose calls become X-Ray subsegments when tracing; the client itself otherwise. */

@@ -61,9 +61,10 @@ describe('functions', () => {
       POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
       API_ENVIRONMENT: 'TEST',
     });
-    // Tracing is on in Lambda unless switched off: nothing may switch it off by default.
-    expect(props.Environment.Variables.POWERTOOLS_TRACE_ENABLED).toBeUndefined();
+    // Metrics always; SDK-level tracing only with -c sdkTracing=true (test/infra/tracer-layer.test.ts).
     expect(props.Environment.Variables.POWERTOOLS_METRICS_DISABLED).toBeUndefined();
+    expect(props.Environment.Variables.POWERTOOLS_TRACE_ENABLED).toBe('false');
+    expect(props.Layers).toBeUndefined();
     const logGroup = resourcesOf(testEnv.apiTemplate, 'AWS::Logs::LogGroup')[logicalIdOf(props.LoggingConfig.LogGroup) as string];
     expect(logGroup.Properties?.RetentionInDays).toBe(30);
   });
@@ -75,6 +76,8 @@ describe('functions', () => {
       const code = readFileSync(join(asset, 'index.mjs'), 'utf8');
       expect(code.startsWith("import { createRequire as topLevelCreateRequire } from 'node:module';")).toBe(true);
       expect(code).not.toMatch(/from\s*"@aws-sdk\//);
+      // The Tracer and the X-Ray SDK stay out of every bundle: the tracer layer serves them.
+      expect(code).not.toContain('AWS_XRAY_DAEMON_ADDRESS');
     }
   });
 
