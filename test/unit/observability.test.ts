@@ -76,3 +76,12 @@ describe('metrics switch', () => {
     expect(JSON.parse(emf[0])).toMatchObject({ operation: 'createTimeEntry', statusClass: '2xx', Requests: 1 });
   });
 });
+
+describe('docs/operations.md', () => {
+  it('names every metric the code can publish', () => {
+    const doc = require('node:fs').readFileSync(require('node:path').join(__dirname, '../../docs/operations.md'), 'utf8') as string;
+    const kit = freshKit({});
+    const names = [...Object.keys(kit.BUSINESS_METRICS), ...Object.keys(kit.REQUEST_METRICS)];
+    expect(names.filter((name) => !doc.includes(`\`${name}\``))).toEqual([]);
+  });
+});
