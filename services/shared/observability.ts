@@ -132,6 +132,15 @@ interface Line {
  * (the local gateway) never mix.
  */
 function publish(line: Line): void {
+  try {
+    publishLine(line);
+  } catch (error) {
+    // A metric must never fail the request it describes.
+    logger.error('Metric line dropped: publishing failed', { error: error as Error });
+  }
+}
+
+function publishLine(line: Line): void {
   if (line.values.length === 0 || !metricsEnabled()) return;
   const m = processMetrics();
   for (const [name, value] of Object.entries(line.dimensions)) {
