@@ -101,6 +101,31 @@ export function renderMarkdown(r: BenchResults): string {
       ]),
     );
   }
+  if (r.observabilityCost) {
+    const o = r.observabilityCost;
+    push(`## Metrics and tracing: their cold-start cost (median of ${o.runsPerBundle} fresh Node processes)`, '');
+    push(
+      'Each entry bundled twice with the stack\'s esbuild options: as is, and with services/shared/observability.ts stubbed out ("without"). "off": as deployed by default (metrics, POWERTOOLS_TRACE_ENABLED=false). "on": with `-c sdkTracing=true` (AWS_EXECUTION_ENV set, the tracer layer on NODE_PATH: Tracer and X-Ray SDK evaluated at load).',
+      '',
+    );
+    table(
+      ['Figure', 'Value'],
+      [
+        ['off ÷ without (median over functions): what metrics cost', o.medianOffVsWithout],
+        ['on ÷ without (median): metrics and SDK tracing', o.medianOnVsWithout],
+        ['without ÷ bare SDK (median)', o.medianWithoutVsBareSdk],
+        ['off ÷ bare SDK (median / worst): the default, against the budget 1.25 / 1.4', `${o.medianOffVsBareSdk} / ${o.worstOffVsBareSdk}`],
+        ['on ÷ bare SDK (median / worst)', `${o.medianOnVsBareSdk} / ${o.worstOnVsBareSdk}`],
+        ['import ms added by metrics / by SDK tracing (medians)', `${o.medianMetricsMs} / ${o.medianSdkTracingMs}`],
+        ['bundle bytes added (median); largest bundle', `${o.medianAddedBytes}; ${o.largestBundleBytes}`],
+        ['bare DynamoDB client import ms', o.bareSdkImportMs],
+      ],
+    );
+    table(
+      ['Function', 'Bytes without', 'Bytes with', 'import ms without', 'off', 'on', 'off ÷ without', 'on ÷ without', 'off ÷ bare', 'on ÷ bare'],
+      Object.entries(o.bundles).map(([k, v]) => [k, v.bytesWithout, v.bytesWith, v.importMsWithout, v.importMsOff, v.importMsOn, v.offVsWithout, v.onVsWithout, v.offVsBareSdk, v.onVsBareSdk]),
+    );
+  }
   push(`Phase durations (s): ${Object.entries(r.durationsS).map(([k, v]) => `${k} ${v}`).join(', ')}.`, '');
   return `${lines.join('\n')}\n`;
 }

@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { measureColdStart, type ColdStartResults } from './cold-start';
+import { measureObservabilityCost, type ObservabilityCostResults } from './observability-cost';
 import { measureCallsPerOp, measureScale, startInProcess, type CallsPerOp, type ScaleShape } from './in-process';
 import { REPO_ROOT } from './lib/local-runtime';
 import { median, round } from './lib/stats';
@@ -37,6 +38,8 @@ export interface BenchResults {
   readonly throughput?: ThroughputResults;
   readonly scale?: ScaleShape;
   readonly coldStart?: ColdStartResults;
+  /** Metrics and tracing's share of a cold start (bench/observability-cost.ts), with the cold start phase. */
+  readonly observabilityCost?: ObservabilityCostResults;
   readonly durationsS: Record<string, number>;
 }
 
@@ -75,6 +78,7 @@ async function main(): Promise<void> {
   }
   const throughput = phases.has('throughput') ? await timed('throughput', () => measureThroughput(settings)) : undefined;
   const coldStart = phases.has('coldstart') ? await timed('cold start', () => measureColdStart(settings.coldStartRuns)) : undefined;
+  const observabilityCost = phases.has('coldstart') ? await timed('metrics and tracing cost', () => measureObservabilityCost(settings.coldStartRuns)) : undefined;
 
   const results: BenchResults = {
     version: 1,
@@ -89,6 +93,7 @@ async function main(): Promise<void> {
     ...(throughput ? { throughput } : {}),
     ...(scale ? { scale } : {}),
     ...(coldStart ? { coldStart } : {}),
+    ...(observabilityCost ? { observabilityCost } : {}),
     durationsS,
   };
   const dir = join(REPO_ROOT, 'bench/results');

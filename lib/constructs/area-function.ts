@@ -8,13 +8,14 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { ENV, type ApiEnvironment } from '../../services/shared/config';
+import { ENV, METRICS_NAMESPACE, type ApiEnvironment } from '../../services/shared/config';
 import { READABLE_PURPOSES, RESTRICTED_PURPOSES } from '../../services/shared/crypto/purposes';
 import { dynamoDbAction, type ObjectGrant, type TableAction } from '../permissions';
 import { fromRoot, handlerEntry } from '../paths';
 import { acknowledgeGuard } from '../guard';
 import { acknowledgeLogGroup } from './api';
 import { AppTable } from './app-table';
+import { sdkTracingWanted, TracerLayer, TRACER_MODULES } from './tracer-layer';
 
 export interface AreaFunctionProps {
   /** The function's registry name, e.g. `timesheets` (kebab-case). */
@@ -65,7 +66,8 @@ export interface AreaFunctionProps {
  * A Lambda function of this project: `services/<name>/handler.ts` bundled by the local
  * esbuild (never Docker) into one minified ESM file with source maps, everything included
  * (the AWS SDK too, so its version is the lockfile's, not the runtime's), on Node.js 22
- * arm64 with X-Ray active tracing and its own log group.
+ * arm64 with X-Ray active tracing (the code adds its SDK subsegments through
+ * services/shared/observability.ts), EMF metrics in the `WFM` namespace and its own log group.
  *
  * Permissions start empty: the `bind*` helpers set the environment variable the code reads
  * and grant exactly what lib/permissions.ts lists.
@@ -89,6 +91,8 @@ export class AreaFunction extends NodejsFunction {
     // Our own role instead of the AWSLambdaBasicExecutionRole managed policy: writes to this
     // function's log group only.
     const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    // SDK-level tracing only on request (-c sdkTracing=true): the Tracer then comes from a layer.
+    const sdkTracing = sdkTracingWanted(scope);
 
     super(scope, id, {
       entry: fromRoot(handlerEntry(props)),
@@ -100,6 +104,7 @@ export class AreaFunction extends NodejsFunction {
       memorySize: props.memorySize ?? 1024,
       timeout: props.timeout ?? Duration.seconds(10),
       tracing: Tracing.ACTIVE,
+      ...(sdkTracing ? { layers: [TracerLayer.of(scope)] } : {}),
       role,
       logGroup,
       description: props.description,
@@ -107,6 +112,12 @@ export class AreaFunction extends NodejsFunction {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: props.serviceName ?? `wfm-${props.name}`,
         POWERTOOLS_LOG_LEVEL: 'INFO',
+        // EMF metrics (services/shared/observability.ts); the dimension `environment` tells TEST from LIVE.
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+        // The Tracer never records response bodies: they hold personal data.
+        POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
+        // Without SDK tracing the code never loads the Tracer (services/shared/observability.ts).
+        ...(sdkTracing ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
         [ENV.API_ENVIRONMENT]: props.apiEnvironment,
       },
       bundling: {
@@ -118,7 +129,8 @@ export class AreaFunction extends NodejsFunction {
         // Bundled CommonJS dependencies call require(); ESM has none, so give them one.
         banner: "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);",
         bundleAwsSDK: true,
-        externalModules: [],
+        // The Tracer is never in a bundle: the TracerLayer serves it where SDK tracing is on.
+        externalModules: [...TRACER_MODULES],
         forceDockerBundling: false,
         logLevel: LogLevel.WARNING,
         // Part of the bundle's output, so its hash changes with them.

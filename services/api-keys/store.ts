@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { ApiEnvironment } from '../shared/config';
 import { conditionFailed, type Db } from '../shared/ddb/client';
-import { collectAll } from '../shared/ddb/read';
+import { collectAll, type PageProgress } from '../shared/ddb/read';
 
 /** An issued API key. Only the hash of its secret is ever stored. */
 export interface ApiKeyRecord {
@@ -72,12 +72,16 @@ export async function getApiKey(db: Db, keyId: string): Promise<ApiKeyRecord | u
   return out.Item ? fromItem(out.Item) : undefined;
 }
 
-export async function listApiKeys(db: Db, organizationId: string): Promise<ApiKeyRecord[]> {
-  const items = await collectAll(db, {
-    IndexName: 'GSI1',
-    KeyConditionExpression: 'GSI1PK = :org',
-    ExpressionAttributeValues: { ':org': keys.byOrganization(organizationId, '', '').GSI1PK },
-  });
+export async function listApiKeys(db: Db, organizationId: string, onPage?: PageProgress): Promise<ApiKeyRecord[]> {
+  const items = await collectAll(
+    db,
+    {
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :org',
+      ExpressionAttributeValues: { ':org': keys.byOrganization(organizationId, '', '').GSI1PK },
+    },
+    onPage,
+  );
   return items.map(fromItem);
 }
 

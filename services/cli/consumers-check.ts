@@ -11,18 +11,24 @@ export interface ConsumersCheck {
   readonly since: Date;
   /** The key uses of the access logs since `since` (local file or CloudWatch Logs Insights). */
   readonly uses: () => Promise<readonly KeyUse[]>;
+  /** Told after each organization's keys were read: organizations done, of how many, keys so far. */
+  readonly onOrganization?: (done: number, total: number, keys: number) => void;
 }
 
 /** Every issued key of every organization (the inventory), with its last use. */
-export async function keyInventory(db: Db): Promise<ApiKeyRecord[]> {
+export async function keyInventory(db: Db, onOrganization?: ConsumersCheck['onOrganization']): Promise<ApiKeyRecord[]> {
   const keys: ApiKeyRecord[] = [];
-  for (const org of await listOrganizations(db)) keys.push(...(await listApiKeys(db, org.id)));
+  const orgs = await listOrganizations(db);
+  for (const [i, org] of orgs.entries()) {
+    keys.push(...(await listApiKeys(db, org.id)));
+    onOrganization?.(i + 1, orgs.length, keys.length);
+  }
   return keys;
 }
 
 /** The inventory and the access logs, judged: 0 when no external consumer used the API since `since`, 1 otherwise. */
 export async function checkConsumers(check: ConsumersCheck): Promise<{ report: ConsumerReport; exitCode: 0 | 1; lines: string[] }> {
-  const [keys, uses] = await Promise.all([keyInventory(check.db), check.uses()]);
+  const [keys, uses] = await Promise.all([keyInventory(check.db, check.onOrganization), check.uses()]);
   const report = consumerReport(keys, uses, check.environment, check.since);
   const lines = [
     `${report.rows.length} key(s) of ${check.environment} issued and not revoked, or seen in the access logs, since ${check.since.toISOString()}:`,

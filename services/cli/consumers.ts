@@ -4,6 +4,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { CloudWatchLogsClient, GetQueryResultsCommand, StartQueryCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { ACCESS_LOG_QUERY, parseInsightsResults, parseWindow, type KeyUse } from '../api-keys/consumers';
 import { checkConsumers, localUses } from './consumers-check';
+import { progress } from './progress';
 import { fail, operatorDb } from './target';
 
 const USAGE = `Release gate of an in-place contract alignment: is there any external consumer?
@@ -38,7 +39,9 @@ async function main(): Promise<void> {
   const uses = deployed
     ? async () => insightsUses(values['log-groups']?.split(',').filter(Boolean) ?? (await stackLogGroups(environment)), since)
     : localUses(join(resolve(process.cwd(), process.env.WFM_LOCAL_DIR ?? '.local'), 'access.log'), since);
-  const { lines, exitCode } = await checkConsumers({ db, environment, since, uses });
+  const inventory = progress('key inventory, organizations read');
+  const { lines, exitCode } = await checkConsumers({ db, environment, since, uses, onOrganization: (done, total, keys) => inventory.update(done, total, `(${keys} keys)`) });
+  inventory.done('done');
   for (const line of lines) console.log(line);
   process.exit(exitCode);
 }
@@ -57,11 +60,15 @@ async function stackLogGroups(environment: 'TEST' | 'LIVE'): Promise<string[]> {
 async function insightsUses(logGroupNames: string[], since: Date): Promise<KeyUse[]> {
   const logs = new CloudWatchLogsClient({});
   const { queryId } = await logs.send(new StartQueryCommand({ logGroupNames, startTime: Math.floor(since.getTime() / 1000), endTime: Math.floor(Date.now() / 1000), queryString: ACCESS_LOG_QUERY, limit: 10_000 }));
-  for (let i = 0; ; i += 1) {
+  const query = progress(`querying ${logGroupNames.length} access-log groups, records scanned`);
+  for (;;) {
     const out = await logs.send(new GetQueryResultsCommand({ queryId }));
-    if (out.status === 'Complete') return parseInsightsResults(out.results ?? []);
+    if (out.status === 'Complete') {
+      query.done(`${out.statistics?.recordsScanned ?? 0} records scanned`);
+      return parseInsightsResults(out.results ?? []);
+    }
     if (out.status === 'Failed' || out.status === 'Cancelled' || out.status === 'Timeout') fail(`The Logs Insights query ended ${out.status}.`);
-    process.stderr.write(`\rquerying ${logGroupNames.length} access-log groups: ${out.statistics?.recordsScanned ?? 0} records scanned (${i + 1} s)`);
+    query.update(out.statistics?.recordsScanned ?? 0);
     await new Promise((r) => setTimeout(r, 1000));
   }
 }

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { issueApiKey, KeyIssuanceError } from '../api-keys/issue';
 import { listApiKeys, revokeApiKey } from '../api-keys/store';
 import { SCOPES } from '../routes';
+import { progress } from './progress';
 import { fail, operatorDb } from './target';
 import { usagePlanRegistry } from './usage-plan';
 
@@ -71,13 +72,14 @@ async function main(): Promise<void> {
 
   if (command === 'list') {
     if (!values.org) fail('list needs --org.');
-    const keys = await listApiKeys(db, values.org);
+    const reading = progress('reading keys');
+    const keys = await listApiKeys(db, values.org, (items, pages) => reading.update(items, undefined, `(page ${pages})`));
+    reading.done(`${keys.length} keys`);
     if (keys.length === 0) console.log('no keys');
-    for (const [i, k] of keys.entries()) {
+    for (const k of keys) {
       const status = k.revokedAt ? `revoked ${k.revokedAt}` : k.validUntil && Date.parse(k.validUntil) <= Date.now() ? `expired ${k.validUntil}` : 'active';
       const used = k.lastUsedAt ? `last used ${k.lastUsedAt} (${k.lastRoute ?? '?'})` : 'never used';
       console.log(`${k.keyId}  ${k.environment}  ${status}  ${k.internal ? 'internal' : 'external'}  ${used}  "${k.label}"  ${k.scopes.join(' ')}`);
-      if (keys.length > 50 && (i + 1) % 50 === 0) console.error(`[${i + 1}/${keys.length}]`);
     }
     return;
   }
@@ -87,13 +89,15 @@ async function main(): Promise<void> {
     if (!plan) fail('sync-usage-plan works on a deployed table (TABLE_NAME, USAGE_PLAN_ID); locally there is no usage plan.');
     const keys = (await listApiKeys(db, values.org)).filter((k) => !k.revokedAt);
     let registered = 0;
+    const syncing = progress('keys checked in the usage plan');
     for (const [i, key] of keys.entries()) {
       if (!(await plan.isRegistered(key.keyId))) {
         await plan.register(key.keyId);
         registered += 1;
       }
-      console.error(`[${i + 1}/${keys.length}] ${key.keyId}`);
+      syncing.update(i + 1, keys.length, key.keyId);
     }
+    syncing.done(`${keys.length} keys, ${registered} registered`);
     console.log(`${registered} of ${keys.length} active keys registered now; the others already were.`);
     return;
   }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { getOrganization, listOrganizations, putOrganization, setTimesheetCorrections, type Organization } from '../organization/public';
 import { isUuid } from '../shared/time';
+import { progress } from './progress';
 import { fail, onOff, operatorDb } from './target';
 
 const USAGE = `Manage organizations and their timesheet_corrections capability (entitlement + rollout gate).
@@ -51,7 +52,9 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'list') {
-    const orgs = await listOrganizations(db);
+    const reading = progress('reading organizations');
+    const orgs = await listOrganizations(db, (items, pages) => reading.update(items, undefined, `(page ${pages})`));
+    reading.done(`${orgs.length} organizations`);
     if (orgs.length === 0) console.log('no organizations');
     orgs.forEach((o) => console.log(describe(o)));
     return;

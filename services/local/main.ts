@@ -45,16 +45,20 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
-  log(`starting DynamoDB Local (${inMemory ? 'in memory' : 'data in .local/dynamodb'})`);
+  let step = waitingFor(`starting DynamoDB Local (${inMemory ? 'in memory' : 'data in .local/dynamodb'}) on ${ddbPort === 0 ? 'a free port' : `port ${ddbPort}`}`);
   ddb = await startDynamoDbLocal({ port: ddbPort, ...(inMemory ? {} : { dataDir: join(LOCAL_DIR, 'dynamodb') }) });
+  // "DynamoDB Local pid <n>": test/api/local-runtime.test.ts reads the pid from this line.
+  step(`DynamoDB Local pid ${ddb.pid} at ${ddb.endpoint}`);
+  step = waitingFor(`creating table ${TABLE_NAME} if missing`);
   const client = localClient(ddb.endpoint);
   const table = await ensureTable(client, TABLE_NAME);
   client.destroy();
-  log(`table ${TABLE_NAME} ${table} at ${ddb.endpoint} (DynamoDB Local pid ${ddb.pid})`);
+  step(`table ${TABLE_NAME} ${table}`);
 
   // Documents and export files (S3 in AWS): presigned URLs signed by the same adapter, served by s3rver.
+  step = waitingFor('starting the S3 server (s3rver)');
   s3 = await startS3Local({ port: Number(process.env.S3_LOCAL_PORT ?? 0), host, buckets: [LOCAL_DOCUMENTS_BUCKET, LOCAL_REPORTS_BUCKET], ...(inMemory ? {} : { dataDir: join(LOCAL_DIR, 's3') }) });
-  log(`S3 (s3rver) at ${s3.endpoint}, buckets ${LOCAL_DOCUMENTS_BUCKET}, ${LOCAL_REPORTS_BUCKET}`);
+  step(`S3 (s3rver) at ${s3.endpoint}, buckets ${LOCAL_DOCUMENTS_BUCKET}, ${LOCAL_REPORTS_BUCKET}`);
   process.env[S3_ENDPOINT_ENV] = s3.endpoint;
   process.env[BUCKET_ENV.documents] = LOCAL_DOCUMENTS_BUCKET;
   process.env[BUCKET_ENV.reports] = LOCAL_REPORTS_BUCKET;
@@ -73,10 +77,12 @@ async function main(): Promise<void> {
   mkdirSync(LOCAL_DIR, { recursive: true });
   writeFileSync(join(LOCAL_DIR, 'runtime.json'), `${JSON.stringify({ tableName: TABLE_NAME, dynamodbEndpoint: ddb.endpoint, s3Endpoint: s3.endpoint, pid: process.pid }, null, 2)}\n`);
   const db = createDb({ tableName: TABLE_NAME, endpoint: ddb.endpoint });
+  step = waitingFor('applying the demo seed');
   const { seedDemo } = await import('./seed');
   const demo = await seedDemo(db, secrets.seedSecret);
-  log('demo seed applied');
+  step('demo seed applied');
 
+  step = waitingFor(`loading the handlers and listening on ${host}:${port}`);
   const { startLocalGateway } = await import('./gateway');
   gateway = await startLocalGateway({
     port,
@@ -94,14 +100,30 @@ async function main(): Promise<void> {
     sweepReports().catch((error: unknown) => log(`reports sweeper failed: ${(error as Error).message}`));
   }, 60_000);
   sweeper.unref();
+  step(`gateway listening at ${gateway.url}`);
   const baseUrl = `${gateway.url}/v1/organizations/${demo.organizationId}`;
   writeFileSync(join(LOCAL_DIR, 'demo.json'), `${JSON.stringify({ baseUrl, ...demo }, null, 2)}\n`, { mode: 0o600 });
   log(`demo data and keys in .local/demo.json; try: curl -i ${baseUrl}/timesheets -H "Authorization: Bearer $(node -p "require('./.local/demo.json').keys.admin")"`);
+  log(`ready after ${seconds(performance.now() - started)}`);
+  // Exactly this line: tests and scripts wait for it.
   console.log(`ready ${gateway.url}`);
 }
 
+const started = performance.now();
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
 function log(message: string): void {
   console.log(`[wfm-local] ${message}`);
+}
+
+/**
+ * Says what `npm start` is waiting for now, and returns the function that says it is done,
+ * with how long it took: a slow start (a cold JVM, a large seed) shows where the time goes.
+ */
+function waitingFor(what: string): (done: string) => void {
+  const t = performance.now();
+  log(`${what}...`);
+  return (done) => log(`${done} (${seconds(performance.now() - t)})`);
 }
 
 main().catch((error: unknown) => {

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from '../shared/ddb/client';
-import { collectAll } from '../shared/ddb/read';
+import { collectAll, type PageProgress } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import { EtagMismatchError } from '../shared/errors';
@@ -23,8 +23,8 @@ export async function getOrganization(db: Db, id: string, consistent = false): P
 }
 
 /** Every organization, oldest first (operators: `npm run orgs -- list`, `npm run consumers`). */
-export async function listOrganizations(db: Db): Promise<Organization[]> {
-  const items = await collectAll(db, { IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :all', ExpressionAttributeValues: { ':all': organizationKeys.all().GSI1PK } });
+export async function listOrganizations(db: Db, onPage?: PageProgress): Promise<Organization[]> {
+  const items = await collectAll(db, { IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :all', ExpressionAttributeValues: { ':all': organizationKeys.all().GSI1PK } }, onPage);
   return items.map(organizationFromItem);
 }
 

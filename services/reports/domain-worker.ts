@@ -97,22 +97,22 @@ export interface WorkerPorts {
  * 4. If a change made the pending manifest stale meanwhile, abandon it and start over (at
  *    most 3 times); any failure marks the job FAILED and publishes nothing.
  */
-export async function runReportJob(ports: WorkerPorts, message: JobMessage): Promise<void> {
+export async function runReportJob(ports: WorkerPorts, message: JobMessage): Promise<JobRunOutcome> {
   const found = await ports.store.getJob(message.organizationId, message.jobId);
-  if (!found || found.status === 'SUCCEEDED' || found.status === 'FAILED') return;
+  if (!found || found.status === 'SUCCEEDED' || found.status === 'FAILED') return 'SKIPPED';
   const at = () => ports.now().toISOString();
   const runId = ports.newId();
   const started = ports.now();
   if (!(await ports.store.takeJob(found, runId, started.toISOString(), new Date(started.getTime() - RUN_LEASE_MS).toISOString()))) {
     logger.info('Report job is held by another run or finished; nothing to do', { jobId: found.id });
-    return;
+    return 'SKIPPED';
   }
   const job: ReportJob = { ...found, status: 'RUNNING', runId };
   try {
     for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
       try {
         await generateOnce(ports, job, runId);
-        return;
+        return 'SUCCEEDED';
       } catch (error) {
         if (!(error instanceof ExportWentStaleError)) throw error;
         logger.info('Export went stale while generating; starting over', { jobId: job.id, attempt });
@@ -123,8 +123,12 @@ export async function runReportJob(ports: WorkerPorts, message: JobMessage): Pro
     const reason = error instanceof AppError && error.code !== 'INTERNAL_ERROR' ? error.message : 'The export could not be generated; nothing was published. Share the job id with support.';
     logger.error('Report job failed', { error: error as Error, jobId: job.id });
     await ports.store.failJob(job, runId, reason, at());
+    return 'FAILED';
   }
 }
+
+/** What one delivery did: finished the job either way, or found nothing to do (the worker's figures). */
+export type JobRunOutcome = 'SUCCEEDED' | 'FAILED' | 'SKIPPED';
 
 async function generateOnce(ports: WorkerPorts, job: ReportJob, runId: string): Promise<void> {
   const { store } = ports;

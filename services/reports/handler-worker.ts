@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { logger } from '../shared/logger';
+import { MetricsBuffer, publishFigures } from '../shared/observability';
 import { runReportJob } from './domain-worker';
 import { workerPorts } from './store-worker';
 
@@ -24,8 +25,16 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
       logger.error('Report queue message is not a job message; dropped', { messageId: record.messageId });
       continue;
     }
+    const started = performance.now();
     try {
-      await runReportJob(ports, message);
+      const outcome = await runReportJob(ports, message);
+      // A finished export's figures: its outcome and how long the delivery took.
+      if (outcome !== 'SKIPPED') {
+        const figures = new MetricsBuffer();
+        figures.count(outcome === 'SUCCEEDED' ? 'ExportsSucceeded' : 'ExportsFailed');
+        figures.duration('ExportDuration', performance.now() - started);
+        publishFigures(figures, { organizationId: message.organizationId, jobId: message.jobId });
+      }
     } catch (error) {
       logger.error('Report job delivery failed', { error: error as Error, messageId: record.messageId });
       failures.push({ itemIdentifier: record.messageId });

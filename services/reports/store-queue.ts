@@ -1,4 +1,5 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { traceClient } from '../shared/observability';
 import { logger } from '../shared/logger';
 import type { JobQueue } from './domain';
 import type { JobMessage } from './model';
@@ -28,12 +29,12 @@ export function setLocalReportWorker(run: ((message: JobMessage) => Promise<void
  * The queue of this environment; without an SQS queue, `deliverLocally` (default: the
  * registered local worker) runs a message in this process.
  */
-export function jobQueue(deliverLocally?: (message: JobMessage) => Promise<void>): JobQueue {
+export function jobQueue(deliverLocally?: (message: JobMessage) => Promise<unknown>): JobQueue {
   const queueUrl = process.env.REPORTS_QUEUE_URL;
   if (queueUrl) {
     return {
       async send(message) {
-        sqs ??= new SQSClient({});
+        sqs ??= traceClient(new SQSClient({}));
         await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
       },
     };

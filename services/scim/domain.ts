@@ -52,7 +52,11 @@ export interface WriteResult {
   readonly user: Employee;
   /** The create re-linked a retained employee (same id, history continues). */
   readonly relinked?: boolean;
+  /** What the write did, for the provisioning figures: no change commits nothing. */
+  readonly outcome: WriteOutcome;
 }
+
+export type WriteOutcome = 'created' | 'relinked' | 'updated' | 'deactivated' | 'reactivated' | 'unchanged';
 
 const UNIQUE_ATTRIBUTES: readonly UniqueAttribute[] = ['externalId', 'userName'];
 
@@ -178,7 +182,7 @@ export async function createUser(deps: ScimPorts, actor: Actor, fields: UserFiel
     const guards = planGuards(after.id, retained, after, holders);
     const action = retained ? 'scim_user.relinked' : 'scim_user.created';
     deps.store.saveUser({ ...(retained ? { before: retained } : {}), after, guards, audit: auditEntry(deps, actor, action, retained, after) });
-    return { user: after, ...(retained ? { relinked: true } : {}) };
+    return { user: after, outcome: retained ? 'relinked' : 'created', ...(retained ? { relinked: true } : {}) };
   }
 }
 
@@ -202,12 +206,12 @@ export async function updateUser(deps: ScimPorts, actor: Actor, id: string, ifMa
     const fields = change(before);
     const now = deps.now().toISOString();
     const after = nextState(before, fields, now);
-    if (changedAttributes(before, after).length === 0) return { user: before };
+    if (changedAttributes(before, after).length === 0) return { user: before, outcome: 'unchanged' };
     const holders = await readHolders(deps, org, [...valuesOf(before), ...valuesOf(after)]);
     const guards = planGuards(id, before, after, holders);
-    const action = before.active === after.active ? 'scim_user.updated' : after.active ? 'scim_user.reactivated' : 'scim_user.deactivated';
-    deps.store.saveUser({ before, after, guards, audit: auditEntry(deps, actor, action, before, after) });
-    return { user: after };
+    const outcome = before.active === after.active ? 'updated' : after.active ? 'reactivated' : 'deactivated';
+    deps.store.saveUser({ before, after, guards, audit: auditEntry(deps, actor, `scim_user.${outcome}`, before, after) });
+    return { user: after, outcome };
   }
 }
 

@@ -4,7 +4,8 @@ import { NotFoundError } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
 import { created, noContent, ok, type HttpResult } from '../shared/http/request';
 import { scimArea } from './area';
-import { createUser, deleteUser, getUser, listUsers, updateUser, type ScimPorts } from './domain';
+import type { BusinessMetric, MetricsRecorder } from '../shared/observability';
+import { createUser, deleteUser, getUser, listUsers, updateUser, type ScimPorts, type WriteOutcome } from './domain';
 import { documentOf, fieldsOf } from './domain-document';
 import { invalidSyntax } from './domain-errors';
 import { parseUserFilter, type UserClause } from './domain-filter';
@@ -30,9 +31,24 @@ const bodyOf = (body: unknown): unknown => {
 /** The clauses of a `filter` parameter; none for an absent or blank one. */
 const filterClauses = (filter: string | undefined): UserClause[] => (filter === undefined || filter.trim() === '' ? [] : parseUserFilter(filter));
 
+/** The provisioning figure of each write outcome (docs/operations.md). */
+const OUTCOME_METRIC: Readonly<Record<WriteOutcome, BusinessMetric | undefined>> = {
+  created: 'ScimUsersCreated',
+  relinked: 'ScimUsersRelinked',
+  updated: 'ScimUsersUpdated',
+  deactivated: 'ScimUsersDeactivated',
+  reactivated: 'ScimUsersReactivated',
+  unchanged: undefined,
+};
+
 const userResult = (base: string, user: ScimUser, status: 200 | 201): HttpResult => {
   const body = toScimUser(user, base);
   return status === 201 ? created(body, { ETag: etagOf(user), Location: userLocation(base, user.id) }) : ok(body, { ETag: etagOf(user) });
+};
+
+const countOutcome = (metrics: MetricsRecorder, outcome: WriteOutcome): void => {
+  const name = OUTCOME_METRIC[outcome];
+  if (name) metrics.count(name);
 };
 
 export const handler = areaHandler(scimArea, {
@@ -69,7 +85,9 @@ export const handler = areaHandler(scimArea, {
 
     async createUser(r) {
       const fields = fieldsOf(documentFromResource(bodyOf(r.body), {}), true);
-      return userResult(scimBase(r.orgUrl), (await createUser(r.ports, r.actor, fields)).user, 201);
+      const { user, outcome } = await createUser(r.ports, r.actor, fields);
+      countOutcome(r.metrics, outcome);
+      return userResult(scimBase(r.orgUrl), user, 201);
     },
 
     async getUser(r) {
@@ -80,18 +98,22 @@ export const handler = areaHandler(scimArea, {
     async replaceUser(r) {
       const id = r.params.userId;
       const fields = fieldsOf(documentFromResource(bodyOf(r.body), { currentId: id }), true);
-      return userResult(scimBase(r.orgUrl), (await updateUser(r.ports, r.actor, id, r.ifMatch, () => fields)).user, 200);
+      const { user, outcome } = await updateUser(r.ports, r.actor, id, r.ifMatch, () => fields);
+      countOutcome(r.metrics, outcome);
+      return userResult(scimBase(r.orgUrl), user, 200);
     },
 
     async patchUser(r) {
       const id = r.params.userId;
       const operations = parsePatchBody(bodyOf(r.body));
-      const { user } = await updateUser(r.ports, r.actor, id, r.ifMatch, (before) => fieldsOf(applyPatch(documentOf(before), operations, { currentId: id }), before.active));
+      const { user, outcome } = await updateUser(r.ports, r.actor, id, r.ifMatch, (before) => fieldsOf(applyPatch(documentOf(before), operations, { currentId: id }), before.active));
+      countOutcome(r.metrics, outcome);
       return userResult(scimBase(r.orgUrl), user, 200);
     },
 
     async deleteUser(r) {
       await deleteUser(r.ports, r.actor, r.params.userId, r.ifMatch);
+      r.metrics.count('ScimUsersDeleted');
       return noContent();
     },
   },

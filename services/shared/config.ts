@@ -14,6 +14,9 @@ export const ENV = {
   RESTRICTED_DATA_LOCAL_KEY: 'RESTRICTED_DATA_LOCAL_KEY',
 } as const;
 
+/** The CloudWatch namespace of the API's own metrics (POWERTOOLS_METRICS_NAMESPACE, set by the stack). */
+export const METRICS_NAMESPACE = 'WFM';
+
 export class ConfigurationError extends Error {
   constructor(message: string) {
     super(message);

@@ -21,6 +21,7 @@ const writeResult = (outcome: WriteOutcome, status: 200 | 201, request: { readon
 };
 
 export const handler = areaHandler(timesheetsArea, {
+  problemMetrics: { TIME_ENTRY_OVERLAP: 'OverlapRejections' },
   ports: (unit): TimesheetPorts => ({ store: timesheetsStore(defaultDb(), unit, reportsExports), now: () => new Date(), newId: randomUUID, seal: sealRestricted }),
   operations: {
     async listTimeEntries(request) {
@@ -44,10 +45,22 @@ export const handler = areaHandler(timesheetsArea, {
       return ok(timeEntryResponse(entry, request.principal), { ETag: etagOf(entry) });
     },
 
-    createTimeEntry: async (request) => writeResult(await createTimeEntry(request.ports, request.actor, request.body), 201, request),
+    async createTimeEntry(request) {
+      const outcome = await createTimeEntry(request.ports, request.actor, request.body);
+      request.metrics.count('TimeEntriesCreated');
+      return writeResult(outcome, 201, request);
+    },
 
-    correctTimeEntry: async (request) => writeResult(await correctTimeEntry(request.ports, request.actor, request.params.timeEntryId, request.ifMatch, request.body), 200, request),
+    async correctTimeEntry(request) {
+      const outcome = await correctTimeEntry(request.ports, request.actor, request.params.timeEntryId, request.ifMatch, request.body);
+      request.metrics.count('TimeEntriesCorrected');
+      return writeResult(outcome, 200, request);
+    },
 
-    voidTimeEntry: async (request) => writeResult(await voidTimeEntry(request.ports, request.actor, request.params.timeEntryId, request.ifMatch, request.body.reason), 200, request),
+    async voidTimeEntry(request) {
+      const outcome = await voidTimeEntry(request.ports, request.actor, request.params.timeEntryId, request.ifMatch, request.body.reason);
+      request.metrics.count('TimeEntriesVoided');
+      return writeResult(outcome, 200, request);
+    },
   },
 });

@@ -31,6 +31,11 @@ function statementsOf(built: SynthesizedApp, name: FunctionName): Statement[] {
 const actionsOf = (statements: Statement[], prefix: string): string[] =>
   [...new Set(statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])).filter((a) => a.startsWith(prefix)))].sort();
 
+/** What X-Ray active tracing needs, and what CDK grants for it: writing segments, nothing else of X-Ray. */
+it.each(FUNCTION_NAMES)('lets %s write X-Ray segments and nothing more of X-Ray', (name) => {
+  expect(actionsOf(statementsOf(testEnv, name), 'xray:')).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+});
+
 const dataOutput = (built: SynthesizedApp, cfn: unknown) => logicalId(built.data as Stack, cfn);
 
 describe('functions', () => {
@@ -52,8 +57,14 @@ describe('functions', () => {
       NODE_OPTIONS: '--enable-source-maps',
       POWERTOOLS_SERVICE_NAME: `wfm-${name}`,
       POWERTOOLS_LOG_LEVEL: 'INFO',
+      POWERTOOLS_METRICS_NAMESPACE: 'WFM',
+      POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
       API_ENVIRONMENT: 'TEST',
     });
+    // Metrics always; SDK-level tracing only with -c sdkTracing=true (test/infra/tracer-layer.test.ts).
+    expect(props.Environment.Variables.POWERTOOLS_METRICS_DISABLED).toBeUndefined();
+    expect(props.Environment.Variables.POWERTOOLS_TRACE_ENABLED).toBe('false');
+    expect(props.Layers).toBeUndefined();
     const logGroup = resourcesOf(testEnv.apiTemplate, 'AWS::Logs::LogGroup')[logicalIdOf(props.LoggingConfig.LogGroup) as string];
     expect(logGroup.Properties?.RetentionInDays).toBe(30);
   });
@@ -65,6 +76,8 @@ describe('functions', () => {
       const code = readFileSync(join(asset, 'index.mjs'), 'utf8');
       expect(code.startsWith("import { createRequire as topLevelCreateRequire } from 'node:module';")).toBe(true);
       expect(code).not.toMatch(/from\s*"@aws-sdk\//);
+      // The Tracer and the X-Ray SDK stay out of every bundle: the tracer layer serves them.
+      expect(code).not.toContain('AWS_XRAY_DAEMON_ADDRESS');
     }
   });
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { traceClient } from '../observability';
 import type { Readable } from 'node:stream';
 import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NotFound, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -30,7 +31,7 @@ export function s3Client(): S3Client {
   if (client && clientEndpoint === endpoint) return client;
   client?.destroy();
   clientEndpoint = endpoint;
-  client = new S3Client({
+  client = traceClient(new S3Client({
     ...(endpoint ? { endpoint, forcePathStyle: true, region: process.env.AWS_REGION ?? 'eu-central-1', credentials: LOCAL_CREDENTIALS } : {}),
     // Checksums only where S3 requires them: otherwise the SDK would sign a CRC32 of the empty
     // presign-time body into upload URLs, and no real upload could match it.
@@ -38,7 +39,7 @@ export function s3Client(): S3Client {
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
-  });
+  }));
   return client;
 }
 

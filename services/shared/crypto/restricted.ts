@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { traceClient } from '../observability';
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { ConfigurationError, ENV } from '../config';
 import type { RestrictedPurpose } from './purposes';
@@ -76,7 +77,7 @@ async function unwrapDataKey(sealed: SealedValue): Promise<Buffer> {
   if (known) return known;
   let key: Buffer;
   if (sealed.keyProvider === 'kms') {
-    kms ??= new KMSClient({});
+    kms ??= traceClient(new KMSClient({}));
     const out = await kms.send(new DecryptCommand({ CiphertextBlob: Buffer.from(sealed.encryptedKey, 'base64'), EncryptionContext: contextOf(sealed.purpose) }));
     if (!out.Plaintext) throw new Error('KMS returned no plaintext data key.');
     key = Buffer.from(out.Plaintext);
@@ -107,7 +108,7 @@ async function dataKey(purpose: RestrictedPurpose): Promise<DataKey> {
   const kmsKeyId = process.env[ENV.RESTRICTED_DATA_KEY_ID];
   let key: DataKey;
   if (kmsKeyId) {
-    kms ??= new KMSClient({});
+    kms ??= traceClient(new KMSClient({}));
     const out = await kms.send(new GenerateDataKeyCommand({ KeyId: kmsKeyId, KeySpec: 'AES_256', EncryptionContext: { purpose } }));
     if (!out.Plaintext || !out.CiphertextBlob) throw new Error('KMS returned no data key.');
     key = { plaintext: Buffer.from(out.Plaintext), encrypted: Buffer.from(out.CiphertextBlob).toString('base64'), provider: 'kms', expires: Date.now() + DATA_KEY_REUSE_MS };

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { traceClient } from '../observability';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigurationError, ENV } from '../config';
 
@@ -21,7 +22,7 @@ async function loadCursorKey(): Promise<Buffer> {
   if (inline) return deriveKey(inline);
   const arn = process.env[ENV.CURSOR_SECRET_ARN];
   if (!arn) throw new ConfigurationError(`Set ${ENV.CURSOR_SECRET} or ${ENV.CURSOR_SECRET_ARN}.`);
-  const out = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: arn }));
+  const out = await traceClient(new SecretsManagerClient({})).send(new GetSecretValueCommand({ SecretId: arn }));
   if (!out.SecretString) throw new ConfigurationError('The cursor secret has no string value.');
   return deriveKey(out.SecretString);
 }

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ENV, requiredEnv } from '../config';
 import { ServiceUnavailableError } from '../errors';
+import { traceClient } from '../observability';
 
 /** A table and the client that reaches it: what every store function takes. */
 export interface Db {
@@ -16,7 +17,8 @@ export interface DbOptions {
 }
 
 export function createDb({ tableName, endpoint }: DbOptions): Db {
-  const client = new DynamoDBClient({
+  // Each call an X-Ray subsegment where tracing is on (in Lambda); the plain client elsewhere.
+  const client = traceClient(new DynamoDBClient({
     ...(endpoint
       ? {
           endpoint,
@@ -27,7 +29,7 @@ export function createDb({ tableName, endpoint }: DbOptions): Db {
       : {}),
     maxAttempts: 3,
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
-  });
+  }));
   const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   });

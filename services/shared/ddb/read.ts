@@ -51,16 +51,22 @@ export async function collect(db: Db, input: Omit<QueryCommandInput, 'TableName'
 }
 
 /** Every item of a bounded key range (e.g. an overlap window). */
-export async function collectAll(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Item[]> {
+export async function collectAll(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>, onPage?: PageProgress): Promise<Item[]> {
   const items: Item[] = [];
   let start: Item | undefined;
+  let pages = 0;
   do {
     const out = await db.doc.send(new QueryCommand({ ...input, TableName: db.tableName, ExclusiveStartKey: start }));
     items.push(...(out.Items ?? []));
     start = out.LastEvaluatedKey;
+    pages += 1;
+    onPage?.(items.length, pages);
   } while (start);
   return items;
 }
+
+/** Told after each page of a long read (the operator CLI shows it): items so far, pages so far. */
+export type PageProgress = (items: number, pages: number) => void;
 
 /**
  * The key condition of a range of positions (`<timestamp>#<id>`, all the same width) from `lo`

@@ -11,6 +11,7 @@ import type { Actor } from '../domain/actor';
 import { retryOnConflict } from '../domain/conflict';
 import { NotFoundError, ValidationError } from '../errors';
 import { logger, withLogScope } from '../logger';
+import { MetricsBuffer, publishRequestFigures, tracingMiddleware, type BusinessMetric, type MetricsRecorder } from '../observability';
 import { isUuid } from '../time';
 import { renderProblem } from './render-problem';
 import { idempotentWrite, idempotentWriteInTransaction, requestInput, toStored } from './idempotent';
@@ -63,6 +64,11 @@ export interface OperationRequest<R extends RouteContract, P> {
   /** The request path, for the problem's `instance`. */
   readonly instance: string;
   readonly ports: P;
+  /**
+   * The area's figures (docs/operations.md). A write's count only once its transaction
+   * committed: an attempt that is retried or fails publishes nothing.
+   */
+  readonly metrics: MetricsRecorder;
 }
 
 export type Operations<R extends Readonly<Record<string, RouteContract>>, P> = {
@@ -80,6 +86,11 @@ export interface AreaHandlerOptions<R extends Readonly<Record<string, RouteContr
   readonly bodyMediaTypes?: readonly string[];
   /** Error format. @default problem+json (RFC 9457) */
   readonly renderError?: ErrorRenderer;
+  /**
+   * Problem codes the area counts as figures of its own, e.g. `{ TIME_ENTRY_OVERLAP:
+   * 'OverlapRejections' }` (every code is also counted in the generic `Problems`).
+   */
+  readonly problemMetrics?: Readonly<Partial<Record<string, BusinessMetric>>>;
 }
 
 export function areaHandler<N extends string, R extends Readonly<Record<string, RouteContract>>, P>(area: AreaDefinition<N, R>, options: AreaHandlerOptions<R, P>) {
@@ -89,7 +100,11 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
   const mediaType = options.mediaType ?? 'application/json';
   const operations = options.operations as unknown as Record<string, (request: OperationRequest<RouteContract, P>) => Promise<HttpResult>>;
 
-  const chain = middy<ApiEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: 0 })
+  const chain = middy<ApiEvent, APIGatewayProxyResult, Error, Context>({ timeoutEarlyInMillis: 0 });
+  // Outermost, so that its subsegment spans the whole request; none where tracing is off.
+  const tracing = tracingMiddleware<ApiEvent, APIGatewayProxyResult>();
+  if (tracing) chain.use(tracing);
+  chain
     .use(requestIdHeader())
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestLogKeys())
@@ -102,15 +117,18 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
       const idempotencyKey = route.idempotencyKey === 'required' ? requireIdempotencyKey(raw) : route.idempotencyKey === 'optional' ? optionalIdempotencyKey(raw) : undefined;
       const input = parseInputs(raw, route, event.stageVariables?.[PUBLIC_BASE_URL_VARIABLE]);
       const operation = operations[route.operation];
-      if (route.method === 'GET') return toProxyResult(await operation({ ...input, ports: options.ports(READ_ONLY_UNIT) }), mediaType);
+      const figures = figuresOf(event);
+      if (route.method === 'GET') return toProxyResult(await operation({ ...input, ports: options.ports(READ_ONLY_UNIT), metrics: figures }), mediaType);
 
       const db = defaultDb();
       const attempt = (complete?: (result: HttpResult) => Promise<TxItem>, readAlong?: ReadAlong) =>
         retryOnConflict(
           async () => {
             const unit = new TransactionUnit(db, readAlong);
-            const result = await operation({ ...input, ports: options.ports(unit) });
+            const attemptFigures = new MetricsBuffer();
+            const result = await operation({ ...input, ports: options.ports(unit), metrics: attemptFigures });
             await unit.commit(complete ? [await complete(result)] : []);
+            figures.absorb(attemptFigures);
             return result;
           },
           { remainingMs: raw.remainingTimeMs },
@@ -125,8 +143,33 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
       return toProxyResult(withOnce(result, idempotencyKey === undefined ? result : fresh), mediaType);
     });
   // Each invocation logs under its own request's keys, even when one process serves many.
-  return (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => withLogScope(() => chain(event as ApiEvent, context));
+  return (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> =>
+    withLogScope(async () => {
+      const apiEvent = event as ApiEvent & { [FIGURES]?: MetricsBuffer };
+      const figures = (apiEvent[FIGURES] = new MetricsBuffer());
+      let response: APIGatewayProxyResult | undefined;
+      try {
+        response = await chain(apiEvent, context);
+        return response;
+      } finally {
+        const counted = apiEvent.problemCode ? options.problemMetrics?.[apiEvent.problemCode] : undefined;
+        if (counted) figures.count(counted);
+        publishRequestFigures({
+          operation: apiEvent.route?.operation ?? 'unrouted',
+          statusCode: response?.statusCode ?? 500,
+          problemCode: apiEvent.problemCode,
+          replayed: Boolean(response?.headers?.['Idempotency-Replayed']),
+          organizationId: apiEvent.principal?.organizationId,
+          requestId: requestIdOf(apiEvent),
+          figures,
+        });
+      }
+    });
 }
+
+/** Where the request's committed figures wait for the end of the request. */
+const FIGURES = Symbol('figures');
+const figuresOf = (event: ApiEvent): MetricsBuffer => (event as ApiEvent & { [FIGURES]?: MetricsBuffer })[FIGURES] ?? new MetricsBuffer();
 
 /**
  * The response with its shown-once members (`HttpResult.once`) when this request made it;
@@ -155,7 +198,7 @@ function rawRequest(event: ApiEvent, context: Context, route: RouteRow): ApiRequ
 }
 
 /** Path ids (404 unless a UUID), If-Match (428 when required), query and body (422). */
-function parseInputs(raw: ApiRequest, route: RouteRow, publicBaseUrl: string | undefined): Omit<OperationRequest<RouteContract, unknown>, 'ports'> {
+function parseInputs(raw: ApiRequest, route: RouteRow, publicBaseUrl: string | undefined): Omit<OperationRequest<RouteContract, unknown>, 'ports' | 'metrics'> {
   const params: Record<string, string> = {};
   for (const name of pathParamNames(route.path)) {
     const value = raw.pathParameters[name] ?? '';

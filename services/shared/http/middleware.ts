@@ -12,6 +12,8 @@ export type ApiEvent = APIGatewayProxyEvent & {
   route?: RouteRow;
   principal?: Principal;
   jsonBody?: unknown;
+  /** The problem code of the error answered (errorResponses), for the request's metrics. */
+  problemCode?: string;
 };
 
 type Middleware = MiddlewareObj<ApiEvent, APIGatewayProxyResult, Error, Context>;
@@ -62,6 +64,7 @@ export function errorResponses(render: ErrorRenderer): Middleware {
       const { error, event } = request;
       const requestId = requestIdOf(event);
       const result = render(error, requestId, event.path ?? '');
+      event.problemCode = error instanceof AppError ? error.code : 'INTERNAL_ERROR';
       if (result.statusCode >= 500) {
         logger.error('Request failed', { error: error as Error, code: error instanceof AppError ? error.code : 'INTERNAL_ERROR' });
       } else {

@@ -1,0 +1,191 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build, type Plugin } from 'esbuild';
+import { TRACER_MODULES, writeTracerLayer } from '../lib/constructs/tracer-layer';
+import { handlerEntry } from '../lib/paths';
+import { FUNCTIONS } from '../services/registry';
+import { REPO_ROOT } from './lib/local-runtime';
+import { median, round } from './lib/stats';
+
+/**
+ * What metrics and tracing (services/shared/observability.ts) add to a cold start, in one run:
+ * every function's entry is bundled twice with the stack's esbuild options (the Tracer external,
+ * as the stack has it), as it is and with the observability kit replaced by a no-op stub (no
+ * Powertools Metrics, no Tracer), and each bundle is imported in fresh Node processes,
+ * round-robin with a bundle of only the DynamoDB client:
+ *
+ *   without       the stubbed bundle: the function without metrics and tracing
+ *   off           the real bundle as deployed by default: metrics, no SDK tracing
+ *                 (POWERTOOLS_TRACE_ENABLED=false; also what npm start and jest load)
+ *   on            the real bundle with SDK tracing (`-c sdkTracing=true`): AWS_EXECUTION_ENV set and
+ *                 the tracer layer on NODE_PATH, as Lambda gives them; the Tracer and the X-Ray SDK
+ *                 are evaluated while the handler module loads
+ *
+ * off/without is the default's cost; on/without what SDK tracing adds on top.
+ */
+export interface ObservabilityLoad {
+  readonly bytesWithout: number;
+  readonly bytesWith: number;
+  readonly importMsWithout: number;
+  readonly importMsOff: number;
+  readonly importMsOn: number;
+  /** off ÷ without, median of the per-round ratios: the cost of metrics as deployed by default. */
+  readonly offVsWithout: number;
+  /** on ÷ without: the cost of metrics and SDK tracing, as Lambda pays it with -c sdkTracing=true. */
+  readonly onVsWithout: number;
+  readonly withoutVsBareSdk: number;
+  readonly offVsBareSdk: number;
+  readonly onVsBareSdk: number;
+}
+
+export interface ObservabilityCostResults {
+  readonly runsPerBundle: number;
+  readonly bareSdkImportMs: number;
+  readonly bundles: Record<string, ObservabilityLoad>;
+  /** Medians over the functions. */
+  readonly medianOffVsWithout: number;
+  readonly medianOnVsWithout: number;
+  readonly medianWithoutVsBareSdk: number;
+  readonly medianOffVsBareSdk: number;
+  readonly worstOffVsBareSdk: number;
+  readonly medianOnVsBareSdk: number;
+  readonly worstOnVsBareSdk: number;
+  /** Import ms that metrics (off − without) and SDK tracing (on − off) add, medians. */
+  readonly medianMetricsMs: number;
+  readonly medianSdkTracingMs: number;
+  readonly medianAddedBytes: number;
+  readonly largestBundleBytes: number;
+}
+
+/** The kit's exports, doing nothing: the function as it was before metrics and tracing. */
+const STUB = `
+export const BUSINESS_METRICS = {};
+export const REQUEST_METRICS = {};
+export class MetricsBuffer { count() {} duration() {} absorb() {} get entries() { return []; } }
+export const metricsEnabled = () => false;
+export const publishRequestFigures = () => {};
+export const publishFigures = () => {};
+export const tracingEnabled = () => false;
+export const traceClient = (client) => client;
+export const tracingMiddleware = () => undefined;
+`;
+
+const KIT = join(REPO_ROOT, 'services/shared/observability.ts');
+
+export async function measureObservabilityCost(runs: number): Promise<ObservabilityCostResults> {
+  const work = mkdtempSync(join(tmpdir(), 'wfm-observability-'));
+  try {
+    const stubFile = join(work, 'observability-stub.mjs');
+    writeFileSync(stubFile, STUB);
+    const stub: Plugin = {
+      name: 'observability-stub',
+      setup(b) {
+        b.onResolve({ filter: /observability$/ }, async (args) => {
+          const resolved = await b.resolve(`${args.path}.ts`, { resolveDir: args.resolveDir, kind: args.kind });
+          return resolved.path === KIT ? { path: stubFile } : undefined;
+        });
+      },
+    };
+    const layer = join(work, 'layer');
+    writeTracerLayer(layer);
+    const lambdaTracing = { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x', NODE_PATH: join(layer, 'nodejs/node_modules') };
+    const lambdaDefault = { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x', POWERTOOLS_TRACE_ENABLED: 'false' };
+    writeFileSync(join(work, 'bare.ts'), "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nconst client = new DynamoDBClient({});\nexport const handler = async () => ({ statusCode: 200, body: String(client !== undefined) });\n");
+    const bare = join(work, 'bare.mjs');
+    await bundle(join(work, 'bare.ts'), bare, []);
+
+    const files: Record<string, { with: string; without: string }> = {};
+    for (const fn of FUNCTIONS) {
+      const entry = join(REPO_ROOT, handlerEntry(fn));
+      files[fn.name] = { with: join(work, fn.name, 'with.mjs'), without: join(work, fn.name, 'without.mjs') };
+      await bundle(entry, files[fn.name].with, []);
+      await bundle(entry, files[fn.name].without, [stub]);
+    }
+
+    const loads: Array<{ key: string; file: string; env: Record<string, string> }> = [{ key: 'bare', file: bare, env: {} }];
+    for (const [name, f] of Object.entries(files)) {
+      loads.push({ key: `${name}/without`, file: f.without, env: lambdaDefault }, { key: `${name}/off`, file: f.with, env: lambdaDefault }, { key: `${name}/on`, file: f.with, env: lambdaTracing });
+    }
+    // One untimed pass warms the file cache; then round-robin, so that a slow moment hits all alike.
+    for (const l of loads) importOnce(l.file, l.env);
+    const samples: Record<string, number[]> = {};
+    for (let i = 0; i < runs; i += 1) for (const l of loads) (samples[l.key] ??= []).push(importOnce(l.file, l.env));
+    const ms = (key: string) => round(median(samples[key]));
+    // The three loads of one function run back to back in each round: the median of the
+    // per-round ratios cancels most of what a busy machine does between rounds.
+    const paired = (a: string, b: string) => round(median(samples[a].map((x, i) => x / samples[b][i])));
+
+    const bareMs = ms('bare');
+    const bundles: Record<string, ObservabilityLoad> = {};
+    for (const [name, f] of Object.entries(files)) {
+      const without = ms(`${name}/without`);
+      const on = ms(`${name}/on`);
+      const off = ms(`${name}/off`);
+      bundles[name] = {
+        bytesWithout: statSync(f.without).size,
+        bytesWith: statSync(f.with).size,
+        importMsWithout: without,
+        importMsOff: off,
+        importMsOn: on,
+        offVsWithout: paired(`${name}/off`, `${name}/without`),
+        onVsWithout: paired(`${name}/on`, `${name}/without`),
+        withoutVsBareSdk: round(without / bareMs),
+        offVsBareSdk: round(off / bareMs),
+        onVsBareSdk: round(on / bareMs),
+      };
+    }
+    const all = Object.values(bundles);
+    const med = (pick: (b: ObservabilityLoad) => number) => round(median(all.map(pick)));
+    return {
+      runsPerBundle: runs,
+      bareSdkImportMs: bareMs,
+      bundles,
+      medianOffVsWithout: med((b) => b.offVsWithout),
+      medianOnVsWithout: med((b) => b.onVsWithout),
+      medianWithoutVsBareSdk: med((b) => b.withoutVsBareSdk),
+      medianOffVsBareSdk: med((b) => b.offVsBareSdk),
+      worstOffVsBareSdk: round(Math.max(...all.map((b) => b.offVsBareSdk))),
+      medianOnVsBareSdk: med((b) => b.onVsBareSdk),
+      worstOnVsBareSdk: round(Math.max(...all.map((b) => b.onVsBareSdk))),
+      medianMetricsMs: round(median(Object.keys(files).map((n) => median(samples[`${n}/off`].map((x, i) => x - samples[`${n}/without`][i]))))),
+      medianSdkTracingMs: round(median(Object.keys(files).map((n) => median(samples[`${n}/on`].map((x, i) => x - samples[`${n}/off`][i]))))),
+      medianAddedBytes: med((b) => b.bytesWith - b.bytesWithout),
+      largestBundleBytes: Math.max(...all.map((b) => b.bytesWith)),
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The stack's esbuild options (lib/constructs/area-function.ts), as cold-start.ts uses them. */
+async function bundle(entry: string, outfile: string, plugins: Plugin[]): Promise<void> {
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    minify: true,
+    mainFields: ['module', 'main'],
+    nodePaths: [join(REPO_ROOT, 'node_modules')],
+    banner: { js: "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);" },
+    logLevel: 'silent',
+    external: [...TRACER_MODULES],
+    plugins,
+  });
+}
+
+/** Milliseconds to import `file` in a fresh Node process (the environment Lambda would give, plus `env`). */
+function importOnce(file: string, env: Record<string, string>): number {
+  const script = `const t = performance.now(); await import(${JSON.stringify(`file://${file}`)}); process.stdout.write(String(performance.now() - t));`;
+  const res = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-central-1', TABLE_NAME: 'bench', API_ENVIRONMENT: 'TEST', POWERTOOLS_LOG_LEVEL: 'ERROR', AWS_LAMBDA_FUNCTION_NAME: 'bench', ...env },
+    timeout: 60_000,
+  });
+  if (res.status !== 0) throw new Error(`Loading ${file} failed: ${res.stderr.slice(-1000)}`);
+  return Number(res.stdout);
+}
