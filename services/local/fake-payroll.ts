@@ -92,7 +92,7 @@ export class FakePayrollProvider {
       entryCount: typeof manifest.entryCount === 'number' ? manifest.entryCount : null,
       entries: Array.isArray(manifest.entries) ? (manifest.entries as { id: string; revision: number }[]).map((e) => ({ id: e.id, revision: e.revision })) : [],
       contentHash: typeof manifest.contentHash === 'string' ? manifest.contentHash : null,
-      fileSha256: bytes ? createHash('sha256').update(bytes).digest('hex') : null,
+      fileSha256: bytes ? `sha256:${createHash('sha256').update(bytes).digest('hex')}` : null,
       fileBytes: bytes?.length ?? 0,
     };
     this.#deliveries.set(deliveryId, delivery);
