@@ -107,10 +107,11 @@ export const integrationsArea = defineArea({
     },
     setIntegrationCredentials: {
       method: 'PUT',
-      path: '/integrations/{integrationId}/credentials',
+      path: '/integrations/providers/{provider}/credentials',
       scopes: ['integrations:write'],
       summary: "Set or replace an integration's credentials",
-      description: `Writes the credentials to the secret store, then records when they were set (audit entry names the attribute, never the value). ${NEVER_SHOWN}`,
+      description: `Writes the credentials of the provider's integration (\`payroll\`, \`accounting\`, \`hr\`; If-Match is the integration's ETag) to the secret store, then records when they were set (the audit entry names the attribute, never the value). ${NEVER_SHOWN}`,
+      textParams: ['provider'],
       body: setCredentialsBody,
       ifMatch: 'required',
       idempotencyKey: 'required',

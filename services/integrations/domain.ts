@@ -215,8 +215,11 @@ export async function updateIntegration(ports: IntegrationPorts, actor: Actor, i
  * integration's `credentialsSet` and `credentialsUpdatedAt` move on with an audit entry that
  * names the attribute, never the value.
  */
-export async function setCredentials(ports: IntegrationPorts, actor: Actor, id: string, ifMatch: string, credentials: ProviderCredentials): Promise<Integration> {
-  const before = await current(ports, actor.principal.organizationId, id, ifMatch);
+export async function setCredentials(ports: IntegrationPorts, actor: Actor, provider: Provider, ifMatch: string, credentials: ProviderCredentials): Promise<Integration> {
+  const found = await ports.store.integrationOfProvider(actor.principal.organizationId, provider);
+  if (!found) throw new NotFoundError(`A ${provider} integration`);
+  const before = await current(ports, actor.principal.organizationId, found.id, ifMatch);
+  const id = before.id;
   await ports.credentials.putCredentials(before, credentials);
   const now = ports.now().toISOString();
   const after: Integration = { ...before, credentialsSet: true, credentialsUpdatedAt: now, version: before.version + 1, updatedAt: now };
@@ -256,7 +259,7 @@ export async function requestJob(ports: IntegrationPorts, actor: Actor, provider
     throw new ValidationError([{ pointer: '/kind', detail: `${req.kind} is not an approved job kind of the ${provider} integration (approved: ${approved}).` }]);
   }
   if (integration.status !== 'ACTIVE') throw new AppError(PROBLEMS.INTEGRATION_DISABLED, `The ${provider} integration is disabled; enable it with PATCH (status ACTIVE) first.`);
-  if (!integration.credentialsSet) throw new AppError(PROBLEMS.INTEGRATION_CREDENTIALS_MISSING, `Set the ${provider} integration's credentials (PUT /integrations/${integration.id}/credentials) first.`);
+  if (!integration.credentialsSet) throw new AppError(PROBLEMS.INTEGRATION_CREDENTIALS_MISSING, `Set the ${provider} integration's credentials (PUT /integrations/providers/${provider}/credentials) first.`);
   const dispatch = req.kind === 'PAYROLL_DISPATCH' ? await dispatchTarget(ports, org, req) : undefined;
   if (req.kind !== 'PAYROLL_DISPATCH' && req.outboxRecordId !== undefined) throw new ValidationError([{ pointer: '/outboxRecordId', detail: `${req.kind} takes no outboxRecordId.` }]);
 

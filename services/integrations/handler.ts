@@ -51,7 +51,7 @@ export const handler = areaHandler(integrationsArea, {
 
     updateIntegration: async (r) => integrationResult(await updateIntegration(r.ports, r.actor, r.params.integrationId, r.ifMatch, r.body), 200, r.orgPath),
 
-    setIntegrationCredentials: async (r) => integrationResult(await setCredentials(r.ports, r.actor, r.params.integrationId, r.ifMatch, r.body.credentials), 200, r.orgPath),
+    setIntegrationCredentials: async (r) => integrationResult(await setCredentials(r.ports, r.actor, provider(r.params.provider), r.ifMatch, r.body.credentials), 200, r.orgPath),
 
     async listIntegrationJobs(request) {
       const { binding, position } = await listPosition<Position>(request);

@@ -111,7 +111,7 @@ describe('connecting a provider', () => {
     logger.setLogLevel('DEBUG');
     let res;
     try {
-      res = await call('PUT', `${base}/integrations/${payroll.id}/credentials`, { token: admin, idempotencyKey: randomUUID(), ifMatch: payroll.etag, body: { credentials: { token: `${TOKEN}-2` } } });
+      res = await call('PUT', `${base}/integrations/providers/payroll/credentials`, { token: admin, idempotencyKey: randomUUID(), ifMatch: payroll.etag, body: { credentials: { token: `${TOKEN}-2` } } });
     } finally {
       logger.setLogLevel('SILENT');
       for (const spy of spies) spy.mockRestore();
@@ -124,7 +124,7 @@ describe('connecting a provider', () => {
     const audit = await call('GET', `${base}/audit?limit=200`, { token: admin });
     expect(audit.text).not.toContain(TOKEN);
     expect(audit.body.items.find((a: { action: string }) => a.action === 'integration.credentials_set')).toMatchObject({ changedAttributes: ['credentials'] });
-    const stale = await call('PUT', `${base}/integrations/${payroll.id}/credentials`, { token: admin, idempotencyKey: randomUUID(), ifMatch: '"integration:x:v1"', body: { credentials: { token: TOKEN } } });
+    const stale = await call('PUT', `${base}/integrations/providers/payroll/credentials`, { token: admin, idempotencyKey: randomUUID(), ifMatch: '"integration:x:v1"', body: { credentials: { token: TOKEN } } });
     expectProblem(stale, 412, 'ETAG_MISMATCH');
   });
 
