@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  *                                               manifest, its entry revisions, the file's hash)
  *                                               and how many repeated deliveries it ignored
  *   POST /_fake/payroll/_fail-next              {"status":503,"times":2}: answer the next
- *                                               deliveries with that status (to watch retries)
+ *                                               deliveries and pings with that status (to watch retries)
  *   POST /_fake/payroll/_reset                  forgets everything
  *
  * It keeps no token: it only checks that one was sent. State lives in this process.
@@ -70,10 +70,8 @@ export class FakePayrollProvider {
   /** Books a delivery (the HTTP handler's and the in-process tests' entry): 201 new, 200 repeated, or the injected failure. */
   receive(deliveryId: string, body: Record<string, unknown>): { status: number; delivery?: BookedDelivery } {
     this.#requests += 1;
-    if (this.#failNext && this.#failNext.times > 0) {
-      this.#failNext.times -= 1;
-      return { status: this.#failNext.status };
-    }
+    const injected = this.#injectedFailure();
+    if (injected) return { status: injected };
     const existing = this.#deliveries.get(deliveryId);
     if (existing) {
       this.#duplicatesIgnored += 1;
@@ -97,6 +95,13 @@ export class FakePayrollProvider {
     };
     this.#deliveries.set(deliveryId, delivery);
     return { status: 201, delivery };
+  }
+
+  /** The status of an injected failure to answer now, if one is pending. */
+  #injectedFailure(): number | undefined {
+    if (!this.#failNext || this.#failNext.times <= 0) return undefined;
+    this.#failNext.times -= 1;
+    return this.#failNext.status;
   }
 
   lookup(deliveryId: string): BookedDelivery | undefined {
@@ -132,7 +137,10 @@ export class FakePayrollProvider {
     }
     const auth = req.headers.authorization ?? '';
     if (!/^Bearer \S+/.test(auth)) return json(401, { error: 'unauthorized' });
-    if (method === 'GET' && rest === '/ping') return json(200, { ok: true });
+    if (method === 'GET' && rest === '/ping') {
+      const injected = this.#injectedFailure();
+      return injected ? json(injected, { error: 'injected failure' }) : json(200, { ok: true });
+    }
     if (method === 'POST' && rest === '/deliveries') {
       const key = req.headers['idempotency-key'];
       const input = parsed();
