@@ -4,10 +4,10 @@ import { secretStore, type SecretStore } from '../shared/aws/secrets';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
 import { newestFirstPage } from '../shared/ddb/paging';
-import type { TransactionCancelledError, TxItem } from '../shared/ddb/transaction';
+import type { TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import { logger } from '../shared/logger';
-import { integrationExists, STRANDED_AFTER_MS, type CredentialStore, type DispatchClaim, type IntegrationStore, type NewJobChange } from './domain';
+import { STRANDED_AFTER_MS, type CredentialStore, type DispatchClaim, type IntegrationStore, type NewJobChange } from './domain';
 import type { JobQueue } from './domain-worker';
 import { credentialsSecretName, integrationFromItem, integrationKeys, integrationToItem, jobToItem, providerGuardToItem, type Integration, type Provider } from './model';
 import { CLAIM_LABEL, JOB_LABEL } from './store-jobs';
@@ -32,7 +32,7 @@ export async function integrationOfProvider(db: Db, org: string, provider: Provi
   return guard.Item ? getIntegration(db, org, guard.Item.integrationId as string) : undefined;
 }
 
-/** The organization's integrations, oldest first (at most three: one per provider). */
+/** The organization's integrations, newest first (at most three: one per provider). */
 export async function listIntegrations(db: Db, org: string, limit: number, startKey?: Record<string, unknown>): Promise<{ items: Integration[]; last?: Record<string, unknown> }> {
   const page = await newestFirstPage(db, 'GSI1', integrationKeys.integrations(org), limit, startKey);
   return { items: page.items.map(integrationFromItem), ...(page.last ? { last: page.last } : {}) };
@@ -82,7 +82,8 @@ export function integrationsStore(db: Db, unit: UnitOfWork, queue: JobQueue): In
           ...(before ? [] : [{ label: GUARD_LABEL, op: { Put: { Item: providerGuardToItem(after), ConditionExpression: 'attribute_not_exists(PK)' } } } satisfies TxItem]),
         ],
         audit: change.audit,
-        explain: (error: TransactionCancelledError) => (error.failed(GUARD_LABEL) ? integrationExists({ id: 'another request', provider: after.provider }) : movedOn(INTEGRATION_LABEL)(error)),
+        // A concurrent create claimed the provider, or the integration moved: decide again (409 INTEGRATION_EXISTS, 412) from fresh reads.
+        explain: movedOn(GUARD_LABEL, INTEGRATION_LABEL),
       });
     },
 

@@ -47,6 +47,7 @@ beforeAll(async () => {
     shiftId: PLANNING_IDS.otherShift,
     taskId: PLANNING_IDS.otherTask,
     visitConfirmationId: PLANNING_IDS.otherVisit,
+    provider: 'payroll',
   };
   // One key per route's scope set: every scope of the catalogue except the route's own.
   for (const route of ROUTES) {
@@ -83,6 +84,7 @@ const ownIds = (): Record<string, string> => ({
   shiftId: PLANNING_IDS.shifts[0],
   taskId: PLANNING_IDS.tasks[0],
   visitConfirmationId: PLANNING_IDS.visits[0],
+  provider: 'payroll',
 });
 
 /** A body the route would accept from an authorized caller, so that only authorization decides. */

@@ -60,6 +60,8 @@ function realIds(name: string): string[] {
       return ['User', 'Group'];
     case 'schemaId':
       return ['urn:ietf:params:scim:schemas:core:2.0:User', 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User'];
+    case 'provider':
+      return ['payroll', 'accounting', 'hr'];
     default:
       return ['00000000-0000-4000-8000-000000000000'];
   }
