@@ -19,3 +19,7 @@ export const FUNCTION_NAMES: readonly FunctionName[] = FUNCTIONS.map((f) => f.na
 
 /** `dynamodb:GetItem` */
 export const dynamoDbAction = (action: TableAction): string => `dynamodb:${action}`;
+
+/** The Secrets Manager actions of an `integrationSecrets` row, sorted. */
+export const secretStoreActions = (access: readonly ('read' | 'write')[]): string[] =>
+  [...(access.includes('read') ? ['secretsmanager:GetSecretValue'] : []), ...(access.includes('write') ? ['secretsmanager:CreateSecret', 'secretsmanager:PutSecretValue'] : [])].sort();

@@ -2,6 +2,7 @@ import { auditArea } from './audit/area';
 import { documentsArea } from './documents/area';
 import { commerceArea } from './commerce/area';
 import { employeesArea } from './employees/area';
+import { integrationsArea } from './integrations/area';
 import { locationsArea } from './locations/area';
 import { materialsArea } from './materials/area';
 import { messagesArea } from './messages/area';
@@ -43,6 +44,7 @@ export const WRITING_AREAS: readonly AreaDefinition[] = [
   recruitmentArea,
   commerceArea,
   messagesArea,
+  integrationsArea,
 ];
 
 export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTypes));

@@ -2738,6 +2738,162 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/organizations/{organizationId}/integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Connected providers
+         * @description The organization's integrations, newest first: provider, approved job kinds, status, whether credentials are set. Credentials go to the secret store (AWS Secrets Manager) and are never returned, logged or audited: a response says `credentialsSet` and `credentialsUpdatedAt` only.
+         *
+         *     Scopes: integrations:read.
+         */
+        get: operations["listIntegrations"];
+        put?: never;
+        /**
+         * Connect a provider
+         * @description Connects one provider (`payroll`, `accounting` or `hr`; one integration each, else 409 `INTEGRATION_EXISTS`) with the job kinds the organization approves (a subset of the ones the provider supports, else 422) and its API base URL (https to a public host; 422 otherwise). Credentials may be given here or later. Credentials go to the secret store (AWS Secrets Manager) and are never returned, logged or audited: a response says `credentialsSet` and `credentialsUpdatedAt` only.
+         *
+         *     Scopes: integrations:write.
+         */
+        post: operations["createIntegration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organizationId}/integrations/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Integration jobs, newest first
+         * @description Every job of the organization, newest first, with status, progress, attempts and the safe error summary.
+         *
+         *     Scopes: integrations:read.
+         */
+        get: operations["listIntegrationJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organizationId}/integrations/jobs/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Progress and result of an integration job
+         * @description QUEUED -> RUNNING -> SUCCEEDED | FAILED, with progress, attempts, the next attempt of a retried job and a safe error summary. The ETag changes with every move.
+         *
+         *     Scopes: integrations:read.
+         */
+        get: operations["getIntegrationJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organizationId}/integrations/{integrationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * One integration
+         * @description One integration. Credentials go to the secret store (AWS Secrets Manager) and are never returned, logged or audited: a response says `credentialsSet` and `credentialsUpdatedAt` only.
+         *
+         *     Scopes: integrations:read.
+         */
+        get: operations["getIntegration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an integration (name, URL, approved job kinds, status)
+         * @description Changes the fields sent. `status: DISABLED` stops new jobs (409 `INTEGRATION_DISABLED`) and jobs not yet run; nothing is deleted. A change to the current values changes nothing (same ETag).
+         *
+         *     Scopes: integrations:write.
+         */
+        patch: operations["updateIntegration"];
+        trace?: never;
+    };
+    "/v1/organizations/{organizationId}/integrations/providers/{provider}/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set or replace an integration's credentials
+         * @description Writes the credentials of the provider's integration (`payroll`, `accounting`, `hr`; If-Match is the integration's ETag) to the secret store, then records when they were set (the audit entry names the attribute, never the value). Credentials go to the secret store (AWS Secrets Manager) and are never returned, logged or audited: a response says `credentialsSet` and `credentialsUpdatedAt` only.
+         *
+         *     Scopes: integrations:write.
+         */
+        put: operations["setIntegrationCredentials"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organizationId}/integrations/providers/{provider}/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Request an approved integration job
+         * @description Requests a job of the provider (`payroll`, `accounting`, `hr`; another name is 404) for a kind its integration approved (others 422). `PAYROLL_DISPATCH` sends exactly the revision-pinned manifest of a PENDING payroll outbox record (`outboxRecordId`, from GET /reports/outbox), exactly once: 409 `OUTBOX_RECORD_SENT` once it was sent, `OUTBOX_RECORD_IN_DISPATCH` while another job sends it, `EXPORT_MANIFEST_STALE` when its entries changed (a stale manifest is never sent; request a replacement dispatch, then send its record). Answers 202 with the QUEUED job; a provider that does not answer is tried again with backoff.
+         *
+         *     Scopes: integrations:write.
+         */
+        post: operations["requestIntegrationJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/organizations/{organizationId}/audit": {
         parameters: {
             query?: never;
@@ -3369,11 +3525,17 @@ export interface components {
             manifestId: string;
             /** @constant */
             destination: "PAYROLL_PROVIDER";
-            /** @enum {string} */
+            /**
+             * @description SENT once the payroll integration job delivered it (exactly once).
+             * @enum {string}
+             */
             status: "PENDING" | "SENT";
             replacesManifestId: string | null;
             /** Format: date-time */
             createdAt: string;
+            sentAt: string | null;
+            /** @description The integration job that delivered it. */
+            dispatchJobId: string | null;
         };
         PayrollOutboxList: {
             items: components["schemas"]["PayrollOutboxRecord"][];
@@ -4286,6 +4448,82 @@ export interface components {
             /** @description Opaque; pass it back as `cursor` with the same filters. null on the last page. */
             nextCursor: string | null;
         };
+        Integration: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            provider: "payroll" | "accounting" | "hr";
+            displayName: string;
+            baseUrl: string;
+            approvedJobKinds: ("PAYROLL_DISPATCH" | "CONNECTION_CHECK")[];
+            /** @enum {string} */
+            status: "ACTIVE" | "DISABLED";
+            /** @description Whether credentials are in the secret store; they are never returned. */
+            credentialsSet: boolean;
+            credentialsUpdatedAt: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            updatedAt: string;
+        };
+        IntegrationList: {
+            items: components["schemas"]["Integration"][];
+            /** @description Opaque; pass it back as `cursor` with the same filters. null on the last page. */
+            nextCursor: string | null;
+        };
+        IntegrationJob: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            integrationId: string;
+            /** @enum {string} */
+            provider: "payroll" | "accounting" | "hr";
+            /** @enum {string} */
+            kind: "PAYROLL_DISPATCH" | "CONNECTION_CHECK";
+            /** @enum {string} */
+            status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED";
+            progress: {
+                /** @enum {string} */
+                step: "WAITING" | "PREPARING" | "DELIVERING" | "RECORDING" | "DONE";
+                percent: number;
+            };
+            /** @description Runs so far; a provider that does not answer is tried again with backoff, 5 runs at most. */
+            attempts: number;
+            /** @description QUEUED: not run before this. */
+            nextAttemptAt: string | null;
+            /** @description FAILED: why (a safe summary, never the provider answer); QUEUED after a failed attempt: why that attempt failed. */
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            outboxRecordId: string | null;
+            manifestId: string | null;
+            /** @description The provider's idempotency key of the delivery: the outbox record id. */
+            deliveryId: string | null;
+            deliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description RFC 3339, UTC
+             */
+            updatedAt: string;
+            finishedAt: string | null;
+        };
+        IntegrationJobList: {
+            items: components["schemas"]["IntegrationJob"][];
+            /** @description Opaque; pass it back as `cursor` with the same filters. null on the last page. */
+            nextCursor: string | null;
+        };
         AuditEntry: {
             /** Format: uuid */
             id: string;
@@ -4506,7 +4744,7 @@ export interface components {
             detail: string;
             instance: string;
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "PAYLOAD_TOO_LARGE" | "UNAUTHENTICATED" | "ACCESS_DENIED" | "SCOPE_REQUIRED" | "RESOURCE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "FEATURE_NOT_ENABLED" | "UNIQUENESS_CONFLICT" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "ETAG_REQUIRED" | "ETAG_MISMATCH" | "RATE_LIMITED" | "TRANSACTION_CONFLICT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "TIME_ENTRY_OVERLAP" | "TIME_ENTRY_VOIDED" | "UPLOAD_SESSION_COMPLETED" | "UPLOAD_SESSION_EXPIRED" | "UPLOAD_NOT_RECEIVED" | "DOCUMENT_NOT_AVAILABLE" | "SHIFT_OVERLAP" | "SHIFT_PUBLISHED" | "SHIFT_CANCELLED" | "CUSTOMER_ACCESS_ACTIVE" | "CUSTOMER_ACCESS_REVOKED" | "CUSTOMER_ACCESS_EXPIRED" | "FEEDBACK_ACKNOWLEDGED" | "FEEDBACK_RESOLVED" | "INSPECTION_COMPLETED" | "CANDIDATE_HIRED" | "CANDIDATE_REJECTED" | "CANDIDATE_WITHDRAWN" | "CANDIDATE_ERASED" | "CANDIDATE_STAGE_PASSED" | "CANDIDATE_NOT_OFFERED" | "CANDIDATE_MESSAGE_LIMIT" | "QUOTE_DRAFT" | "QUOTE_SENT" | "QUOTE_ACCEPTED" | "QUOTE_DECLINED" | "QUOTE_EXPIRED" | "QUOTE_CONVERTED" | "INVOICE_DRAFT" | "INVOICE_ISSUED" | "INVOICE_PARTIALLY_PAID" | "INVOICE_PAID" | "INVOICE_VOID" | "MESSAGE_SENT" | "MESSAGE_RETRACTED" | "MESSAGE_NO_RECIPIENTS" | "MESSAGE_TOO_MANY_RECIPIENTS";
+            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "PAYLOAD_TOO_LARGE" | "UNAUTHENTICATED" | "ACCESS_DENIED" | "SCOPE_REQUIRED" | "RESOURCE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "FEATURE_NOT_ENABLED" | "UNIQUENESS_CONFLICT" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "ETAG_REQUIRED" | "ETAG_MISMATCH" | "RATE_LIMITED" | "TRANSACTION_CONFLICT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "TIME_ENTRY_OVERLAP" | "TIME_ENTRY_VOIDED" | "UPLOAD_SESSION_COMPLETED" | "UPLOAD_SESSION_EXPIRED" | "UPLOAD_NOT_RECEIVED" | "DOCUMENT_NOT_AVAILABLE" | "SHIFT_OVERLAP" | "SHIFT_PUBLISHED" | "SHIFT_CANCELLED" | "CUSTOMER_ACCESS_ACTIVE" | "CUSTOMER_ACCESS_REVOKED" | "CUSTOMER_ACCESS_EXPIRED" | "FEEDBACK_ACKNOWLEDGED" | "FEEDBACK_RESOLVED" | "INSPECTION_COMPLETED" | "CANDIDATE_HIRED" | "CANDIDATE_REJECTED" | "CANDIDATE_WITHDRAWN" | "CANDIDATE_ERASED" | "CANDIDATE_STAGE_PASSED" | "CANDIDATE_NOT_OFFERED" | "CANDIDATE_MESSAGE_LIMIT" | "QUOTE_DRAFT" | "QUOTE_SENT" | "QUOTE_ACCEPTED" | "QUOTE_DECLINED" | "QUOTE_EXPIRED" | "QUOTE_CONVERTED" | "INVOICE_DRAFT" | "INVOICE_ISSUED" | "INVOICE_PARTIALLY_PAID" | "INVOICE_PAID" | "INVOICE_VOID" | "MESSAGE_SENT" | "MESSAGE_RETRACTED" | "MESSAGE_NO_RECIPIENTS" | "MESSAGE_TOO_MANY_RECIPIENTS" | "INTEGRATION_EXISTS" | "INTEGRATION_DISABLED" | "INTEGRATION_CREDENTIALS_MISSING" | "OUTBOX_RECORD_SENT" | "OUTBOX_RECORD_IN_DISPATCH" | "EXPORT_MANIFEST_STALE";
             /** @description Equals the X-Request-Id header. */
             requestId: string;
             /** @description Validation problems: where each invalid value is. */
@@ -11697,7 +11935,9 @@ export interface operations {
                      *           "destination": "PAYROLL_PROVIDER",
                      *           "status": "PENDING",
                      *           "replacesManifestId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
-                     *           "createdAt": "2026-03-02T08:00:00Z"
+                     *           "createdAt": "2026-03-02T08:00:00Z",
+                     *           "sentAt": "2026-03-02T08:00:00Z",
+                     *           "dispatchJobId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
                      *         }
                      *       ],
                      *       "nextCursor": "next cursor"
@@ -31031,10 +31271,1318 @@ export interface operations {
             };
         };
     };
+    listIntegrations: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200; default 50. */
+                limit?: string;
+                /** @description A nextCursor, exactly as returned, with the same filters. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of integrations. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "provider": "payroll",
+                     *           "displayName": "display name",
+                     *           "baseUrl": "base url",
+                     *           "approvedJobKinds": [
+                     *             "PAYROLL_DISPATCH"
+                     *           ],
+                     *           "status": "ACTIVE",
+                     *           "credentialsSet": true,
+                     *           "credentialsUpdatedAt": "2026-03-02T08:00:00Z",
+                     *           "createdAt": "2026-03-02T08:00:00Z",
+                     *           "updatedAt": "2026-03-02T16:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IntegrationList"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createIntegration: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 1-255 printable ASCII characters; the same key and input within 24 hours replays the original response.
+                 * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
+                 */
+                "Idempotency-Key": string;
+            };
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "provider": "payroll",
+                 *       "displayName": "display name",
+                 *       "baseUrl": "https://payroll.example.com/api",
+                 *       "approvedJobKinds": [
+                 *         "PAYROLL_DISPATCH"
+                 *       ],
+                 *       "credentials": {
+                 *         "token": "prov-token-0123456789"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    provider: "payroll" | "accounting" | "hr";
+                    displayName: string;
+                    /**
+                     * @description The provider API: https only, a public host name.
+                     * @example https://payroll.example.com/api
+                     */
+                    baseUrl: string;
+                    /** @description The job kinds this organization approves for the provider (a subset of the ones it supports). */
+                    approvedJobKinds: ("PAYROLL_DISPATCH" | "CONNECTION_CHECK")[];
+                    credentials?: {
+                        /**
+                         * @description The provider's API token, sent as `Authorization: Bearer`; stored in the secret store and never returned.
+                         * @example prov-token-0123456789
+                         */
+                        token: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The integration. */
+            201: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    Location?: string;
+                    /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "provider": "payroll",
+                     *       "displayName": "display name",
+                     *       "baseUrl": "base url",
+                     *       "approvedJobKinds": [
+                     *         "PAYROLL_DISPATCH"
+                     *       ],
+                     *       "status": "ACTIVE",
+                     *       "credentialsSet": true,
+                     *       "credentialsUpdatedAt": "2026-03-02T08:00:00Z",
+                     *       "createdAt": "2026-03-02T08:00:00Z",
+                     *       "updatedAt": "2026-03-02T16:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            /** @description MALFORMED_JSON: Malformed JSON body; IDEMPOTENCY_KEY_REQUIRED: Idempotency-Key required */
+            400: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; INTEGRATION_EXISTS: The provider is already connected */
+            409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable; TRANSACTION_CONFLICT: Concurrent change */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listIntegrationJobs: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200; default 50. */
+                limit?: string;
+                /** @description A nextCursor, exactly as returned, with the same filters. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of jobs. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "integrationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "provider": "payroll",
+                     *           "kind": "PAYROLL_DISPATCH",
+                     *           "status": "QUEUED",
+                     *           "progress": {
+                     *             "step": "WAITING",
+                     *             "percent": 1
+                     *           },
+                     *           "attempts": 1,
+                     *           "nextAttemptAt": "2026-03-02T08:00:00Z",
+                     *           "error": {
+                     *             "code": "code",
+                     *             "message": "message"
+                     *           },
+                     *           "outboxRecordId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "manifestId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "deliveryId": "delivery id",
+                     *           "deliveredAt": "2026-03-02T08:00:00Z",
+                     *           "createdAt": "2026-03-02T08:00:00Z",
+                     *           "updatedAt": "2026-03-02T16:30:00Z",
+                     *           "finishedAt": "2026-03-02T16:30:00Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IntegrationJobList"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getIntegrationJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "integrationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "provider": "payroll",
+                     *       "kind": "PAYROLL_DISPATCH",
+                     *       "status": "QUEUED",
+                     *       "progress": {
+                     *         "step": "WAITING",
+                     *         "percent": 1
+                     *       },
+                     *       "attempts": 1,
+                     *       "nextAttemptAt": "2026-03-02T08:00:00Z",
+                     *       "error": {
+                     *         "code": "code",
+                     *         "message": "message"
+                     *       },
+                     *       "outboxRecordId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "manifestId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "deliveryId": "delivery id",
+                     *       "deliveredAt": "2026-03-02T08:00:00Z",
+                     *       "createdAt": "2026-03-02T08:00:00Z",
+                     *       "updatedAt": "2026-03-02T16:30:00Z",
+                     *       "finishedAt": "2026-03-02T16:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IntegrationJob"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                integrationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The integration. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "provider": "payroll",
+                     *       "displayName": "display name",
+                     *       "baseUrl": "base url",
+                     *       "approvedJobKinds": [
+                     *         "PAYROLL_DISPATCH"
+                     *       ],
+                     *       "status": "ACTIVE",
+                     *       "credentialsSet": true,
+                     *       "credentialsUpdatedAt": "2026-03-02T08:00:00Z",
+                     *       "createdAt": "2026-03-02T08:00:00Z",
+                     *       "updatedAt": "2026-03-02T16:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateIntegration: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 1-255 printable ASCII characters; the same key and input within 24 hours replays the original response.
+                 * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
+                 */
+                "Idempotency-Key": string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match": string;
+            };
+            path: {
+                organizationId: string;
+                integrationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "displayName": "display name",
+                 *       "baseUrl": "https://payroll.example.com/api",
+                 *       "approvedJobKinds": [
+                 *         "PAYROLL_DISPATCH"
+                 *       ],
+                 *       "status": "ACTIVE"
+                 *     }
+                 */
+                "application/json": {
+                    displayName?: string;
+                    /**
+                     * @description The provider API: https only, a public host name.
+                     * @example https://payroll.example.com/api
+                     */
+                    baseUrl?: string;
+                    approvedJobKinds?: ("PAYROLL_DISPATCH" | "CONNECTION_CHECK")[];
+                    /** @enum {string} */
+                    status?: "ACTIVE" | "DISABLED";
+                };
+            };
+        };
+        responses: {
+            /** @description The integration after the change. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "provider": "payroll",
+                     *       "displayName": "display name",
+                     *       "baseUrl": "base url",
+                     *       "approvedJobKinds": [
+                     *         "PAYROLL_DISPATCH"
+                     *       ],
+                     *       "status": "ACTIVE",
+                     *       "credentialsSet": true,
+                     *       "credentialsUpdatedAt": "2026-03-02T08:00:00Z",
+                     *       "createdAt": "2026-03-02T08:00:00Z",
+                     *       "updatedAt": "2026-03-02T16:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            /** @description MALFORMED_JSON: Malformed JSON body; IDEMPOTENCY_KEY_REQUIRED: Idempotency-Key required */
+            400: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
+            409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_REQUIRED: If-Match required */
+            428: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable; TRANSACTION_CONFLICT: Concurrent change */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setIntegrationCredentials: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 1-255 printable ASCII characters; the same key and input within 24 hours replays the original response.
+                 * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
+                 */
+                "Idempotency-Key": string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match": string;
+            };
+            path: {
+                organizationId: string;
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "credentials": {
+                 *         "token": "prov-token-0123456789"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    credentials: {
+                        /**
+                         * @description The provider's API token, sent as `Authorization: Bearer`; stored in the secret store and never returned.
+                         * @example prov-token-0123456789
+                         */
+                        token: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The integration, `credentialsSet: true`. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "provider": "payroll",
+                     *       "displayName": "display name",
+                     *       "baseUrl": "base url",
+                     *       "approvedJobKinds": [
+                     *         "PAYROLL_DISPATCH"
+                     *       ],
+                     *       "status": "ACTIVE",
+                     *       "credentialsSet": true,
+                     *       "credentialsUpdatedAt": "2026-03-02T08:00:00Z",
+                     *       "createdAt": "2026-03-02T08:00:00Z",
+                     *       "updatedAt": "2026-03-02T16:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Integration"];
+                };
+            };
+            /** @description MALFORMED_JSON: Malformed JSON body; IDEMPOTENCY_KEY_REQUIRED: Idempotency-Key required */
+            400: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
+            409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_REQUIRED: If-Match required */
+            428: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable; TRANSACTION_CONFLICT: Concurrent change */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    requestIntegrationJob: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description 1-255 printable ASCII characters; the same key and input within 24 hours replays the original response.
+                 * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
+                 */
+                "Idempotency-Key": string;
+            };
+            path: {
+                organizationId: string;
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "PAYROLL_DISPATCH",
+                 *       "outboxRecordId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "PAYROLL_DISPATCH" | "CONNECTION_CHECK";
+                    /**
+                     * Format: uuid
+                     * @description PAYROLL_DISPATCH: the payroll outbox record to send (GET /reports/outbox).
+                     */
+                    outboxRecordId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The queued job. */
+            202: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    Location?: string;
+                    /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "integrationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "provider": "payroll",
+                     *       "kind": "PAYROLL_DISPATCH",
+                     *       "status": "QUEUED",
+                     *       "progress": {
+                     *         "step": "WAITING",
+                     *         "percent": 1
+                     *       },
+                     *       "attempts": 1,
+                     *       "nextAttemptAt": "2026-03-02T08:00:00Z",
+                     *       "error": {
+                     *         "code": "code",
+                     *         "message": "message"
+                     *       },
+                     *       "outboxRecordId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "manifestId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "deliveryId": "delivery id",
+                     *       "deliveredAt": "2026-03-02T08:00:00Z",
+                     *       "createdAt": "2026-03-02T08:00:00Z",
+                     *       "updatedAt": "2026-03-02T16:30:00Z",
+                     *       "finishedAt": "2026-03-02T16:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IntegrationJob"];
+                };
+            };
+            /** @description MALFORMED_JSON: Malformed JSON body; IDEMPOTENCY_KEY_REQUIRED: Idempotency-Key required */
+            400: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; INTEGRATION_DISABLED: The integration is disabled; INTEGRATION_CREDENTIALS_MISSING: The integration has no credentials yet; OUTBOX_RECORD_SENT: The payroll outbox record was already sent; OUTBOX_RECORD_IN_DISPATCH: Another job is dispatching the payroll outbox record; EXPORT_MANIFEST_STALE: The export manifest is stale: request a replacement */
+            409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: Payload too large */
+            413: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: Unsupported media type */
+            415: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable; TRANSACTION_CONFLICT: Concurrent change */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listAuditEntries: {
         parameters: {
             query?: {
-                entityType?: "time_entry" | "employee" | "organization" | "location" | "contact" | "report_job" | "export_manifest" | "material" | "stock_adjustment" | "document" | "task" | "shift" | "customer" | "customer_access" | "feedback" | "quality_template" | "inspection" | "candidate" | "candidate_message" | "quote" | "invoice" | "payment" | "message";
+                entityType?: "time_entry" | "employee" | "organization" | "location" | "contact" | "report_job" | "export_manifest" | "material" | "stock_adjustment" | "document" | "task" | "shift" | "customer" | "customer_access" | "feedback" | "quality_template" | "inspection" | "candidate" | "candidate_message" | "quote" | "invoice" | "payment" | "message" | "integration" | "integration_job";
                 entityId?: string;
                 /** @description Page size, 1 to 200; default 50. */
                 limit?: string;
@@ -31290,8 +32838,8 @@ export interface operations {
     listActivity: {
         parameters: {
             query?: {
-                area?: "timesheets" | "scim" | "organization" | "employees" | "locations" | "reports" | "materials" | "documents" | "tasks" | "planning" | "customers" | "quality" | "recruitment" | "commerce" | "messages";
-                entityType?: "time_entry" | "employee" | "organization" | "location" | "contact" | "report_job" | "export_manifest" | "material" | "stock_adjustment" | "document" | "task" | "shift" | "customer" | "customer_access" | "feedback" | "quality_template" | "inspection" | "candidate" | "candidate_message" | "quote" | "invoice" | "payment" | "message";
+                area?: "timesheets" | "scim" | "organization" | "employees" | "locations" | "reports" | "materials" | "documents" | "tasks" | "planning" | "customers" | "quality" | "recruitment" | "commerce" | "messages" | "integrations";
+                entityType?: "time_entry" | "employee" | "organization" | "location" | "contact" | "report_job" | "export_manifest" | "material" | "stock_adjustment" | "document" | "task" | "shift" | "customer" | "customer_access" | "feedback" | "quality_template" | "inspection" | "candidate" | "candidate_message" | "quote" | "invoice" | "payment" | "message" | "integration" | "integration_job";
                 entityId?: string;
                 /** @description Page size, 1 to 200; default 50. */
                 limit?: string;

@@ -8,9 +8,10 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { SECRET_STORE_PREFIX_ENV } from '../../services/shared/aws/secrets';
 import { ENV, METRICS_NAMESPACE, type ApiEnvironment } from '../../services/shared/config';
 import { READABLE_PURPOSES, RESTRICTED_PURPOSES } from '../../services/shared/crypto/purposes';
-import { dynamoDbAction, type ObjectGrant, type TableAction } from '../permissions';
+import { dynamoDbAction, secretStoreActions, type ObjectGrant, type TableAction } from '../permissions';
 import { fromRoot, handlerEntry } from '../paths';
 import { acknowledgeGuard } from '../guard';
 import { acknowledgeLogGroup } from './api';
@@ -193,6 +194,21 @@ export class AreaFunction extends NodejsFunction {
     if (options.decrypt) {
       this.addToRolePolicy(new PolicyStatement({ actions: ['kms:Decrypt'], resources: [key.keyArn], conditions: { StringEquals: { 'kms:EncryptionContext:purpose': [...READABLE_PURPOSES] } } }));
     }
+  }
+
+  /**
+   * Sets SECRET_STORE_PREFIX (`wfm/<env>/`) and grants the secret-store actions of `access`
+   * (read: GetSecretValue; write: PutSecretValue, CreateSecret) on the secrets named
+   * `wfm/<env>/integrations/*` only: provider credentials, created at run time per integration.
+   */
+  bindIntegrationSecrets(apiEnvironment: ApiEnvironment, access: readonly ('read' | 'write')[]): void {
+    const prefix = `wfm/${apiEnvironment.toLowerCase()}/`;
+    this.addEnvironment(SECRET_STORE_PREFIX_ENV, prefix);
+    Grant.addToPrincipal({ grantee: this, actions: secretStoreActions(access), resourceArns: [`arn:${Aws.PARTITION}:secretsmanager:${Aws.REGION}:${Aws.ACCOUNT_ID}:secret:${prefix}integrations/*`] });
+    Validations.of(this.role!).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${prefix}integrations/*]`,
+      reason: 'Provider credentials are one secret per integration, created at run time under wfm/<env>/integrations/<organizationId>/<integrationId>: the prefix is the narrowest resource that covers secrets not yet created.',
+    });
   }
 
   /**

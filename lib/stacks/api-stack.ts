@@ -171,6 +171,41 @@ export class ApiStack extends Stack {
     return { queue, deadLetters };
   }
 
+  /**
+   * Integration jobs: the integrations function queues a job message; the worker consumes the
+   * queue one message at a time (and queues a retry with its backoff as the message delay);
+   * the sweeper, every minute, sends again the messages of due jobs (lost, backed off, or whose
+   * run died). The worker reads export files (the payroll manifest it delivers).
+   */
+  private integrationsPipeline(api: AreaFunction, worker: AreaFunction, sweeper: AreaFunction, bucket: IBucket): { queue: Queue; deadLetters: Queue } {
+    const scope = Stack.of(api);
+    const deadLetters = new Queue(scope, 'IntegrationsDeadLetterQueue', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    acknowledgeGuard(deadLetters, 'sqsDlq');
+    const queue = new Queue(scope, 'IntegrationsQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: worker.timeout ? Duration.seconds(worker.timeout.toSeconds() * 6) : Duration.minutes(6),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: 5 },
+    });
+    for (const fn of [api, worker, sweeper]) {
+      fn.addEnvironment('INTEGRATIONS_QUEUE_URL', queue.queueUrl);
+      queue.grantSendMessages(fn);
+    }
+    new Rule(scope, 'IntegrationsSweeperSchedule', {
+      description: 'Re-queues due integration jobs (lost messages, ended backoffs, dead runs)',
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(sweeper, { retryAttempts: 0 })],
+    });
+    worker.addEnvironment('REPORTS_BUCKET', bucket.bucketName);
+    Grant.addToPrincipal({ grantee: worker, actions: ['s3:GetObject'], resourceArns: [bucket.arnForObjects('reports/*')] });
+    Validations.of(worker.role!).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::wfm-${this.apiEnvironment.toLowerCase()}-reports-<AWS::AccountId>-<AWS::Region>/reports/*]`,
+      reason: 'The payroll dispatch reads the export file of the manifest it delivers, under reports/<organizationId>/<manifestId>.',
+    });
+    worker.addEventSource(new SqsEventSource(queue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: REPORT_WORKER_CONCURRENCY }));
+    return { queue, deadLetters };
+  }
+
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
     this.apiEnvironment = props.apiEnvironment;
@@ -235,6 +270,11 @@ export class ApiStack extends Stack {
         ? this.reportsPipeline(functions.reports, functions['reports-worker'], functions['reports-sweeper'], Bucket.fromBucketName(this, 'ReportsBucket', props.reportsBucketName))
         : undefined;
     this.reportsQueue = pipeline?.queue;
+    const integrations =
+      functions.integrations && functions['integrations-worker'] && functions['integrations-sweeper']
+        ? this.integrationsPipeline(functions.integrations, functions['integrations-worker'], functions['integrations-sweeper'], Bucket.fromBucketName(this, 'IntegrationsReportsBucket', props.reportsBucketName))
+        : undefined;
+    const pipelines = [pipeline, integrations].filter((p) => p !== undefined);
 
     // One host for both: the public API forwards the SCIM paths to the SCIM RestApi.
     const scimPrefix = `${ORG_PREFIX}${SCIM_PREFIX}`;
@@ -275,8 +315,8 @@ export class ApiStack extends Stack {
       authorizer: functions.authorizer,
       functions,
       table: props.table,
-      queues: pipeline ? [pipeline.queue] : [],
-      deadLetterQueues: pipeline ? [pipeline.deadLetters] : [],
+      queues: pipelines.map((p) => p.queue),
+      deadLetterQueues: pipelines.map((p) => p.deadLetters),
       firewalls: [publicFirewall, scimFirewall],
       logRetention,
       logRemovalPolicy,

@@ -67,6 +67,7 @@ export function bindFunction(
   if (permissions.table.length > 0) fn.bindTable(props.table, permissions.table);
   if (permissions.cursorSecret) fn.bindCursorSecret(props.cursorSecret);
   if (permissions.restrictedDataKey) fn.bindRestrictedDataKey(props.restrictedDataKey, { decrypt: permissions.restrictedDataDecrypt });
+  if (permissions.integrationSecrets) fn.bindIntegrationSecrets(props.apiEnvironment, permissions.integrationSecrets);
   if (permissions.documentsBucket) {
     fn.bindBucketObjects(
       'DOCUMENTS_BUCKET',

@@ -23,5 +23,7 @@ export const AUDIT_ENTITY_TYPES: readonly [string, ...string[]] = [
   'quote',
   'invoice',
   'payment',
-  'message'
+  'message',
+  'integration',
+  'integration_job'
 ];

@@ -7,6 +7,7 @@ import { AUTHORIZER_CACHE_SECONDS } from '../authorizer/cache';
 import { handler as authorizerHandler } from '../authorizer/handler';
 import { AREAS } from '../registry';
 import { setLocalReportWorker } from '../reports/store-queue';
+import { FAKE_PAYROLL_PREFIX, fakePayroll } from './fake-payroll';
 import { PUBLIC_ROUTES, ROUTES, resourcePath, SCIM_PREFIX, ORG_PREFIX, type ApiName, type RouteSpec } from '../routes';
 import { PUBLIC_BASE_URL_VARIABLE } from '../shared/area';
 import { policyAllows, type PolicyDocument } from '../shared/auth/policy';
@@ -189,6 +190,9 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     }
 
     const body = await readBody(req);
+
+    // Stand-ins of outside systems, local only (never deployed): the fake payroll provider.
+    if (path === FAKE_PAYROLL_PREFIX || path.startsWith(`${FAKE_PAYROLL_PREFIX}/`)) return fakePayroll.handle(req, res, path, body);
 
     // The public routes (the API reference): no authorizer, no usage plan, as the stack deploys them.
     const publicRoutes = publicByPath.get(path);

@@ -4,6 +4,7 @@ import { createDb } from '../shared/ddb/client';
 import { PER_KEY_THROTTLE } from '../shared/auth/usage';
 import { ENV } from '../shared/config';
 import { BUCKET_ENV, S3_ENDPOINT_ENV } from '../shared/aws/s3';
+import { LOCAL_SECRET_STORE_DIR_ENV } from '../shared/aws/secrets';
 import { startDynamoDbLocal, ensureTable, localClient, type DynamoDbLocal } from './dynamodb';
 import { LOCAL_DOCUMENTS_BUCKET, LOCAL_REPORTS_BUCKET, startS3Local, type S3Local } from './s3';
 import type { LocalGateway } from './gateway';
@@ -71,6 +72,10 @@ async function main(): Promise<void> {
   process.env[ENV.RESTRICTED_DATA_LOCAL_KEY] = secrets.restrictedDataKey;
   // The report worker (SQS + Lambda in AWS) runs locally in-process; its files go to the local bucket.
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  // Provider credentials (Secrets Manager in AWS) go to files under .local/secret-store (0600);
+  // provider URLs may be http://127.0.0.1 here, where the fake payroll provider answers.
+  process.env[LOCAL_SECRET_STORE_DIR_ENV] = join(LOCAL_DIR, 'secret-store');
+  process.env.INTEGRATIONS_ALLOW_LOOPBACK_HTTP = 'true';
   process.env.POWERTOOLS_SERVICE_NAME ??= 'wfm-local';
 
   // Operator commands (npm run keys / orgs) find the running local table here.
@@ -96,14 +101,17 @@ async function main(): Promise<void> {
   // The reports sweeper, as the EventBridge rule runs it in AWS: once a minute, re-queues
   // export jobs still QUEUED after 2 minutes (their message was lost).
   const { handler: sweepReports } = await import('../reports/handler-sweeper');
+  const { handler: sweepIntegrations } = await import('../integrations/handler-sweeper');
   sweeper = setInterval(() => {
     sweepReports().catch((error: unknown) => log(`reports sweeper failed: ${(error as Error).message}`));
+    sweepIntegrations().catch((error: unknown) => log(`integrations sweeper failed: ${(error as Error).message}`));
   }, 60_000);
   sweeper.unref();
   step(`gateway listening at ${gateway.url}`);
   const baseUrl = `${gateway.url}/v1/organizations/${demo.organizationId}`;
   writeFileSync(join(LOCAL_DIR, 'demo.json'), `${JSON.stringify({ baseUrl, ...demo }, null, 2)}\n`, { mode: 0o600 });
   log(`demo data and keys in .local/demo.json; try: curl -i ${baseUrl}/timesheets -H "Authorization: Bearer $(node -p "require('./.local/demo.json').keys.admin")"`);
+  log(`fake payroll provider at ${gateway.url}/_fake/payroll (what it received: GET ${gateway.url}/_fake/payroll/deliveries)`);
   log(`ready after ${seconds(performance.now() - started)}`);
   // Exactly this line: tests and scripts wait for it.
   console.log(`ready ${gateway.url}`);

@@ -191,7 +191,7 @@ async function generateOnce(ports: WorkerPorts, job: ReportJob, runId: string): 
       runId,
       progress: { processedEmployees: employeeIds.length, totalEmployees: employeeIds.length },
       ...(job.kind === 'PAYROLL_DISPATCH'
-        ? { outbox: { id: ports.newId(), organizationId: org, manifestId: manifest.id, destination: 'PAYROLL_PROVIDER', status: 'PENDING', replacesManifestId: job.replacesManifestId, createdAt: now } }
+        ? { outbox: { id: ports.newId(), organizationId: org, manifestId: manifest.id, destination: 'PAYROLL_PROVIDER', status: 'PENDING', replacesManifestId: job.replacesManifestId, createdAt: now, sentAt: null, dispatchJobId: null } }
         : {}),
       audit: auditEntry({
         id: ports.newId(),

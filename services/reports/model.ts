@@ -129,6 +129,9 @@ export const outboxRecordSchema = z
     status: z.enum(['PENDING', 'SENT']),
     replacesManifestId: z.string().nullable(),
     createdAt: z.string(),
+    /** Set by the integrations area when its dispatch job delivered the manifest (status SENT). */
+    sentAt: z.string().nullable().default(null),
+    dispatchJobId: z.string().nullable().default(null),
   })
   .readonly();
 export type OutboxRecord = z.output<typeof outboxRecordSchema>;

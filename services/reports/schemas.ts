@@ -87,9 +87,11 @@ export const outboxResponseSchema = z
     id: z.uuid(),
     manifestId: z.uuid(),
     destination: z.literal('PAYROLL_PROVIDER'),
-    status: z.enum(['PENDING', 'SENT']),
+    status: z.enum(['PENDING', 'SENT']).meta({ description: 'SENT once the payroll integration job delivered it (exactly once).' }),
     replacesManifestId: z.uuid().nullable(),
     createdAt: utc(),
+    sentAt: utc().nullable(),
+    dispatchJobId: z.uuid().nullable().meta({ description: 'The integration job that delivered it.' }),
   })
   .meta({ id: 'PayrollOutboxRecord' });
 
@@ -150,6 +152,8 @@ export const outboxResponse = (r: OutboxRecord): z.infer<typeof outboxResponseSc
   status: r.status,
   replacesManifestId: r.replacesManifestId,
   createdAt: r.createdAt,
+  sentAt: r.sentAt,
+  dispatchJobId: r.dispatchJobId,
 });
 
 export const fileDownloadResponse = (m: Manifest, download: z.infer<ReturnType<typeof presignedRequest>>): z.infer<typeof fileDownloadResponseSchema> => ({

@@ -241,3 +241,46 @@ export async function planStaleness(db: Db, fence: ExportFence, before: TimeEntr
     items: [fenceCheck, ...marks],
   };
 }
+
+// ---- the payroll outbox as the integrations area's dispatch job uses it (public.ts)
+
+export const OUTBOX_LABEL = 'outbox';
+export const MANIFEST_CURRENT_LABEL = 'manifestCurrent';
+
+export async function getOutboxRecord(db: Db, org: string, id: string): Promise<OutboxRecord | undefined> {
+  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: reportKeys.outbox(org, id), ConsistentRead: true }));
+  return out.Item ? outboxFromItem(out.Item) : undefined;
+}
+
+/** Holds only while the outbox record is still PENDING (not yet sent). */
+export const outboxPendingCheck = (org: string, id: string): TxItem => ({
+  label: OUTBOX_LABEL,
+  op: { ConditionCheck: { Key: reportKeys.outbox(org, id), ConditionExpression: '#status = :pending', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':pending': 'PENDING' } } },
+});
+
+/** Holds only while the manifest is published and no change made it stale. */
+export const manifestCurrentCheck = (org: string, manifestId: string): TxItem => ({
+  label: MANIFEST_CURRENT_LABEL,
+  op: {
+    ConditionCheck: {
+      Key: reportKeys.manifest(org, manifestId),
+      ConditionExpression: '#status = :published AND attribute_not_exists(stale)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':published': 'PUBLISHED' },
+    },
+  },
+});
+
+/** PENDING -> SENT with the job that delivered it, inside that job's success transaction. */
+export const outboxSentItem = (org: string, id: string, sent: { readonly jobId: string; readonly at: string }): TxItem => ({
+  label: OUTBOX_LABEL,
+  op: {
+    Update: {
+      Key: reportKeys.outbox(org, id),
+      UpdateExpression: 'SET #status = :sent, sentAt = :at, dispatchJobId = :job',
+      ConditionExpression: '#status = :pending',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':sent': 'SENT', ':pending': 'PENDING', ':at': sent.at, ':job': sent.jobId },
+    },
+  },
+});

@@ -43,6 +43,13 @@ export interface FunctionPermissions {
    * @default - no access to the documents bucket
    */
   readonly documentsBucket?: readonly ObjectGrant[];
+  /**
+   * Provider credentials in the secret store (services/shared/aws/secrets.ts): `read` is
+   * `secretsmanager:GetSecretValue`, `write` is `PutSecretValue` and `CreateSecret`, both only
+   * on the secrets named `wfm/<env>/integrations/*` (SECRET_STORE_PREFIX).
+   * @default - no access to the secret store
+   */
+  readonly integrationSecrets?: readonly ('read' | 'write')[];
 }
 
 /** Everything a request/response area usually needs on the table: reads, and conditional transactions. */

@@ -44,8 +44,11 @@ describe('alarms', () => {
   });
 
   it('alarm on dead letters and on messages waiting longer than three worker timeouts', () => {
-    expect(byMetric('AWS/SQS', 'ApproximateNumberOfMessagesVisible')).toEqual([expect.objectContaining({ Statistic: 'Maximum', Threshold: T.deadLetterMessages })]);
-    expect(byMetric('AWS/SQS', 'ApproximateAgeOfOldestMessage')).toEqual([expect.objectContaining({ Statistic: 'Maximum', Threshold: T.oldestMessageAgeSeconds })]);
+    // One of each per queue: the reports queue and the integrations queue.
+    const deadLetters = expect.objectContaining({ Statistic: 'Maximum', Threshold: T.deadLetterMessages });
+    const oldest = expect.objectContaining({ Statistic: 'Maximum', Threshold: T.oldestMessageAgeSeconds });
+    expect(byMetric('AWS/SQS', 'ApproximateNumberOfMessagesVisible')).toEqual([deadLetters, deadLetters]);
+    expect(byMetric('AWS/SQS', 'ApproximateAgeOfOldestMessage')).toEqual([oldest, oldest]);
   });
 
   it('alarm on requests each WebACL blocks', () => {

@@ -27,12 +27,12 @@ describe('reports pipeline', () => {
 
   it('queues jobs on an encrypted, TLS-only queue with a dead-letter queue after 3 deliveries', () => {
     const queues = resourcesOf(built.apiTemplate, 'AWS::SQS::Queue');
-    const main = Object.values(queues).find((q) => q.Properties?.RedrivePolicy);
+    const main = Object.entries(queues).find(([id, q]) => id.includes('ReportsQueue') && q.Properties?.RedrivePolicy)?.[1];
     // Six times the worker's 300 s timeout, as AWS recommends for Lambda event sources.
     expect(main?.Properties).toMatchObject({ SqsManagedSseEnabled: true, VisibilityTimeout: 1800, RedrivePolicy: { maxReceiveCount: 3 } });
     const dlqId = logicalIdOf(main?.Properties?.RedrivePolicy.deadLetterTargetArn);
     expect(queues[dlqId!].Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 1_209_600 });
-    expect(Object.keys(resourcesOf(built.apiTemplate, 'AWS::SQS::QueuePolicy'))).toHaveLength(2);
+    expect(Object.keys(resourcesOf(built.apiTemplate, 'AWS::SQS::QueuePolicy')).filter((id) => id.includes('.Reports'))).toHaveLength(2);
   });
 
   it('runs the worker from the queue one message at a time, reporting partial failures', () => {
@@ -45,7 +45,9 @@ describe('reports pipeline', () => {
   });
 
   it('lets the reports function and the sweeper send to the queue and the worker consume it, and no one else', () => {
-    const policies = Object.values(resourcesOf(built.apiTemplate, 'AWS::IAM::Policy')).map((p) => JSON.stringify(p.Properties));
+    const policies = Object.values(resourcesOf(built.apiTemplate, 'AWS::IAM::Policy'))
+      .map((p) => JSON.stringify(p.Properties))
+      .filter((p) => p.includes('ReportsQueue'));
     const sending = policies.filter((p) => p.includes('sqs:SendMessage'));
     const receiving = policies.filter((p) => p.includes('sqs:ReceiveMessage'));
     expect(sending).toHaveLength(2);
@@ -81,5 +83,32 @@ describe('reports pipeline', () => {
 
   it('never passes file bytes through the gateway: downloads are presigned S3 GETs (issue 12, item 1)', () => {
     for (const api of Object.values(resourcesOf(built.apiTemplate, 'AWS::ApiGateway::RestApi'))) expect(api.Properties?.BinaryMediaTypes).toBeUndefined();
+  });
+});
+
+describe('integrations pipeline', () => {
+  it('feeds the integrations worker from its own encrypted queue with a dead-letter queue, swept every minute', () => {
+    const queues = resourcesOf(built.apiTemplate, 'AWS::SQS::Queue');
+    const main = Object.entries(queues).find(([id]) => id.includes('IntegrationsQueue'))?.[1];
+    expect(main?.Properties).toMatchObject({ SqsManagedSseEnabled: true, VisibilityTimeout: 360, RedrivePolicy: { maxReceiveCount: 5 } });
+    const policies = Object.values(resourcesOf(built.apiTemplate, 'AWS::IAM::Policy'))
+      .map((p) => JSON.stringify(p.Properties))
+      .filter((p) => p.includes('IntegrationsQueue'));
+    const sending = policies.filter((p) => p.includes('sqs:SendMessage'));
+    expect(sending).toHaveLength(3);
+    for (const role of ['IntegrationsFunctionRole', 'IntegrationsWorkerFunctionRole', 'IntegrationsSweeperFunctionRole']) expect(sending.find((p) => p.includes(role))).toBeDefined();
+    const receiving = policies.filter((p) => p.includes('sqs:ReceiveMessage'));
+    expect(receiving).toHaveLength(1);
+    expect(receiving[0]).toContain('IntegrationsWorkerFunctionRole');
+    const rules = Object.values(resourcesOf(built.apiTemplate, 'AWS::Events::Rule'));
+    expect(rules.some((r) => JSON.stringify(r.Properties?.Targets).includes('IntegrationsSweeperFunction'))).toBe(true);
+  });
+
+  it('keeps provider credentials under wfm/<env>/integrations/ in Secrets Manager: the API writes, the worker reads', () => {
+    const policies = Object.values(resourcesOf(built.apiTemplate, 'AWS::IAM::Policy')).map((p) => JSON.stringify(p.Properties));
+    const secretStore = policies.filter((p) => p.includes(':secret:wfm/test/integrations/*'));
+    expect(secretStore).toHaveLength(2);
+    expect(secretStore.find((p) => p.includes('IntegrationsFunctionRole'))).toMatch(/secretsmanager:CreateSecret.*secretsmanager:PutSecretValue/);
+    expect(secretStore.find((p) => p.includes('IntegrationsWorkerFunctionRole'))).toContain('secretsmanager:GetSecretValue');
   });
 });

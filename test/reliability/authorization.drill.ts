@@ -51,6 +51,7 @@ beforeAll(async () => {
     visitConfirmationId: PLANNING_IDS.otherVisit,
     documentId: DOCUMENT_IDS.other,
     messageId: MESSAGE_IDS.otherDraft,
+    provider: 'payroll',
   };
   // One key per route's scope set: every scope of the catalogue except the route's own.
   for (const route of ROUTES) {
@@ -93,6 +94,7 @@ const ownIds = (): Record<string, string> => ({
   visitConfirmationId: PLANNING_IDS.visits[0],
   documentId: DOCUMENT_IDS.welcome,
   messageId: MESSAGE_IDS.draft,
+  provider: 'payroll',
 });
 
 /** A body the route would accept from an authorized caller, so that only authorization decides. */

@@ -66,6 +66,8 @@ function realIds(name: string): string[] {
       return [MESSAGE_IDS.draft, MESSAGE_IDS.sent, MESSAGE_IDS.otherDraft];
     case 'documentId':
       return [DOCUMENT_IDS.welcome, DOCUMENT_IDS.other];
+    case 'provider':
+      return ['payroll', 'accounting', 'hr'];
     default:
       return ['00000000-0000-4000-8000-000000000000'];
   }

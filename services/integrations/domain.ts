@@ -1,0 +1,333 @@
+import { auditEntry, type AuditEntry } from '../audit/model';
+import type { Manifest, OutboxRecord } from '../reports/public';
+import type { Actor } from '../shared/domain/actor';
+import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
+import { SUPPORTED_JOB_KINDS, type Integration, type IntegrationJob, type IntegrationStatus, type JobKind, type JobMessage, type Provider } from './model';
+import { PROBLEMS } from './problems';
+
+export type { Integration, IntegrationJob, JobKind, Provider } from './model';
+
+/**
+ * Integrations: the providers an organization connects (payroll, accounting, HR), the job
+ * kinds it approves for each, their credentials (kept in the secret store, never here), and
+ * the request of a job. Pure rules on ports: no SDK, no HTTP. The worker that runs jobs is
+ * domain-worker.ts.
+ */
+
+export const integrationEtag = (i: Pick<Integration, 'id' | 'version'>): string => entityEtag('integration', i.id, i.version);
+export const jobEtag = (j: Pick<IntegrationJob, 'id' | 'version'>): string => entityEtag('integration-job', j.id, j.version);
+
+/** How long the sweeper waits for a queued job's message before it sends it again. */
+export const STRANDED_AFTER_MS = 2 * 60_000;
+
+// ---- provider URLs (pure)
+
+const PRIVATE_IPV4 = [/^10\./, /^127\./, /^169\.254\./, /^192\.168\./, /^172\.(1[6-9]|2\d|3[01])\./, /^0\./, /^100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\./];
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
+
+/**
+ * Why a provider base URL may not be used, or undefined when it may: egress is HTTPS only, to
+ * a named host (no IP literal of a private, loopback or link-local range, no user info, no
+ * query or fragment). `allowLoopbackHttp` (the local runtime only) also accepts
+ * http://127.0.0.1 and http://localhost, where the fake payroll provider answers.
+ */
+export function providerUrlProblem(value: string, allowLoopbackHttp: boolean): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'baseUrl must be an absolute https URL such as https://payroll.example.com/api.';
+  }
+  const loopback = LOOPBACK_HOSTS.includes(url.hostname);
+  if (allowLoopbackHttp && loopback && (url.protocol === 'http:' || url.protocol === 'https:')) return url.username || url.password || url.search || url.hash ? 'baseUrl must not carry user info, a query or a fragment.' : undefined;
+  if (url.protocol !== 'https:') return 'baseUrl must use https: the API sends provider traffic over TLS only.';
+  if (url.username || url.password || url.search || url.hash) return 'baseUrl must not carry user info, a query or a fragment.';
+  if (loopback || url.hostname.startsWith('[') || PRIVATE_IPV4.some((r) => r.test(url.hostname))) return 'baseUrl must name a public host, not a loopback, private or link-local address.';
+  return undefined;
+}
+
+/** The base URL without a trailing slash: paths are appended to it. */
+export const normalizedBaseUrl = (value: string): string => value.replace(/\/+$/, '');
+
+function kindErrors(provider: Provider, kinds: readonly string[], pointer: string): FieldError[] {
+  const supported = SUPPORTED_JOB_KINDS[provider];
+  return kinds.flatMap((k, i) => (supported.includes(k as JobKind) ? [] : [{ pointer: `${pointer}/${i}`, detail: `A ${provider} integration supports the job kinds ${supported.join(', ')}; not ${k}.` }]));
+}
+
+// ---- ports
+
+export interface IntegrationChange {
+  readonly before?: Integration;
+  readonly after: Integration;
+  readonly audit: AuditEntry;
+}
+
+/** The one live dispatch job of an outbox record; RELEASED when it failed, DONE when it sent. */
+export interface DispatchClaim {
+  readonly outboxRecordId: string;
+  readonly jobId: string;
+  readonly state: 'ACTIVE' | 'RELEASED' | 'DONE';
+}
+
+export interface NewJobChange {
+  readonly job: IntegrationJob;
+  /** The integration as read: the job is only queued while it is unchanged. */
+  readonly integration: Integration;
+  /** PAYROLL_DISPATCH: the claim replaces `releasedClaim` (or none), and the outbox and manifest must still be pending and current. */
+  readonly dispatch?: { readonly outboxRecordId: string; readonly manifestId: string; readonly releasedClaim?: DispatchClaim };
+  readonly audit: AuditEntry;
+}
+
+export interface IntegrationStore {
+  getIntegration(org: string, id: string): Promise<Integration | undefined>;
+  integrationOfProvider(org: string, provider: Provider): Promise<Integration | undefined>;
+  /** Stages a new integration (with its provider guard) or its next version. */
+  saveIntegration(change: IntegrationChange): void;
+  getOutboxRecord(org: string, id: string): Promise<OutboxRecord | undefined>;
+  getManifest(org: string, id: string): Promise<Manifest | undefined>;
+  dispatchClaim(org: string, outboxRecordId: string): Promise<DispatchClaim | undefined>;
+  /** Stages the QUEUED job (due), its claim and conditions, and the audit entry. */
+  saveNewJob(change: NewJobChange): void;
+  /** Sends the job's message once the unit of work committed. */
+  queueAfterCommit(message: JobMessage): void;
+}
+
+/** Where credentials go: the secret store, by the integration's secret name. */
+export interface CredentialStore {
+  putCredentials(integration: Pick<Integration, 'organizationId' | 'id'>, credentials: ProviderCredentials): Promise<void>;
+}
+
+export interface IntegrationPorts {
+  readonly store: IntegrationStore;
+  readonly credentials: CredentialStore;
+  readonly now: () => Date;
+  readonly newId: () => string;
+  /** The local runtime accepts http://127.0.0.1 provider URLs (the fake payroll provider). */
+  readonly allowLoopbackHttp: boolean;
+}
+
+/** What a provider needs to accept our calls: a bearer token. */
+export interface ProviderCredentials {
+  readonly token: string;
+}
+
+// ---- integrations
+
+export interface CreateIntegrationInput {
+  readonly provider: Provider;
+  readonly displayName: string;
+  readonly baseUrl: string;
+  readonly approvedJobKinds: readonly JobKind[];
+  readonly credentials?: ProviderCredentials;
+}
+
+/** The audit snapshot of an integration: never its URL's secrets (it has none) and never credentials. */
+const snapshot = (i: Integration) => ({ provider: i.provider, status: i.status, approvedJobKinds: i.approvedJobKinds.join(','), credentialsSet: i.credentialsSet });
+
+function checkUrl(ports: IntegrationPorts, url: string): string {
+  const problem = providerUrlProblem(url, ports.allowLoopbackHttp);
+  if (problem) throw new ValidationError([{ pointer: '/baseUrl', detail: problem }]);
+  return normalizedBaseUrl(url);
+}
+
+/**
+ * Connects a provider. 1. The job kinds must be ones the provider supports, the URL an
+ * allowed egress. 2. One integration per provider (409 INTEGRATION_EXISTS; the provider
+ * guard decides between two concurrent requests). 3. Credentials, when given, go to the
+ * secret store first; the integration records only that they are set, and when. 4. Stage
+ * the integration, its guard and the audit entry (no credential, no URL).
+ */
+export async function createIntegration(ports: IntegrationPorts, actor: Actor, input: CreateIntegrationInput): Promise<Integration> {
+  const org = actor.principal.organizationId;
+  const errors = kindErrors(input.provider, input.approvedJobKinds, '/approvedJobKinds');
+  if (errors.length > 0) throw new ValidationError(errors);
+  const baseUrl = checkUrl(ports, input.baseUrl);
+  const existing = await ports.store.integrationOfProvider(org, input.provider);
+  if (existing) throw integrationExists(existing);
+  const now = ports.now().toISOString();
+  const id = ports.newId();
+  if (input.credentials) await ports.credentials.putCredentials({ organizationId: org, id }, input.credentials);
+  const integration: Integration = {
+    id,
+    organizationId: org,
+    provider: input.provider,
+    displayName: input.displayName,
+    baseUrl,
+    approvedJobKinds: [...new Set(input.approvedJobKinds)],
+    status: 'ACTIVE',
+    credentialsSet: input.credentials !== undefined,
+    credentialsUpdatedAt: input.credentials ? now : null,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  ports.store.saveIntegration({
+    after: integration,
+    audit: auditEntry({ id: ports.newId(), actor, occurredAt: now, action: 'integration.created', entity: { type: 'integration', id }, after: snapshot(integration) }),
+  });
+  return integration;
+}
+
+export const integrationExists = (existing: Pick<Integration, 'id' | 'provider'>): AppError =>
+  new AppError(PROBLEMS.INTEGRATION_EXISTS, `A ${existing.provider} integration is already connected (${existing.id}); change it with PATCH.`, { extensions: { integrationId: existing.id } });
+
+export interface UpdateIntegrationInput {
+  readonly displayName?: string;
+  readonly baseUrl?: string;
+  readonly approvedJobKinds?: readonly JobKind[];
+  readonly status?: IntegrationStatus;
+}
+
+async function current(ports: IntegrationPorts, org: string, id: string, ifMatch: string): Promise<Integration> {
+  const found = await ports.store.getIntegration(org, id);
+  if (!found) throw new NotFoundError(`Integration ${id}`);
+  assertEtag(ifMatch, integrationEtag(found));
+  return found;
+}
+
+/** Changes name, URL, approved kinds or status (ACTIVE / DISABLED: nothing is deleted). No change: no write, same ETag. */
+export async function updateIntegration(ports: IntegrationPorts, actor: Actor, id: string, ifMatch: string, input: UpdateIntegrationInput): Promise<Integration> {
+  const before = await current(ports, actor.principal.organizationId, id, ifMatch);
+  const errors = input.approvedJobKinds ? kindErrors(before.provider, input.approvedJobKinds, '/approvedJobKinds') : [];
+  if (errors.length > 0) throw new ValidationError(errors);
+  const baseUrl = input.baseUrl !== undefined ? checkUrl(ports, input.baseUrl) : before.baseUrl;
+  const next = {
+    displayName: input.displayName ?? before.displayName,
+    baseUrl,
+    approvedJobKinds: input.approvedJobKinds ? [...new Set(input.approvedJobKinds)] : before.approvedJobKinds,
+    status: input.status ?? before.status,
+  };
+  const changed = (Object.keys(next) as (keyof typeof next)[]).filter((k) => JSON.stringify(next[k]) !== JSON.stringify(before[k]));
+  if (changed.length === 0) return before;
+  const now = ports.now().toISOString();
+  const after: Integration = { ...before, ...next, version: before.version + 1, updatedAt: now };
+  ports.store.saveIntegration({
+    before,
+    after,
+    audit: auditEntry({ id: ports.newId(), actor, occurredAt: now, action: 'integration.updated', entity: { type: 'integration', id }, changedAttributes: changed, before: snapshot(before), after: snapshot(after) }),
+  });
+  return after;
+}
+
+/**
+ * Sets (or replaces) the credentials: written to the secret store first, then the
+ * integration's `credentialsSet` and `credentialsUpdatedAt` move on with an audit entry that
+ * names the attribute, never the value.
+ */
+export async function setCredentials(ports: IntegrationPorts, actor: Actor, provider: Provider, ifMatch: string, credentials: ProviderCredentials): Promise<Integration> {
+  const found = await ports.store.integrationOfProvider(actor.principal.organizationId, provider);
+  if (!found) throw new NotFoundError(`A ${provider} integration`);
+  const before = await current(ports, actor.principal.organizationId, found.id, ifMatch);
+  const id = before.id;
+  await ports.credentials.putCredentials(before, credentials);
+  const now = ports.now().toISOString();
+  const after: Integration = { ...before, credentialsSet: true, credentialsUpdatedAt: now, version: before.version + 1, updatedAt: now };
+  ports.store.saveIntegration({
+    before,
+    after,
+    audit: auditEntry({ id: ports.newId(), actor, occurredAt: now, action: 'integration.credentials_set', entity: { type: 'integration', id }, changedAttributes: ['credentials'] }),
+  });
+  return after;
+}
+
+// ---- requesting a job
+
+export interface JobRequest {
+  readonly kind: JobKind;
+  readonly outboxRecordId?: string;
+}
+
+/**
+ * Requests a job of the provider's integration. Input: provider, kind (and for a payroll
+ * dispatch the outbox record); output: the QUEUED job (the worker does the rest).
+ * 1. The provider's integration exists (404), the kind is one it approved (422), it is
+ *    ACTIVE (409 INTEGRATION_DISABLED) and has credentials (409 INTEGRATION_CREDENTIALS_MISSING).
+ * 2. PAYROLL_DISPATCH: the outbox record exists (422), is PENDING (409 OUTBOX_RECORD_SENT), its
+ *    manifest is current (409 EXPORT_MANIFEST_STALE: a stale manifest is never sent; the
+ *    replacement flow creates a new record), and no other job is dispatching it (409
+ *    OUTBOX_RECORD_IN_DISPATCH).
+ * 3. Stage the job (QUEUED, due), the dispatch claim, the conditions that keep 1-2 true at
+ *    commit, and the audit entry; after the commit, send its message.
+ */
+export async function requestJob(ports: IntegrationPorts, actor: Actor, provider: Provider, req: JobRequest): Promise<IntegrationJob> {
+  const org = actor.principal.organizationId;
+  const integration = await ports.store.integrationOfProvider(org, provider);
+  if (!integration) throw new NotFoundError(`A ${provider} integration`);
+  if (!integration.approvedJobKinds.includes(req.kind)) {
+    const approved = integration.approvedJobKinds.length > 0 ? integration.approvedJobKinds.join(', ') : 'none';
+    throw new ValidationError([{ pointer: '/kind', detail: `${req.kind} is not an approved job kind of the ${provider} integration (approved: ${approved}).` }]);
+  }
+  if (integration.status !== 'ACTIVE') throw new AppError(PROBLEMS.INTEGRATION_DISABLED, `The ${provider} integration is disabled; enable it with PATCH (status ACTIVE) first.`);
+  if (!integration.credentialsSet) throw new AppError(PROBLEMS.INTEGRATION_CREDENTIALS_MISSING, `Set the ${provider} integration's credentials (PUT /integrations/providers/${provider}/credentials) first.`);
+  const dispatch = req.kind === 'PAYROLL_DISPATCH' ? await dispatchTarget(ports, org, req) : undefined;
+  if (req.kind !== 'PAYROLL_DISPATCH' && req.outboxRecordId !== undefined) throw new ValidationError([{ pointer: '/outboxRecordId', detail: `${req.kind} takes no outboxRecordId.` }]);
+
+  const now = ports.now().toISOString();
+  const job: IntegrationJob = {
+    id: ports.newId(),
+    organizationId: org,
+    integrationId: integration.id,
+    provider,
+    kind: req.kind,
+    status: 'QUEUED',
+    progress: { step: 'WAITING', percent: 0 },
+    attempts: 0,
+    nextAttemptAt: now,
+    error: null,
+    outboxRecordId: dispatch?.outboxRecordId ?? null,
+    manifestId: dispatch?.manifestId ?? null,
+    deliveryId: dispatch ? dispatch.outboxRecordId : null,
+    delivering: false,
+    deliveredAt: null,
+    requestedBy: { keyId: actor.principal.keyId, label: actor.principal.keyLabel },
+    requestId: actor.requestId,
+    runId: null,
+    runningSince: null,
+    finishedAt: null,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
+  ports.store.saveNewJob({
+    job,
+    integration,
+    ...(dispatch ? { dispatch } : {}),
+    audit: auditEntry({
+      id: ports.newId(),
+      actor,
+      occurredAt: now,
+      action: 'integration_job.requested',
+      entity: { type: 'integration_job', id: job.id },
+      references: { integrationId: integration.id, provider, kind: req.kind, ...(dispatch ? { outboxRecordId: dispatch.outboxRecordId, manifestId: dispatch.manifestId } : {}) },
+    }),
+  });
+  ports.store.queueAfterCommit({ organizationId: org, jobId: job.id });
+  return job;
+}
+
+async function dispatchTarget(ports: IntegrationPorts, org: string, req: JobRequest): Promise<NonNullable<NewJobChange['dispatch']>> {
+  if (!req.outboxRecordId) throw new ValidationError([{ pointer: '/outboxRecordId', detail: 'A PAYROLL_DISPATCH names the payroll outbox record to send (GET /reports/outbox).' }]);
+  const record = await ports.store.getOutboxRecord(org, req.outboxRecordId);
+  if (!record) throw new ValidationError([{ pointer: '/outboxRecordId', detail: `Payroll outbox record ${req.outboxRecordId} does not exist in this organization.` }]);
+  if (record.status === 'SENT') {
+    throw new AppError(PROBLEMS.OUTBOX_RECORD_SENT, `Payroll outbox record ${record.id} was sent${record.dispatchJobId ? ` by job ${record.dispatchJobId}` : ''}; payroll is never resent.`, {
+      extensions: { dispatchJobId: record.dispatchJobId },
+    });
+  }
+  const manifest = await ports.store.getManifest(org, record.manifestId);
+  if (!manifest || manifest.status !== 'PUBLISHED') throw new ValidationError([{ pointer: '/outboxRecordId', detail: `The manifest of outbox record ${record.id} is not published.` }]);
+  if (manifest.stale) throw manifestStale(manifest.id);
+  const claim = await ports.store.dispatchClaim(org, record.id);
+  if (claim && claim.state !== 'RELEASED') {
+    throw new AppError(PROBLEMS.OUTBOX_RECORD_IN_DISPATCH, `Job ${claim.jobId} is dispatching payroll outbox record ${record.id}; follow it at GET /integrations/jobs/${claim.jobId}.`, { extensions: { jobId: claim.jobId } });
+  }
+  return { outboxRecordId: record.id, manifestId: manifest.id, ...(claim ? { releasedClaim: claim } : {}) };
+}
+
+export const manifestStale = (manifestId: string): AppError =>
+  new AppError(
+    PROBLEMS.EXPORT_MANIFEST_STALE,
+    `Export manifest ${manifestId} is stale: entries it contains changed after it was generated, and payroll is never resent by itself. Request a replacement (POST /reports/generation-jobs with kind PAYROLL_DISPATCH and replacesManifestId), then dispatch the new outbox record.`,
+    { extensions: { manifestId } },
+  );

@@ -1,0 +1,84 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { CreateSecretCommand, GetSecretValueCommand, PutSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+
+/**
+ * The shared secret store: values a function must keep but never show (provider credentials).
+ * In AWS, AWS Secrets Manager, every name under the prefix the stack sets in
+ * SECRET_STORE_PREFIX (`wfm/<env>/`); the function's role may touch only names under it.
+ * Locally (`npm start`, tests), one JSON file per secret under LOCAL_SECRET_STORE_DIR
+ * (`.local/secret-store/` by default), written with mode 0600.
+ *
+ * Values never reach a log line, an error message or an audit entry: callers get them back
+ * only from `get`, and errors name the secret, never its value.
+ */
+export const SECRET_STORE_PREFIX_ENV = 'SECRET_STORE_PREFIX';
+export const LOCAL_SECRET_STORE_DIR_ENV = 'LOCAL_SECRET_STORE_DIR';
+
+export interface SecretStore {
+  /** Creates or replaces the value of `name` (a path of lower-case words and ids, e.g. `integrations/<org>/<id>`). */
+  put(name: string, value: string): Promise<void>;
+  /** The current value, or undefined when none was stored. */
+  get(name: string): Promise<string | undefined>;
+}
+
+const NAME = /^[a-z0-9][a-z0-9/-]{0,400}$/;
+
+function checkedName(name: string): string {
+  if (!NAME.test(name) || name.includes('..') || name.includes('//')) throw new Error('A secret name is lower-case words, digits, "-" and "/".');
+  return name;
+}
+
+let client: SecretsManagerClient | undefined;
+
+/** Secrets Manager, every name under `prefix`. */
+export function secretsManagerStore(prefix: string): SecretStore {
+  const id = (name: string) => `${prefix}${checkedName(name)}`;
+  const sm = () => (client ??= new SecretsManagerClient({}));
+  return {
+    async put(name, value) {
+      try {
+        await sm().send(new PutSecretValueCommand({ SecretId: id(name), SecretString: value }));
+      } catch (error) {
+        if (!(error instanceof ResourceNotFoundException)) throw error;
+        await sm().send(new CreateSecretCommand({ Name: id(name), SecretString: value, Description: 'Provider credentials of a WFM integration' }));
+      }
+    },
+    async get(name) {
+      try {
+        const out = await sm().send(new GetSecretValueCommand({ SecretId: id(name) }));
+        return out.SecretString;
+      } catch (error) {
+        if (error instanceof ResourceNotFoundException) return undefined;
+        throw error;
+      }
+    },
+  };
+}
+
+/** One file per secret under `dir` (0600, written through a temporary file); the local stand-in for Secrets Manager. */
+export function fileSecretStore(dir: string): SecretStore {
+  const file = (name: string) => join(dir, `${checkedName(name)}.json`);
+  return {
+    async put(name, value) {
+      const path = file(name);
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      const temporary = `${path}.tmp`;
+      writeFileSync(temporary, `${JSON.stringify({ value })}\n`, { mode: 0o600 });
+      chmodSync(temporary, 0o600);
+      renameSync(temporary, path);
+    },
+    async get(name) {
+      const path = file(name);
+      if (!existsSync(path)) return undefined;
+      return (JSON.parse(readFileSync(path, 'utf8')) as { value: string }).value;
+    },
+  };
+}
+
+/** The secret store of this environment: Secrets Manager when SECRET_STORE_PREFIX is set, else the local folder. */
+export function secretStore(): SecretStore {
+  const prefix = process.env[SECRET_STORE_PREFIX_ENV];
+  if (prefix) return secretsManagerStore(prefix);
+  return fileSecretStore(resolve(process.cwd(), process.env[LOCAL_SECRET_STORE_DIR_ENV] ?? '.local/secret-store'));
+}
