@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { ApiEnvironment } from '../shared/config';
-import { conditionFailed, type Db } from '../shared/ddb/client';
+import { conditionalUpdate, conditionFailed, type Db } from '../shared/ddb/client';
 import { collectAll, type PageProgress } from '../shared/ddb/read';
 
 /** An issued API key. Only the hash of its secret is ever stored. */
@@ -117,19 +117,10 @@ export const useIsDue = (lastUsedAt: string | undefined, now: Date): boolean => 
  * however many authorizer instances race.
  */
 export async function recordKeyUse(db: Db, keyId: string, at: Date, route: string): Promise<boolean> {
-  try {
-    await db.doc.send(
-      new UpdateCommand({
-        TableName: db.tableName,
-        Key: keys.apiKey(keyId),
-        UpdateExpression: 'SET lastUsedAt = :at, lastRoute = :route',
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt <= :due)',
-        ExpressionAttributeValues: { ':at': at.toISOString(), ':route': route, ':due': dueBefore(at) },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (conditionFailed(error)) return false;
-    throw error;
-  }
+  return conditionalUpdate(db, {
+      Key: keys.apiKey(keyId),
+      UpdateExpression: 'SET lastUsedAt = :at, lastRoute = :route',
+      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt <= :due)',
+      ExpressionAttributeValues: { ':at': at.toISOString(), ':route': route, ':due': dueBefore(at) },
+  });
 }

@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionFailed, type Db } from '../shared/ddb/client';
+import { conditionalUpdate, conditionFailed, type Db } from '../shared/ddb/client';
 import { newestFirstPage } from '../shared/ddb/paging';
 import type { TxItem } from '../shared/ddb/transaction';
 import { RunLostError } from './domain-worker';
@@ -43,15 +43,7 @@ function jobUpdate(job: Pick<IntegrationJob, 'organizationId' | 'id'>, set: Reco
 const HELD = '#status = :running AND runId = :run';
 const heldValues = (job: IntegrationJob) => ({ ':running': 'RUNNING', ':run': job.runId });
 
-async function send(db: Db, update: Update): Promise<boolean> {
-  try {
-    await db.doc.send(new UpdateCommand({ TableName: db.tableName, ...update }));
-    return true;
-  } catch (error) {
-    if (conditionFailed(error)) return false;
-    throw error;
-  }
-}
+const send = conditionalUpdate;
 
 /** Due QUEUED, or RUNNING past its lease -> RUNNING for `runId`, one more attempt, due again at the end of the lease. */
 export async function takeJob(db: Db, job: IntegrationJob, runId: string, now: string, leaseBefore: string, leaseUntil: string): Promise<IntegrationJob | undefined> {
@@ -147,19 +139,10 @@ export async function dueJobs(db: Db, before: string, limit: number): Promise<{ 
 }
 
 export async function markRequeued(db: Db, message: JobMessage, dueKey: string, nextDue: string): Promise<boolean> {
-  try {
-    await db.doc.send(
-      new UpdateCommand({
-        TableName: db.tableName,
-        Key: integrationKeys.job(message.organizationId, message.jobId),
-        UpdateExpression: 'SET GSI2SK = :next',
-        ConditionExpression: 'GSI2SK = :seen',
-        ExpressionAttributeValues: { ':next': integrationKeys.due(nextDue, message.organizationId, message.jobId).GSI2SK, ':seen': dueKey },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (conditionFailed(error)) return false;
-    throw error;
-  }
+  return conditionalUpdate(db, {
+      Key: integrationKeys.job(message.organizationId, message.jobId),
+      UpdateExpression: 'SET GSI2SK = :next',
+      ConditionExpression: 'GSI2SK = :seen',
+      ExpressionAttributeValues: { ':next': integrationKeys.due(nextDue, message.organizationId, message.jobId).GSI2SK, ':seen': dueKey },
+  });
 }

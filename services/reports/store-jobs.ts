@@ -1,5 +1,5 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { conditionFailed, type Db } from '../shared/ddb/client';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionalUpdate, type Db } from '../shared/ddb/client';
 import { collect } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import { jobFromItem, reportKeys, type JobMessage, type ReportJob } from './model';
@@ -32,15 +32,7 @@ function jobUpdate(job: Pick<ReportJob, 'organizationId' | 'id'>, set: Record<st
 
 const HELD_BY_RUN = '#status = :running AND runId = :run';
 
-async function conditional(db: Db, update: ReturnType<typeof jobUpdate>): Promise<boolean> {
-  try {
-    await db.doc.send(new UpdateCommand({ TableName: db.tableName, ...update }));
-    return true;
-  } catch (error) {
-    if (conditionFailed(error)) return false;
-    throw error;
-  }
-}
+const conditional = conditionalUpdate;
 
 /** QUEUED, or RUNNING by a run older than the lease -> RUNNING for `runId`; the job leaves the due list. */
 export const takeJob = (db: Db, job: ReportJob, runId: string, now: string, leaseBefore: string): Promise<boolean> =>
@@ -88,20 +80,11 @@ export async function dueJobs(db: Db, before: string, limit: number): Promise<Jo
 
 /** Moves a still QUEUED job's due time to `now` (it is sent again one bound later if still queued). */
 export async function markRequeued(db: Db, message: JobMessage, now: string): Promise<boolean> {
-  try {
-    await db.doc.send(
-      new UpdateCommand({
-        TableName: db.tableName,
-        Key: reportKeys.job(message.organizationId, message.jobId),
-        UpdateExpression: 'SET GSI1SK = :due',
-        ConditionExpression: '#status = :queued AND attribute_exists(GSI1PK)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':due': reportKeys.due(now, message.organizationId, message.jobId).GSI1SK, ':queued': 'QUEUED' },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (conditionFailed(error)) return false;
-    throw error;
-  }
+  return conditionalUpdate(db, {
+      Key: reportKeys.job(message.organizationId, message.jobId),
+      UpdateExpression: 'SET GSI1SK = :due',
+      ConditionExpression: '#status = :queued AND attribute_exists(GSI1PK)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':due': reportKeys.due(now, message.organizationId, message.jobId).GSI1SK, ':queued': 'QUEUED' },
+  });
 }

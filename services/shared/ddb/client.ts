@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ENV, requiredEnv } from '../config';
 import { ServiceUnavailableError } from '../errors';
 import { traceClient } from '../observability';
@@ -67,6 +67,17 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
  * SDK copy fail `instanceof`). Transactions report theirs as TransactionCancelledError.
  */
 export const conditionFailed = (error: unknown): boolean => (error as { name?: unknown } | null)?.name === 'ConditionalCheckFailedException';
+
+/** One conditional UpdateItem: true when it applied, false when its condition did not hold. */
+export async function conditionalUpdate(db: Db, update: Omit<UpdateCommandInput, 'TableName'>): Promise<boolean> {
+  try {
+    await db.doc.send(new UpdateCommand({ TableName: db.tableName, ...update }));
+    return true;
+  } catch (error) {
+    if (conditionFailed(error)) return false;
+    throw error;
+  }
+}
 
 /**
  * Storage failures that a retry can fix (throttling after the SDK's own retries, 5xx, an
