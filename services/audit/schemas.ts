@@ -4,6 +4,13 @@ import { cursorParameter, pageSchema, utc } from '../shared/schemas/fields';
 import { uuid } from '../shared/time';
 import type { AuditEntry } from './model';
 
+/** `entityType` and `entityId` name one entity's trail together, or neither is given (422 at the one missing). */
+export function entityPairRule(q: { readonly entityType?: string; readonly entityId?: string }, ctx: z.RefinementCtx): void {
+  if ((q.entityType === undefined) !== (q.entityId === undefined)) {
+    ctx.addIssue({ code: 'custom', path: [q.entityType === undefined ? 'entityType' : 'entityId'], message: 'entityType and entityId go together.' });
+  }
+}
+
 /** Query of GET /audit: newest first; optionally the trail of one entity of the given types. */
 export const auditListQuery = (entityTypes: readonly [string, ...string[]]) =>
   z
@@ -14,11 +21,7 @@ export const auditListQuery = (entityTypes: readonly [string, ...string[]]) =>
       cursor: cursorParameter(),
     })
     .strict()
-    .superRefine((q, ctx) => {
-      if ((q.entityType === undefined) !== (q.entityId === undefined)) {
-        ctx.addIssue({ code: 'custom', path: [q.entityType === undefined ? 'entityType' : 'entityId'], message: 'entityType and entityId go together.' });
-      }
-    });
+    .superRefine(entityPairRule);
 
 const scalar = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const snapshot = z.record(z.string(), scalar).nullable();

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { auditResponseSchema } from '../audit/public';
+import { auditResponseSchema, entityPairRule } from '../audit/public';
 import type { Customer } from '../customers/public';
 import type { Employee } from '../employees/public';
 import type { Contact, LocationRecord } from '../locations/public';
@@ -54,9 +54,7 @@ export const activityQuery = (areas: readonly [string, ...string[]], entityTypes
     })
     .strict()
     .superRefine((q, ctx) => {
-      if ((q.entityType === undefined) !== (q.entityId === undefined)) {
-        ctx.addIssue({ code: 'custom', path: [q.entityType === undefined ? 'entityType' : 'entityId'], message: 'entityType and entityId go together.' });
-      }
+      entityPairRule(q, ctx);
       if (q.area !== undefined && q.entityType !== undefined && !typesOf(q.area).includes(q.entityType)) {
         ctx.addIssue({ code: 'custom', path: ['entityType'], message: `entityType ${q.entityType} is not of the area ${q.area} (${typesOf(q.area).join(', ')}).` });
       }
