@@ -1,4 +1,4 @@
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client';
 
 /**
@@ -16,15 +16,30 @@ export interface BoundedCount {
   readonly capped: boolean;
 }
 
-export async function boundedCount(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'Select' | 'Limit' | 'ExclusiveStartKey' | 'ProjectionExpression'>, cap = COUNT_CAP): Promise<BoundedCount> {
-  let count = 0;
+/**
+ * Pages one Query until its key range is exhausted or `cap` items were READ, handing each
+ * page to `page`; true when the bound stopped it. The loop under `boundedCount`, for a figure
+ * that needs the items themselves (e.g. distinct employees of the shifts running now).
+ */
+export async function boundedQuery(
+  db: Db,
+  input: Omit<QueryCommandInput, 'TableName' | 'Limit' | 'ExclusiveStartKey'>,
+  page: (out: QueryCommandOutput) => void,
+  cap = COUNT_CAP,
+): Promise<{ readonly capped: boolean }> {
   let read = 0;
   let start: Record<string, unknown> | undefined;
   do {
-    const out = await db.doc.send(new QueryCommand({ ...input, TableName: db.tableName, Select: 'COUNT', Limit: cap - read, ExclusiveStartKey: start }));
-    count += out.Count ?? 0;
+    const out = await db.doc.send(new QueryCommand({ ...input, TableName: db.tableName, Limit: cap - read, ExclusiveStartKey: start }));
+    page(out);
     read += out.ScannedCount ?? 0;
     start = out.LastEvaluatedKey;
   } while (start && read < cap);
-  return { count, capped: start !== undefined };
+  return { capped: start !== undefined };
+}
+
+export async function boundedCount(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'Select' | 'Limit' | 'ExclusiveStartKey' | 'ProjectionExpression'>, cap = COUNT_CAP): Promise<BoundedCount> {
+  let count = 0;
+  const { capped } = await boundedQuery(db, { ...input, Select: 'COUNT' }, (out) => (count += out.Count ?? 0), cap);
+  return { count, capped };
 }
