@@ -32,8 +32,23 @@ export interface DynamoDbLocalOptions {
 }
 
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise<DynamoDbLocal> {
-  const port = options.port === 0 ? await freePort() : options.port;
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+  // A port picked by freePort() is free when picked, not when Java binds it a second later: on
+  // a busy machine another process can take it in between. Such a start fails fast (Java
+  // exits), so a picked port gets two more tries on new ports; a port the caller named does not.
+  const attempts = options.port === 0 ? 3 : 1;
+  for (let attempt = 1; ; attempt += 1) {
+    const port = options.port === 0 ? await freePort() : options.port;
+    try {
+      return await startOnce(port, options);
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      process.stderr.write(`DynamoDB Local did not start on port ${port} (attempt ${attempt} of ${attempts}); trying another port\n`);
+    }
+  }
+}
+
+async function startOnce(port: number, options: DynamoDbLocalOptions): Promise<DynamoDbLocal> {
   const child: ChildProcess = spawn({ port, sharedDb: true, stdio: 'pipe', ...(options.dataDir ? { path: options.dataDir } : {}) });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -44,6 +59,19 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
   // a small watchdog stops Java, so DynamoDB Local is never left behind.
   const watchdog = child.pid !== undefined ? watchParent(process.pid, child.pid) : undefined;
 
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      process.removeListener('exit', killOnExit);
+      watchdog?.kill();
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      const hard = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      child.once('exit', () => {
+        clearTimeout(hard);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+
   const endpoint = `http://127.0.0.1:${port}`;
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) => reject(new Error(`DynamoDB Local exited (code ${code}) before it was ready:\n${output.slice(-2000)}`))),
@@ -53,24 +81,16 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
     child.once('error', (error) => reject(new Error(`DynamoDB Local could not start (is Java 17 installed?): ${error.message}`))),
   );
   spawnFailed.catch(() => undefined);
-  await Promise.race([waitUntilReady(endpoint, options.startTimeoutMs ?? 30_000), exited, spawnFailed]);
-
-  return {
-    endpoint,
-    pid: child.pid,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        process.removeListener('exit', killOnExit);
-        watchdog?.kill();
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        const hard = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        child.once('exit', () => {
-          clearTimeout(hard);
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
-  };
+  const readiness = new AbortController();
+  try {
+    await Promise.race([waitUntilReady(endpoint, options.startTimeoutMs ?? 30_000, readiness.signal), exited, spawnFailed]);
+  } catch (error) {
+    await stop(); // a start that failed leaves no Java and no watchdog behind
+    throw error;
+  } finally {
+    readiness.abort(); // the readiness loop stops asking once the race is decided
+  }
+  return { endpoint, pid: child.pid, stop };
 }
 
 export function localClient(endpoint: string): DynamoDBClient {
@@ -114,15 +134,16 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   return 'created';
 }
 
-async function waitUntilReady(endpoint: string, timeoutMs: number): Promise<void> {
+async function waitUntilReady(endpoint: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
   const client = localClient(endpoint);
   const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {
       try {
-        await client.send(new ListTablesCommand({ Limit: 1 }));
+        await client.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: signal });
         return;
       } catch (error) {
+        if (signal.aborted) return;
         if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer within ${timeoutMs} ms: ${(error as Error).message}`);
         await new Promise((r) => setTimeout(r, 150));
       }
@@ -137,7 +158,8 @@ function watchParent(parentPid: number, javaPid: number): ChildProcess {
     `while kill -0 ${parentPid} 2>/dev/null; do sleep 1; done`,
     `kill ${javaPid} 2>/dev/null`,
     `i=0; while kill -0 ${javaPid} 2>/dev/null && [ $i -lt 20 ]; do sleep 0.5; i=$((i+1)); done`,
-    `kill -9 ${javaPid} 2>/dev/null; exit 0`,
+    // kill -9 only if the pid still is DynamoDB Local: once Java is gone its pid can be reused.
+    `grep -q DynamoDBLocal /proc/${javaPid}/cmdline 2>/dev/null && kill -9 ${javaPid} 2>/dev/null; exit 0`,
   ].join('; ');
   const watchdog = spawnProcess('sh', ['-c', script], { detached: true, stdio: 'ignore' });
   watchdog.on('error', () => undefined);

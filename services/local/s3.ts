@@ -45,7 +45,7 @@ export async function startS3Local(options: S3LocalOptions): Promise<S3Local> {
       // Clients keep connections alive; close them so that close() returns now.
       server.httpServer?.closeAllConnections();
       await server.close().catch(() => undefined);
-      if (temporary) rmSync(directory, { recursive: true, force: true });
+      if (temporary) rmSync(directory, { recursive: true, force: true, maxRetries: 3 });
     },
   };
 }

@@ -13,5 +13,10 @@ export default async function globalSetup(): Promise<void> {
   const state = globalThis as { __DYNAMODB_LOCAL__?: typeof ddb; __S3_LOCAL__?: typeof s3 };
   state.__DYNAMODB_LOCAL__ = ddb;
   state.__S3_LOCAL__ = s3;
+  // jest sets a failing verdict's exit code itself, after this listener has run; a non-zero
+  // code seen here was set by something else, and the log should say so.
+  process.once('exit', (code) => {
+    if (code !== 0) process.stderr.write(`jest main process: exiting with code ${code}, set outside jest's test verdict\n`);
+  });
   process.stdout.write(`\nDynamoDB Local ready at ${ddb.endpoint}, S3 (s3rver) at ${s3.endpoint} in ${Date.now() - started} ms\n`);
 }
