@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hasScope, type Principal } from '../shared/auth/principal';
 import { defaultDb } from '../shared/ddb/client';
-import { NotFoundError } from '../shared/errors';
+import { found } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
 import { listPage } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
@@ -50,11 +50,7 @@ export const handler = areaHandler(customersArea, {
 
     createCustomer: async (r) => customerResult(r.principal, await createCustomer(r.ports, r.actor, r.body), 201, r.orgPath),
 
-    async getCustomer(r) {
-      const customer = await getCustomer(defaultDb(), r.principal.organizationId, r.params.customerId);
-      if (!customer) throw new NotFoundError(`Customer ${r.params.customerId}`);
-      return customerResult(r.principal, customer, 200, r.orgPath);
-    },
+    getCustomer: async (r) => customerResult(r.principal, found(await getCustomer(defaultDb(), r.principal.organizationId, r.params.customerId), `Customer ${r.params.customerId}`), 200, r.orgPath),
 
     updateCustomer: async (r) => customerResult(r.principal, await updateCustomer(r.ports, r.actor, r.params.customerId, r.ifMatch, r.body), 200, r.orgPath),
 
@@ -69,11 +65,7 @@ export const handler = areaHandler(customersArea, {
       return { ...created(grantResponse(grant, new Date()), { ETag: grantEtag(grant), Location: `${r.orgPath}/customer-access/${grant.id}` }), once: { invitationSecret } };
     },
 
-    async getCustomerAccess(r) {
-      const grant = await getGrant(defaultDb(), r.principal.organizationId, r.params.grantId);
-      if (!grant) throw new NotFoundError(`Customer access ${r.params.grantId}`);
-      return grantResult(grant);
-    },
+    getCustomerAccess: async (r) => grantResult(found(await getGrant(defaultDb(), r.principal.organizationId, r.params.grantId), `Customer access ${r.params.grantId}`)),
 
     activateCustomerAccess: async (r) => grantResult(await activateGrant(r.ports, r.actor, r.params.grantId, r.ifMatch, r.body.invitationSecret)),
 
@@ -89,11 +81,7 @@ export const handler = areaHandler(customersArea, {
       return created(feedbackResponse(feedback), { ETag: feedbackEtag(feedback), Location: `${r.orgPath}/feedback/${feedback.id}` });
     },
 
-    async getFeedback(r) {
-      const feedback = await getFeedback(defaultDb(), r.principal.organizationId, r.params.feedbackId);
-      if (!feedback) throw new NotFoundError(`Feedback ${r.params.feedbackId}`);
-      return feedbackResult(feedback);
-    },
+    getFeedback: async (r) => feedbackResult(found(await getFeedback(defaultDb(), r.principal.organizationId, r.params.feedbackId), `Feedback ${r.params.feedbackId}`)),
 
     acknowledgeFeedback: async (r) => feedbackResult(await acknowledgeFeedback(r.ports, r.actor, r.params.feedbackId, r.ifMatch)),
 

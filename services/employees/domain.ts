@@ -4,7 +4,7 @@ import type { Actor } from '../shared/domain/actor';
 import { ConcurrentChangeError } from '../shared/domain/conflict';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { NotFoundError, UniquenessConflictError, ValidationError } from '../shared/errors';
-import { holderKey, uniqueValueOf, type Employee, type GuardAction, type StoredBankAccount, type UniqueAttribute, type UniqueValue } from './model';
+import { planGuardMoves, type Employee, type GuardAction, type StoredBankAccount, type UniqueAttribute, type UniqueValue } from './model';
 import type { UseCasePorts } from '../shared/domain/ports';
 
 /**
@@ -193,23 +193,10 @@ const uniqueValues = (e: Pick<Employee, 'userName' | 'externalId'>): UniqueValue
  * released, and a value anybody else holds is a uniqueness conflict. Unlike SCIM, this API
  * never takes a value over from a retained employee: that employee is still listed here.
  */
-export function planGuards(me: string, before: Pick<Employee, 'userName' | 'externalId'> | undefined, after: Pick<Employee, 'userName' | 'externalId'>, holders: ReadonlyMap<string, string>): GuardAction[] {
-  const actions: GuardAction[] = [];
-  for (const attribute of UNIQUE_ATTRIBUTES) {
-    const next = after[attribute];
-    const previous = before?.[attribute];
-    if (next !== undefined) {
-      const holder = holders.get(holderKey({ attribute, value: next }));
-      if (holder === undefined) actions.push({ kind: 'claim', attribute, value: next });
-      else if (holder === me) actions.push({ kind: 'keep', attribute, value: next });
-      else throw new UniquenessConflictError(attribute);
-    }
-    if (previous !== undefined && (next === undefined || uniqueValueOf(attribute, previous) !== uniqueValueOf(attribute, next))) {
-      if (holders.get(holderKey({ attribute, value: previous })) === me) actions.push({ kind: 'release', attribute, value: previous });
-    }
-  }
-  return actions;
-}
+export const planGuards = (me: string, before: Pick<Employee, 'userName' | 'externalId'> | undefined, after: Pick<Employee, 'userName' | 'externalId'>, holders: ReadonlyMap<string, string>): GuardAction[] =>
+  planGuardMoves(UNIQUE_ATTRIBUTES, me, { before, after }, holders, (holder) => holder, (attribute) => {
+    throw new UniquenessConflictError(attribute);
+  });
 
 /** Names of the fields that differ between two states (never their values). */
 export function changedFields(before: Employee | undefined, after: Employee): string[] {

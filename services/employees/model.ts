@@ -140,6 +140,40 @@ export type GuardAction =
   | { readonly kind: 'takeOver'; readonly attribute: UniqueAttribute; readonly value: string; readonly from: { readonly id: string; readonly version?: number } }
   | { readonly kind: 'release'; readonly attribute: UniqueAttribute; readonly value: string };
 
+type UniqueFields = { readonly userName?: string; readonly externalId?: string };
+
+/**
+ * The guard actions that move employee `me` from `before` to `after` (pure), attribute by
+ * attribute in the order given: a free value is claimed, a value `me` holds is kept (checked in
+ * the transaction), a value `me` gave up is released if `me` holds it. A value somebody else
+ * holds is the caller's rule (`heldByOther`): a conflict in this API, a take-over in SCIM.
+ */
+export function planGuardMoves<H>(
+  attributes: readonly UniqueAttribute[],
+  me: string,
+  change: { readonly before: UniqueFields | undefined; readonly after: UniqueFields },
+  holders: ReadonlyMap<string, H>,
+  holderId: (holder: H) => string,
+  heldByOther: (attribute: UniqueAttribute, value: string, holder: H) => GuardAction,
+): GuardAction[] {
+  const actions: GuardAction[] = [];
+  for (const attribute of attributes) {
+    const next = change.after[attribute];
+    const previous = change.before?.[attribute];
+    if (next !== undefined) {
+      const holder = holders.get(holderKey({ attribute, value: next }));
+      if (holder === undefined) actions.push({ kind: 'claim', attribute, value: next });
+      else if (holderId(holder) === me) actions.push({ kind: 'keep', attribute, value: next });
+      else actions.push(heldByOther(attribute, next, holder));
+    }
+    if (previous !== undefined && (next === undefined || uniqueValueOf(attribute, previous) !== uniqueValueOf(attribute, next))) {
+      const holder = holders.get(holderKey({ attribute, value: previous }));
+      if (holder !== undefined && holderId(holder) === me) actions.push({ kind: 'release', attribute, value: previous });
+    }
+  }
+  return actions;
+}
+
 // ---- keys and items --------------------------------------------------------------------------
 
 const digest = (value: string): string => createHash('sha256').update(value, 'utf8').digest('base64url');

@@ -4,6 +4,7 @@
  */
 export {
   holderKey,
+  planGuardMoves,
   uniqueValueOf,
   employeeKeys,
   type Employee,

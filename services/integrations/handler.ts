@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { defaultDb } from '../shared/ddb/client';
-import { NotFoundError } from '../shared/errors';
+import { NotFoundError, found } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
 import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
@@ -43,11 +43,7 @@ export const handler = areaHandler(integrationsArea, {
 
     createIntegration: async (r) => integrationResult(await createIntegration(r.ports, r.actor, r.body), 201, r.orgPath),
 
-    async getIntegration(request) {
-      const found = await getIntegration(defaultDb(), request.principal.organizationId, request.params.integrationId);
-      if (!found) throw new NotFoundError(`Integration ${request.params.integrationId}`);
-      return integrationResult(found, 200, request.orgPath);
-    },
+    getIntegration: async (request) => integrationResult(found(await getIntegration(defaultDb(), request.principal.organizationId, request.params.integrationId), `Integration ${request.params.integrationId}`), 200, request.orgPath),
 
     updateIntegration: async (r) => integrationResult(await updateIntegration(r.ports, r.actor, r.params.integrationId, r.ifMatch, r.body), 200, r.orgPath),
 

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { defaultDb } from '../shared/ddb/client';
-import { NotFoundError } from '../shared/errors';
+import { found } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
 import { listPage } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
@@ -64,11 +64,7 @@ export const handler = areaHandler(locationsArea, {
 
     createContact: async (request) => contactResult(await createContact(request.ports, request.actor, request.body), 201, request.orgPath),
 
-    async getContact(request) {
-      const contact = await getContact(defaultDb(), request.principal.organizationId, request.params.contactId);
-      if (!contact) throw new NotFoundError(`Contact ${request.params.contactId}`);
-      return contactResult(contact, 200, request.orgPath);
-    },
+    getContact: async (request) => contactResult(found(await getContact(defaultDb(), request.principal.organizationId, request.params.contactId), `Contact ${request.params.contactId}`), 200, request.orgPath),
 
     updateContact: async (request) => contactResult(await updateContact(request.ports, request.actor, request.params.contactId, request.ifMatch, request.body), 200, request.orgPath),
   },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { defaultDb } from '../shared/ddb/client';
-import { NotFoundError } from '../shared/errors';
+import { NotFoundError, found } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
 import { DEFAULT_LIMIT, listPage, listPosition, nextCursor } from '../shared/http/list';
 import { created, noContent, ok, type HttpResult } from '../shared/http/request';
@@ -31,11 +31,7 @@ export const handler = areaHandler(materialsArea, {
 
     createMaterial: async (request) => materialResult(await createMaterial(request.ports, request.actor, request.body), 201, request.orgPath),
 
-    async getMaterial(request) {
-      const material = await getMaterial(defaultDb(), request.principal.organizationId, request.params.materialId);
-      if (!material) throw new NotFoundError(`Material ${request.params.materialId}`);
-      return materialResult(material, 200, request.orgPath);
-    },
+    getMaterial: async (request) => materialResult(found(await getMaterial(defaultDb(), request.principal.organizationId, request.params.materialId), `Material ${request.params.materialId}`), 200, request.orgPath),
 
     updateMaterial: async (request) => materialResult(await updateMaterial(request.ports, request.actor, request.params.materialId, request.ifMatch, request.body), 200, request.orgPath),
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { defaultDb, type Db } from '../shared/ddb/client';
-import { NotFoundError } from '../shared/errors';
+import { found } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
 import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
@@ -49,11 +49,7 @@ export const handler = areaHandler(planningArea, {
 
     publishShifts: async (r) => ok(bulkPublishResponse(await publishRange(r.ports, r.actor, r.body))),
 
-    async getShift(request) {
-      const shift = await getShift(defaultDb(), request.principal.organizationId, request.params.shiftId);
-      if (!shift) throw new NotFoundError(`Shift ${request.params.shiftId}`);
-      return shiftResult(shift, 200, request.orgPath);
-    },
+    getShift: async (request) => shiftResult(found(await getShift(defaultDb(), request.principal.organizationId, request.params.shiftId), `Shift ${request.params.shiftId}`), 200, request.orgPath),
 
     updateShift: async (r) => shiftResult(await updateShift(r.ports, r.actor, r.params.shiftId, r.ifMatch, r.body), 200, r.orgPath),
 
@@ -69,10 +65,6 @@ export const handler = areaHandler(planningArea, {
       return ok({ items: page.items.map(visitResponse), nextCursor: await nextCursor(binding, page.hasMore && last ? { after: visitKeys.position(last) } : undefined) });
     },
 
-    async getVisitConfirmation(request) {
-      const visit = await getVisitConfirmation(defaultDb(), request.principal.organizationId, request.params.visitConfirmationId);
-      if (!visit) throw new NotFoundError(`Visit confirmation ${request.params.visitConfirmationId}`);
-      return ok(visitResponse(visit));
-    },
+    getVisitConfirmation: async (request) => ok(visitResponse(found(await getVisitConfirmation(defaultDb(), request.principal.organizationId, request.params.visitConfirmationId), `Visit confirmation ${request.params.visitConfirmationId}`))),
   },
 });

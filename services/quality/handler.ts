@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { defaultDb } from '../shared/ddb/client';
-import { NotFoundError } from '../shared/errors';
+import { NotFoundError, found } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
 import { listPage } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
@@ -45,11 +45,7 @@ export const handler = areaHandler(qualityArea, {
       return created(templateResponse(t), { ETag: templateEtag(t), Location: `${r.orgPath}/quality/templates/${t.id}` });
     },
 
-    async getQualityTemplate(r) {
-      const t = await getTemplate(defaultDb(), r.principal.organizationId, r.params.templateId);
-      if (!t) throw new NotFoundError(`Quality template ${r.params.templateId}`);
-      return templateResult(t);
-    },
+    getQualityTemplate: async (r) => templateResult(found(await getTemplate(defaultDb(), r.principal.organizationId, r.params.templateId), `Quality template ${r.params.templateId}`)),
 
     updateQualityTemplate: async (r) => templateResult(await updateTemplate(r.ports, r.actor, r.params.templateId, r.ifMatch, r.body)),
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { defaultDb } from '../shared/ddb/client';
-import { NotFoundError } from '../shared/errors';
+import { NotFoundError, found } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
 import { DEFAULT_LIMIT, listPage, listPosition, nextCursor } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
@@ -24,11 +24,7 @@ export const handler = areaHandler(recruitmentArea, {
 
     createCandidate: async (r) => candidateResult(await createCandidate(r.ports, r.actor, r.body), 201, r.orgPath),
 
-    async getCandidate(request) {
-      const candidate = await getCandidate(defaultDb(), request.principal.organizationId, request.params.candidateId);
-      if (!candidate) throw new NotFoundError(`Candidate ${request.params.candidateId}`);
-      return candidateResult(candidate, 200, request.orgPath);
-    },
+    getCandidate: async (request) => candidateResult(found(await getCandidate(defaultDb(), request.principal.organizationId, request.params.candidateId), `Candidate ${request.params.candidateId}`), 200, request.orgPath),
 
     updateCandidate: async (r) => candidateResult(await updateCandidate(r.ports, r.actor, r.params.candidateId, r.ifMatch, r.body), 200, r.orgPath),
 

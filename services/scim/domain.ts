@@ -1,5 +1,5 @@
 import { auditEntry as buildAuditEntry, type AuditEntry } from '../audit/model';
-import { holderKey, uniqueValueOf, type Employee, type GuardAction, type UniqueAttribute, type UniqueValue } from '../employees/public';
+import { holderKey, planGuardMoves, type Employee, type GuardAction, type UniqueAttribute, type UniqueValue } from '../employees/public';
 import type { Actor } from '../shared/domain/actor';
 import { EtagMismatchError, NotFoundError, UniquenessConflictError } from '../shared/errors';
 import type { UserClause } from './domain-filter';
@@ -276,30 +276,16 @@ async function addHolders(deps: ScimPorts, org: string, holders: Map<string, Hol
  * user whose SCIM resource exists is a uniqueness conflict; one held by a retired user (SCIM
  * resource deleted) is taken over; a value `me` no longer has is released if `me` holds it.
  */
-export function planGuards(
+export const planGuards = (
   me: string,
   before: Pick<Employee, 'userName' | 'externalId'> | undefined,
   after: Pick<Employee, 'userName' | 'externalId'>,
   holders: ReadonlyMap<string, Holder>,
-): GuardAction[] {
-  const actions: GuardAction[] = [];
-  for (const attribute of UNIQUE_ATTRIBUTES) {
-    const next = after[attribute];
-    const previous = before?.[attribute];
-    if (next !== undefined) {
-      const holder = holders.get(holderKey({ attribute, value: next }));
-      if (!holder) actions.push({ kind: 'claim', attribute, value: next });
-      else if (holder.id === me) actions.push({ kind: 'keep', attribute, value: next });
-      else if (!holder.employee || holder.employee.scimDeleted) {
-        actions.push({ kind: 'takeOver', attribute, value: next, from: { id: holder.id, ...(holder.employee ? { version: holder.employee.version } : {}) } });
-      } else throw new UniquenessConflictError(attribute);
-    }
-    if (previous !== undefined && (next === undefined || uniqueValueOf(attribute, previous) !== uniqueValueOf(attribute, next))) {
-      if (holders.get(holderKey({ attribute, value: previous }))?.id === me) actions.push({ kind: 'release', attribute, value: previous });
-    }
-  }
-  return actions;
-}
+): GuardAction[] =>
+  planGuardMoves(UNIQUE_ATTRIBUTES, me, { before, after }, holders, (holder) => holder.id, (attribute, value, holder) => {
+    if (holder.employee && !holder.employee.scimDeleted) throw new UniquenessConflictError(attribute);
+    return { kind: 'takeOver', attribute, value, from: { id: holder.id, ...(holder.employee ? { version: holder.employee.version } : {}) } };
+  });
 
 // ---- audit -----------------------------------------------------------------------------------
 

@@ -114,6 +114,12 @@ export class NotFoundError extends AppError {
   }
 }
 
+/** The value a read found, or 404 RESOURCE_NOT_FOUND naming `what` (e.g. `Contact <id>`). */
+export function found<T>(value: T | undefined | null, what: string): T {
+  if (value === undefined || value === null) throw new NotFoundError(what);
+  return value;
+}
+
 export class ScopeRequiredError extends AppError {
   /** `any`: the key needs one of `missingScopes` (a route's anyOfScopes), not each. */
   constructor(
