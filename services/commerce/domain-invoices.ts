@@ -63,9 +63,6 @@ export async function createInvoice(ports: CommercePorts, actor: Writer, input: 
   return stageNewDraft(INVOICE, ports, actor, now, invoice);
 }
 
-const stageInvoice = (ports: CommercePorts, actor: Writer, current: Invoice, next: Omit<Invoice, 'version' | 'updatedAt'>, action: string, changed: readonly string[], reason?: string): Invoice =>
-  stageDocument(INVOICE, ports, actor, current, next, { action, changed, reason });
-
 /**
  * Changes a DRAFT invoice's customer, currency, payment term or notes; adds and removes its
  * lines (409 INVOICE_<STATE> once it is not a draft).
@@ -116,5 +113,5 @@ export async function voidInvoice(ports: CommercePorts, actor: Writer, id: strin
   const current = await readInvoice(ports, actor, id, ifMatch);
   if (!(current.state === 'DRAFT' || (current.state === 'ISSUED' && current.amountPaid === 0))) throw invoiceStateError(current, 'be voided');
   const now = ports.now().toISOString();
-  return stageInvoice(ports, actor, current, { ...current, state: 'VOID', voidedAt: now, voidReason: reason }, 'invoice.voided', ['state', 'voidReason'], reason);
+  return stageDocument(INVOICE, ports, actor, current, { ...current, state: 'VOID', voidedAt: now, voidReason: reason }, { action: 'invoice.voided', changed: ['state', 'voidReason'], reason });
 }

@@ -70,10 +70,6 @@ export async function createQuote(ports: CommercePorts, actor: Writer, input: Qu
   return stageNewDraft(QUOTE, ports, actor, now, quote);
 }
 
-/** Stages the next version of a quote with an audit entry. */
-const stageQuote = (ports: CommercePorts, actor: Writer, current: Quote, next: Omit<Quote, 'version' | 'updatedAt'>, action: string, changed: readonly string[], reason?: string): Quote =>
-  stageDocument(QUOTE, ports, actor, current, next, { action, changed, reason });
-
 /**
  * Changes a DRAFT quote's customer, currency, validity or notes; adds and removes its lines
  * (409 QUOTE_<STATE> once it is not a draft; the audit keeps a removed line's trace).
@@ -85,7 +81,7 @@ export async function sendQuote(ports: CommercePorts, actor: Writer, id: string,
   const current = await readQuote(ports, actor, id, ifMatch);
   assertQuoteState(current, ['DRAFT'], 'be sent');
   if (current.lines.length === 0) throw new ValidationError([{ pointer: '', detail: 'A quote without items cannot be sent: add items first.' }]);
-  return stageQuote(ports, actor, current, { ...current, state: 'SENT', sentAt: ports.now().toISOString() }, 'quote.sent', ['state']);
+  return stageDocument(QUOTE, ports, actor, current, { ...current, state: 'SENT', sentAt: ports.now().toISOString() }, { action: 'quote.sent', changed: ['state'] });
 }
 
 /** The UTC calendar date of an instant. */
@@ -99,21 +95,21 @@ export async function acceptQuote(ports: CommercePorts, actor: Writer, id: strin
   if (current.validUntil !== null && dateOf(now) > current.validUntil) {
     throw stateConflict(PROBLEMS.QUOTE_EXPIRED, `Quote ${id} was valid until ${current.validUntil}; it can no longer be accepted.`, current.state);
   }
-  return stageQuote(ports, actor, current, { ...current, state: 'ACCEPTED', decidedAt: now.toISOString() }, 'quote.accepted', ['state']);
+  return stageDocument(QUOTE, ports, actor, current, { ...current, state: 'ACCEPTED', decidedAt: now.toISOString() }, { action: 'quote.accepted', changed: ['state'] });
 }
 
 /** SENT -> DECLINED, with an optional reason (audited). */
 export async function declineQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string, reason?: string): Promise<Quote> {
   const current = await readQuote(ports, actor, id, ifMatch);
   assertQuoteState(current, ['SENT'], 'be declined');
-  return stageQuote(ports, actor, current, { ...current, state: 'DECLINED', decidedAt: ports.now().toISOString() }, 'quote.declined', ['state'], reason);
+  return stageDocument(QUOTE, ports, actor, current, { ...current, state: 'DECLINED', decidedAt: ports.now().toISOString() }, { action: 'quote.declined', changed: ['state'], reason });
 }
 
 /** SENT -> EXPIRED (the offer lapsed or was withdrawn). */
 export async function expireQuote(ports: CommercePorts, actor: Writer, id: string, ifMatch: string): Promise<Quote> {
   const current = await readQuote(ports, actor, id, ifMatch);
   assertQuoteState(current, ['SENT'], 'expire');
-  return stageQuote(ports, actor, current, { ...current, state: 'EXPIRED', decidedAt: ports.now().toISOString() }, 'quote.expired', ['state']);
+  return stageDocument(QUOTE, ports, actor, current, { ...current, state: 'EXPIRED', decidedAt: ports.now().toISOString() }, { action: 'quote.expired', changed: ['state'] });
 }
 
 /**
