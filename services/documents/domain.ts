@@ -1,3 +1,4 @@
+import type { UseCasePorts } from '../shared/domain/ports';
 import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
@@ -80,12 +81,9 @@ export interface DocumentPolicy {
   readonly downloadSeconds: number;
 }
 
-export interface DocumentPorts {
-  readonly store: DocumentsStore;
+export interface DocumentPorts extends UseCasePorts<DocumentsStore> {
   readonly objects: DocumentObjects;
   readonly policy: DocumentPolicy;
-  readonly now: () => Date;
-  readonly newId: () => string;
 }
 
 export const documentEtag = (d: Document): string => entityEtag('document', d.id, d.version);

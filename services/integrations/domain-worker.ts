@@ -1,3 +1,4 @@
+import type { UseCasePorts } from '../shared/domain/ports';
 import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Manifest, ManifestEntry, OutboxRecord } from '../reports/public';
 import type { SystemActor } from '../shared/domain/actor';
@@ -112,12 +113,9 @@ export interface JobQueue {
   send(message: JobMessage, delaySeconds?: number): Promise<void>;
 }
 
-export interface WorkerPorts {
-  readonly store: WorkerStore;
+export interface WorkerPorts extends UseCasePorts<WorkerStore> {
   readonly provider: ProviderClient;
   readonly queue: JobQueue;
-  readonly now: () => Date;
-  readonly newId: () => string;
   readonly random?: () => number;
 }
 
