@@ -35,4 +35,11 @@ module.exports = {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFiles: ['<rootDir>/test/support/env.ts'],
   testTimeout: 60000,
+  // Two worker processes, also on a 2-core CI machine (jest's default there is one, which runs
+  // every file inside jest's own process): the tests mostly wait on DynamoDB Local, so two
+  // workers overlap that waiting, and no test file's leftovers (timers, handles, process state)
+  // reach the process that reports the verdict. A worker that grows past the limit between
+  // files is replaced, so memory stays flat as the suite grows.
+  maxWorkers: 2,
+  workerIdleMemoryLimit: '1GB',
 };

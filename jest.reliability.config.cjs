@@ -12,4 +12,6 @@ module.exports = {
   roots: ['<rootDir>/test/reliability'],
   testMatch: ['**/*.drill.ts'],
   testTimeout: 180000,
+  // The drills time and kill servers: one at a time, as before (the main suite runs two workers).
+  maxWorkers: 1,
 };
