@@ -1,11 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_DOCUMENTS_BUCKET } from '../../services/local/s3';
 import { documentKeys, objectKeys } from '../../services/documents/model';
 import { completedUploadResponseSchema, documentResponseSchema, uploadSessionResponseSchema } from '../../services/documents/schemas';
-import { headObject } from '../../services/shared/aws/s3';
+import { BUCKET_ENV, headObject } from '../../services/shared/aws/s3';
 import { call, countByType, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture, type ApiResponse } from '../support/api';
 import { auditOf, createLocation, keyWith, read, send, sent } from './locations-fixture';
+
+/** This file's documents bucket (test/support/table.ts makes one per file). */
+const documentsBucket = (): string => process.env[BUCKET_ENV.documents]!;
 
 /**
  * Documents on the embedded S3 server (no mock): upload sessions whose presigned PUT carries
@@ -57,7 +59,7 @@ describe('POST /documents/upload-sessions', () => {
 
     const url = new URL(body.upload.url);
     expect(body.upload.method).toBe('PUT');
-    expect(url.pathname).toBe(`/${LOCAL_DOCUMENTS_BUCKET}/${objectKeys.upload(api.demo.organizationId, body.id)}`);
+    expect(url.pathname).toBe(`/${documentsBucket()}/${objectKeys.upload(api.demo.organizationId, body.id)}`);
     expect(url.searchParams.get('X-Amz-Expires')).toBe('900');
     expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('content-length;content-type;host;x-amz-checksum-sha256');
     const date = url.searchParams.get('X-Amz-Date')!.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z');
@@ -98,7 +100,7 @@ describe('POST /documents/upload-sessions/{id}/complete', () => {
     expect(completedUploadResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
     expect(res.body).toMatchObject({ id: session.body.id, state: 'COMPLETED', document: { id: session.body.documentId, state: 'AVAILABLE', rejectionReason: null, version: 2 } });
     expect(res.headers.get('etag')).toBe(`"document:${session.body.documentId}:v2"`);
-    await expect(headObject(LOCAL_DOCUMENTS_BUCKET, objectKeys.document(api.demo.organizationId, session.body.documentId))).resolves.toEqual({ size: bytes.length, contentType: 'application/pdf' });
+    await expect(headObject(documentsBucket(), objectKeys.document(api.demo.organizationId, session.body.documentId))).resolves.toEqual({ size: bytes.length, contentType: 'application/pdf' });
     const audits = await auditOf(api, session.body.documentId);
     expect(audits.map((a) => a.action)).toEqual(['document.upload_session_opened', 'document.upload_completed']);
   });
@@ -117,7 +119,7 @@ describe('POST /documents/upload-sessions/{id}/complete', () => {
     expect(res.body.document).toMatchObject({ state: 'REJECTED', rejectionReason: reason });
     const stored = (await scanTable(api.db)).find((i) => i.PK === documentKeys.document(api.demo.organizationId, session.body.documentId).PK);
     expect(stored).toMatchObject({ state: 'REJECTED', rejectionReason: reason });
-    await expect(headObject(LOCAL_DOCUMENTS_BUCKET, objectKeys.document(api.demo.organizationId, session.body.documentId))).resolves.toBeUndefined();
+    await expect(headObject(documentsBucket(), objectKeys.document(api.demo.organizationId, session.body.documentId))).resolves.toBeUndefined();
     expectProblem(await send(api, 'POST', `/documents/${session.body.documentId}/download-sessions`), 409, 'DOCUMENT_NOT_AVAILABLE');
     expect((await auditOf(api, session.body.documentId)).at(-1)).toMatchObject({ action: 'document.upload_rejected', after: { state: 'REJECTED', rejectionReason: reason } });
   });
@@ -179,7 +181,7 @@ describe('POST /documents/{id}/download-sessions', () => {
     expect(res.status).toBe(200);
     const url = new URL(res.body.download.url);
     expect(url.searchParams.get('X-Amz-Expires')).toBe('300');
-    expect(url.pathname).toBe(`/${LOCAL_DOCUMENTS_BUCKET}/${objectKeys.document(api.demo.organizationId, doc.id)}`);
+    expect(url.pathname).toBe(`/${documentsBucket()}/${objectKeys.document(api.demo.organizationId, doc.id)}`);
     const file = await fetch(res.body.download.url);
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('application/pdf');
