@@ -69,11 +69,14 @@ interface CompiledRoute {
   readonly spec: RouteSpec;
   readonly resource: string;
   readonly segments: readonly string[];
+  /** Per segment: the name of its `{parameter}`, or undefined for a literal (parsed once, not per request). */
+  readonly params: readonly (string | undefined)[];
 }
 
 const compiled: readonly CompiledRoute[] = ROUTES.map((spec) => {
   const resource = resourcePath(spec);
-  return { spec, resource, segments: resource.split('/').slice(1) };
+  const segments = resource.split('/').slice(1);
+  return { spec, resource, segments, params: segments.map((segment) => /^\{(.+)\}$/.exec(segment)?.[1]) };
 });
 
 interface Match {
@@ -94,10 +97,10 @@ export function matchPath(path: string): Match[] {
     const pathParameters: Record<string, string> = {};
     let literals = 0;
     const ok = route.segments.every((segment, i) => {
-      const param = /^\{(.+)\}$/.exec(segment);
-      if (param) {
+      const param = route.params[i];
+      if (param !== undefined) {
         if (parts[i] === '') return false;
-        pathParameters[param[1]] = safeDecode(parts[i]);
+        pathParameters[param] = safeDecode(parts[i]);
         return true;
       }
       literals += 1;

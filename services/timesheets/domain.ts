@@ -105,8 +105,8 @@ export interface TimesheetStore {
   readRevisionContext(organizationId: string, employeeId: string, locationId?: string): Promise<RevisionContext & { readonly guard: OverlapGuard }>;
   /** The entry, capability, location, longest interval and export fence, read together (no guard: its employee is not known yet). */
   readEntryContext(organizationId: string, entryId: string, locationId?: string): Promise<EntryRevisionContext>;
-  /** The employee's overlap guard (consistent). */
-  readGuard(organizationId: string, employeeId: string): Promise<OverlapGuard>;
+  /** The employee's overlap guard and, read after it, closedEntriesNear (consistent): a change of an existing entry. */
+  guardAndClosedEntriesNear(organizationId: string, employeeId: string, interval: Interval, maxDurationMs: number): Promise<{ readonly guard: OverlapGuard; readonly closed: OverlapCandidate[] }>;
   /** CLOSED entries of the employee that may overlap the interval: those starting in [start - maxDurationMs, end) (consistent). */
   closedEntriesNear(organizationId: string, employeeId: string, interval: Interval, maxDurationMs: number): Promise<OverlapCandidate[]>;
   staleExports(context: RevisionContext, before: TimeEntry | undefined, after: TimeEntry, change: { readonly at: string; readonly requestId: string }): Promise<StalePlan>;
@@ -194,8 +194,8 @@ export async function createTimeEntry(ports: TimesheetPorts, actor: Actor, cmd: 
  * 2. Apply the correction (SCANNED: start, end and break only; OPEN with an end -> CLOSED).
  * 3. As for a create: capability, location of a new context, overlaps without the entry
  *    itself (also when the interval stays: the contract wants no unresolved overlap after a
- *    PATCH, and a projected scan may have made one). The guard and the overlap window are
- *    read in parallel: the organization's longest interval bounds the window.
+ *    PATCH, and a projected scan may have made one). The guard and then the overlap window
+ *    are read by one Query: the organization's longest interval bounds the window.
  * 4. Stage the revision; it holds only if the entry is still at the revision read, so of two
  *    corrections with one ETag exactly one commits, the other runs again and answers 412.
  */
@@ -211,11 +211,8 @@ export async function correctTimeEntry(ports: TimesheetPorts, actor: Actor, entr
   let context = checkedContext(read, locationId);
 
   // The organization's longest interval bounds the window as well as the employee's (it is
-  // never shorter), so the Query need not wait for the guard.
-  const [guard, closed] = await Promise.all([
-    ports.store.readGuard(org, current.employeeId),
-    ports.store.closedEntriesNear(org, current.employeeId, next, context.orgMaxDurationMs),
-  ]);
+  // never shorter), so guard and window come from one read, the guard first.
+  const { guard, closed } = await ports.store.guardAndClosedEntriesNear(org, current.employeeId, next, context.orgMaxDurationMs);
   const candidates = guard.maxClosedDurationMs > context.orgMaxDurationMs ? await ports.store.closedEntriesNear(org, current.employeeId, next, guard.maxClosedDurationMs) : closed;
   context = { ...context, guard };
   const overlap = resolveOverlaps(guard, candidates, next, cmd, current.id);

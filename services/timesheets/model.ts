@@ -134,9 +134,12 @@ export const entryFromItem = (item: Record<string, unknown>): TimeEntry => timeE
 export const guardFromItem = (org: string, employeeId: string, item: Record<string, unknown> | undefined): OverlapGuard =>
   overlapGuardSchema.parse({ ...item, organizationId: org, employeeId });
 
+/** The guard's item type: a correction's Query tells it from timeline items by it. */
+export const GUARD_ITEM_TYPE = 'OverlapGuard';
+
 export const guardToItem = (g: OverlapGuard): Record<string, unknown> => ({
   ...entryKeys.guard(g.organizationId, g.employeeId),
-  itemType: 'OverlapGuard',
+  itemType: GUARD_ITEM_TYPE,
   version: g.version,
   openEntries: g.openEntries,
   maxClosedDurationMs: g.maxClosedDurationMs,

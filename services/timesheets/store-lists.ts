@@ -76,6 +76,8 @@ async function endedStream(db: Db, f: ListFilter, max: number, maxDurationMs: nu
       ...(filters.length > 0 ? { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names } : {}),
     },
     max,
+    // `max` is already the page's limit + 1: that item tells whether more follow.
+    { probe: false },
   );
   return items.map(entryFromItem);
 }
@@ -92,6 +94,8 @@ async function openStream(db: Db, f: ListFilter, max: number): Promise<TimeEntry
       ...(f.employeeId ? { FilterExpression: 'employeeId = :employee', ExpressionAttributeValues: { ...values, ':employee': f.employeeId } } : { ExpressionAttributeValues: values }),
     },
     max,
+    // `max` is already the page's limit + 1: that item tells whether more follow.
+    { probe: false },
   );
   return items.map(entryFromItem);
 }

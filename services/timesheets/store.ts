@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { employeeExistsCheck, employeeKeys, EMPLOYEE_LABEL } from '../employees/public';
 import { locationExistsCheck, locationKeys, LOCATION_LABEL } from '../locations/public';
 import { CAPABILITY_LABEL, organizationFromItem, organizationKeys, timesheetCapabilityCheck, timesheetWritesEnabled } from '../organization/public';
@@ -16,6 +16,7 @@ import {
   entryKeys,
   entryToItem,
   evidenceToItem,
+  GUARD_ITEM_TYPE,
   guardFromItem,
   guardToItem,
   nextGuard,
@@ -122,12 +123,6 @@ export async function readEntryContext(db: Db, unit: UnitOfWork, exportsPort: Ex
   };
 }
 
-/** The employee's overlap guard (consistent GetItem). */
-export async function readGuard(db: Db, org: string, employeeId: string): Promise<OverlapGuard> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: entryKeys.guard(org, employeeId), ConsistentRead: true }));
-  return guardFromItem(org, employeeId, out.Item);
-}
-
 /** The organization's longest closed interval: bounds range queries of lists. */
 export async function readOrgMaxDurationMs(db: Db, org: string): Promise<number> {
   const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: entryKeys.stats(org) }));
@@ -160,6 +155,51 @@ export async function closedEntriesNear(db: Db, org: string, employeeId: string,
     },
   });
   return items.map(timelineFromItem);
+}
+
+/** Timeline items a correction's one Query reads at most (guard, window and what follows the window). */
+export const GUARD_SPAN_ITEMS = 100;
+
+/**
+ * The guard and the CLOSED entries near an interval, for a change of an existing entry (whose
+ * employee is known only once the entry is read), in ONE strongly consistent Query when the
+ * employee has few entries after the window: the employee's partition read backwards from the
+ * guard (`TE_GUARD` sorts after every `TE#<position>`, and nothing else of the employee sorts
+ * between them) down to the window's start, the filter keeping the guard and the candidates.
+ * Backwards, so the guard is read BEFORE the window, as a create reads them: a write that
+ * commits between the two reads has moved the version the transaction checks. (A guard read
+ * after the window could already hold that write's version while the window missed its entry.)
+ * Bounded: at most GUARD_SPAN_ITEMS items; an employee with more entries after the window
+ * gets the window from a second Query (closedEntriesNear), still after the guard.
+ */
+export async function guardAndClosedEntriesNear(db: Db, org: string, employeeId: string, interval: Interval, maxDurationMs: number): Promise<{ guard: OverlapGuard; closed: OverlapCandidate[] }> {
+  const { startedAt, endedAt } = interval;
+  const guardKey = entryKeys.guard(org, employeeId);
+  const out = await db.doc.send(
+    new QueryCommand({
+      TableName: db.tableName,
+      ConsistentRead: true,
+      ScanIndexForward: false,
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :lo AND :guard',
+      // The window's own bounds (closedEntriesNear) as a filter: the key range reaches the guard.
+      FilterExpression: `itemType = :guardType OR (#state = :closed AND endedAt > :start${endedAt ? ' AND startedAt < :end' : ''})`,
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: {
+        ':pk': guardKey.PK,
+        ':lo': `TE#${iso(Date.parse(startedAt) - maxDurationMs)}`,
+        ':guard': guardKey.SK,
+        ':guardType': GUARD_ITEM_TYPE,
+        ':closed': 'CLOSED',
+        ':start': startedAt,
+        ...(endedAt ? { ':end': endedAt } : {}),
+      },
+      Limit: GUARD_SPAN_ITEMS,
+    }),
+  );
+  const items = out.Items ?? [];
+  const guard = guardFromItem(org, employeeId, items.find((i) => i.SK === guardKey.SK));
+  if (out.LastEvaluatedKey) return { guard, closed: await closedEntriesNear(db, org, employeeId, interval, maxDurationMs) };
+  return { guard, closed: items.filter((i) => i.SK !== guardKey.SK).map(timelineFromItem).reverse() };
 }
 
 /** Transaction item: the first revision of an entry. */
@@ -300,7 +340,7 @@ export const timesheetsStore = (db: Db, unit: UnitOfWork, exportsPort: ExportsPo
   getEntry: (org, id) => getEntry(db, org, id),
   readRevisionContext: (org, employeeId, locationId) => readRevisionContext(db, unit, exportsPort, org, employeeId, locationId),
   readEntryContext: (org, entryId, locationId) => readEntryContext(db, unit, exportsPort, org, entryId, locationId),
-  readGuard: (org, employeeId) => readGuard(db, org, employeeId),
+  guardAndClosedEntriesNear: (org, employeeId, interval, maxDurationMs) => guardAndClosedEntriesNear(db, org, employeeId, interval, maxDurationMs),
   closedEntriesNear: (org, employeeId, interval, maxDurationMs) => closedEntriesNear(db, org, employeeId, interval, maxDurationMs),
   staleExports: (context, before, after, change) => exportsPort.planStaleness(db, context.fence, before, after, change),
   saveRevision: (change) => saveRevision(unit, exportsPort, change),

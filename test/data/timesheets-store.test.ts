@@ -9,7 +9,7 @@ import { inUnitOfWork, TransactionUnit, type UnitOfWork } from '../../services/s
 import { ConcurrentChangeError } from '../../services/shared/domain/conflict';
 import { correctTimeEntry, createTimeEntry, etagOf, type CreateCommand, type TimesheetPorts } from '../../services/timesheets/domain';
 import { entryKeys, guardFromItem } from '../../services/timesheets/model';
-import { getEntry, timesheetsStore } from '../../services/timesheets/store';
+import { closedEntriesNear, getEntry, GUARD_SPAN_ITEMS, guardAndClosedEntriesNear, timesheetsStore } from '../../services/timesheets/store';
 import { reportsExports } from '../../services/timesheets/store-exports';
 import { batchGet } from '../../services/shared/ddb/read';
 import { countByType, itemsOfType } from '../support/api';
@@ -88,6 +88,28 @@ describe('revisions of one employee under concurrency', () => {
     await run((ports) => createTimeEntry(ports, actor, day(employeeId, 1)));
     await expect(stale.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
     expect(await getEntry(db, ORG, entry.id)).toBeUndefined();
+  });
+});
+
+describe("a correction's one read of guard and overlap window", () => {
+  it('finds the same candidates and the guard whether few or many entries follow the window, and refuses the overlap either way', async () => {
+    const employeeId = await employee();
+    const entries = [];
+    for (let n = 0; n < GUARD_SPAN_ITEMS + 5; n += 1) entries.push((await run((ports) => createTimeEntry(ports, actor, day(employeeId, n)))).result.entry);
+    const [guardItem] = await batchGet(db, [entryKeys.guard(ORG, employeeId)]);
+    const guard = guardFromItem(ORG, employeeId, guardItem);
+    // Near the first day: more than GUARD_SPAN_ITEMS entries after the window (the second Query);
+    // near the last day: one Query down from the guard.
+    for (const n of [1, GUARD_SPAN_ITEMS + 3]) {
+      const interval = { startedAt: day(employeeId, n).startedAt, endedAt: new Date(Date.UTC(2026, 1, 2 + n, 9)).toISOString() };
+      const both = await guardAndClosedEntriesNear(db, ORG, employeeId, interval, 8 * 3_600_000);
+      expect(both.guard).toEqual(guard);
+      expect(both.closed).toEqual(await closedEntriesNear(db, ORG, employeeId, interval, 8 * 3_600_000));
+      expect(both.closed.map((c) => c.id)).toEqual([entries[n].id, entries[n + 1].id]);
+      // Stretching entry n - 1 into the next day overlaps entry n.
+      const before = entries[n - 1];
+      await expect(run((ports) => correctTimeEntry(ports, actor, before.id, etagOf(before), { endedAt: interval.endedAt, reason: 'stretch' }))).rejects.toMatchObject({ code: 'TIME_ENTRY_OVERLAP' });
+    }
   });
 });
 

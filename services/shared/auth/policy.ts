@@ -42,9 +42,21 @@ export function organizationPolicy(methodArn: string, organizationId: string): P
 
 /** IAM-style match of a resource pattern (`*` any characters, `?` one) against a method ARN. */
 export function resourceMatches(pattern: string, arn: string): boolean {
-  const regex = new RegExp(`^${pattern.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\/]/g, '\\$&'))).join('')}$`);
+  let regex = patterns.get(pattern);
+  if (!regex) {
+    regex = new RegExp(`^${pattern.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\/]/g, '\\$&'))).join('')}$`);
+    if (patterns.size >= MAX_PATTERNS) patterns.clear();
+    patterns.set(pattern, regex);
+  }
   return regex.test(arn);
 }
+
+/**
+ * Compiled patterns: a cached policy is checked on every request (the local gateway), with the
+ * same few patterns (one per organization) each time. Bounded, as patterns come from policies.
+ */
+const MAX_PATTERNS = 256;
+const patterns = new Map<string, RegExp>();
 
 /** What API Gateway decides for a method ARN under a policy: explicit Deny wins, then Allow. */
 export function policyAllows(policy: PolicyDocument, methodArn: string): boolean {

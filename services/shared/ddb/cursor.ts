@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomFillSync } from 'node:crypto';
 import { ValidationError } from '../errors';
 
 /**
@@ -17,7 +17,7 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 export function sealCursor(key: Buffer, binding: CursorBinding, position: unknown): string {
-  const iv = randomBytes(IV_BYTES);
+  const iv = nextIv();
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(aadOf(binding));
   const plain = Buffer.from(JSON.stringify(position), 'utf8');
@@ -53,8 +53,38 @@ const invalidCursor = () =>
     },
   ]);
 
+/**
+ * Fresh random IVs, cut from one CSPRNG fill per 1,024 cursors: every page of every list seals
+ * a cursor, and a call into the CSPRNG per cursor cost more than the cut. Each IV is used once.
+ */
+const IV_POOL_SIZE = 1024;
+let ivPool = Buffer.alloc(0);
+let ivAt = 0;
+function nextIv(): Buffer {
+  if (ivAt + IV_BYTES > ivPool.length) {
+    ivPool = randomFillSync(Buffer.allocUnsafe(IV_BYTES * IV_POOL_SIZE));
+    ivAt = 0;
+  }
+  const iv = ivPool.subarray(ivAt, ivAt + IV_BYTES);
+  ivAt += IV_BYTES;
+  return iv;
+}
+
+/**
+ * The digest of a binding, kept for the bindings seen last: a client paging through a list
+ * repeats its binding on every page, and the digest depends on nothing else.
+ */
+const AAD_CACHE_SIZE = 256;
+const aadCache = new Map<string, Buffer>();
 function aadOf({ organizationId, query }: CursorBinding): Buffer {
-  return createHash('sha256').update(JSON.stringify([organizationId, canonical(query)])).digest();
+  const text = JSON.stringify([organizationId, canonical(query)]);
+  let aad = aadCache.get(text);
+  if (!aad) {
+    if (aadCache.size >= AAD_CACHE_SIZE) aadCache.clear();
+    aad = createHash('sha256').update(text).digest();
+    aadCache.set(text, aad);
+  }
+  return aad;
 }
 
 /** JSON with sorted object keys, so that equal queries give equal bytes. */

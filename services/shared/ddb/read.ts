@@ -33,13 +33,16 @@ export interface CollectResult {
 /**
  * Runs a Query page by page until `max` items passed its filter or the key range is
  * exhausted. Filters apply after DynamoDB's Limit, so one page may return fewer items.
+ * `probe` (default) reads one item more than `max`, so that `exhausted` is exact; a caller
+ * that already asks for one more than it shows (a list page: limit + 1) passes `probe: false`
+ * and DynamoDB reads no item that nobody looks at.
  */
-export async function collect(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'Limit' | 'ExclusiveStartKey'>, max: number): Promise<CollectResult> {
+export async function collect(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'Limit' | 'ExclusiveStartKey'>, max: number, { probe = true }: { readonly probe?: boolean } = {}): Promise<CollectResult> {
   const items: Item[] = [];
   let start: Item | undefined;
   do {
     const out = await db.doc.send(
-      new QueryCommand({ ...input, TableName: db.tableName, Limit: Math.max(max - items.length, 1) + 1, ExclusiveStartKey: start }),
+      new QueryCommand({ ...input, TableName: db.tableName, Limit: Math.max(max - items.length, 1) + (probe ? 1 : 0), ExclusiveStartKey: start }),
     );
     for (const item of out.Items ?? []) {
       if (items.length < max) items.push(item);
