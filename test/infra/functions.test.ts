@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { UNREACHED_CREDENTIAL_PROVIDERS } from '../../lib/constructs/area-function';
 import { FUNCTION_TIMEOUT } from '../../lib/stacks/api-stack';
 import { join } from 'node:path';
 import type { Stack } from 'aws-cdk-lib';
@@ -78,6 +79,17 @@ describe('functions', () => {
       expect(code).not.toMatch(/from\s*"@aws-sdk\//);
       // The Tracer and the X-Ray SDK stay out of every bundle: the tracer layer serves them.
       expect(code).not.toContain('AWS_XRAY_DAEMON_ADDRESS');
+    }
+  });
+
+  it('leaves out of every bundle the credential providers Lambda never reaches, still loaded by dynamic import only', () => {
+    expect(FUNCTION_NAMES.length).toBeGreaterThan(0);
+    for (const name of FUNCTION_NAMES) {
+      const code = readFileSync(join(assetDirOf(name), 'index.mjs'), 'utf8');
+      // The default chain's own import() calls stay, unresolved, behind fromEnv (area-function.ts).
+      for (const provider of UNREACHED_CREDENTIAL_PROVIDERS) expect({ name, provider, dynamicImport: code.includes(`import("${provider}")`) }).toEqual({ name, provider, dynamicImport: true });
+      // The STS and SSO clients they would bring (@aws-sdk/nested-clients) are not in the bundle.
+      expect({ name, nestedClients: /AssumeRoleWithWebIdentity|GetRoleCredentials/.test(code) }).toEqual({ name, nestedClients: false });
     }
   });
 
