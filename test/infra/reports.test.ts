@@ -66,7 +66,7 @@ describe('reports pipeline', () => {
     expect(Object.keys(sweeper?.Properties?.Environment?.Variables ?? {})).toContain('REPORTS_QUEUE_URL');
   });
 
-  it('bundles pdf-lib, fontkit and the fonts with the worker only, never with the reports API function (issue 21)', () => {
+  it('bundles pdf-lib, fontkit and the fonts with the worker only, never with the reports API function (issue 21) or the sweeper (issue 18)', () => {
     const assetDir = (name: string) => {
       const fn = built.api.functions[name as keyof typeof built.api.functions];
       return join(built.assembly.directory, (fn.node.findChild('Code') as Asset).assetPath);
@@ -79,6 +79,9 @@ describe('reports pipeline', () => {
     const api = assetDir('reports');
     expect(readdirSync(api).filter((f) => f.endsWith('.ttf'))).toEqual([]);
     expect(readFileSync(join(api, 'index.mjs'), 'utf8')).not.toMatch(marker);
+    const sweeper = assetDir('reports-sweeper');
+    expect(readdirSync(sweeper).filter((f) => f.endsWith('.ttf'))).toEqual([]);
+    expect(readFileSync(join(sweeper, 'index.mjs'), 'utf8')).not.toMatch(marker);
   });
 
   it('never passes file bytes through the gateway: downloads are presigned S3 GETs (issue 12, item 1)', () => {
