@@ -7,7 +7,7 @@ import { locationsArea } from './locations/area';
 import { materialsArea } from './materials/area';
 import { messagesArea } from './messages/area';
 import { organizationArea } from './organization/area';
-import { overviewArea } from './overview/area';
+import { activityAreasOf, overviewArea } from './overview/area';
 import { scimArea } from './scim/area';
 import { reportsArea } from './reports/area';
 import { planningArea } from './planning/area';
@@ -49,7 +49,9 @@ export const WRITING_AREAS: readonly AreaDefinition[] = [
 
 export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTypes));
 /** The organization overview: dashboard, activity (filtered by the writing areas) and search. */
-export const OVERVIEW_AREA = overviewArea(WRITING_AREAS);
+/** Each writing area with the audit entity types it declares: GET /activity's `area` filter. */
+export const ACTIVITY_AREAS = activityAreasOf(WRITING_AREAS);
+export const OVERVIEW_AREA = overviewArea(ACTIVITY_AREAS);
 
 /** Every area behind the REST APIs, in the order the reference shows them. */
 export const AREAS: readonly AreaDefinition[] = [...WRITING_AREAS, AUDIT_AREA, OVERVIEW_AREA];
