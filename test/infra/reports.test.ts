@@ -114,4 +114,13 @@ describe('integrations pipeline', () => {
     expect(secretStore.find((p) => p.includes('IntegrationsFunctionRole'))).toMatch(/secretsmanager:CreateSecret.*secretsmanager:PutSecretValue/);
     expect(secretStore.find((p) => p.includes('IntegrationsWorkerFunctionRole'))).toContain('secretsmanager:GetSecretValue');
   });
+
+  it('bundles the worker (provider client, export files on S3) with the worker only, not with the API or the sweeper (issue 18)', () => {
+    const code = (name: 'integrations' | 'integrations-worker' | 'integrations-sweeper') =>
+      readFileSync(join(built.assembly.directory, (built.api.functions[name].node.findChild('Code') as Asset).assetPath, 'index.mjs'), 'utf8');
+    // The S3 client names its base exception; only the worker reads the export files.
+    expect(code('integrations-worker')).toContain('S3ServiceException');
+    expect(code('integrations')).not.toContain('S3ServiceException');
+    expect(code('integrations-sweeper')).not.toContain('S3ServiceException');
+  });
 });
