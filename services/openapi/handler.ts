@@ -8,7 +8,7 @@ import { problemBody } from '../shared/http/problems';
 import { referencePage, REFERENCE_CSP } from './reference';
 
 /**
- * The `openapi` platform function: the public routes it declares in services/registry.ts
+ * The `openapi` platform function: the public routes it declares in services/platform.ts
  * (the API reference page, Redoc's browser bundle, the OpenAPI document), served without a
  * key by the stack and the local gateway alike. It reads no table and holds no secret.
  *
@@ -23,17 +23,17 @@ const definition = PLATFORM_FUNCTIONS.find((f) => f.name === FUNCTION_NAME);
 const routes: readonly PublicRouteRow[] = (definition?.publicRoutes ?? []).map((route) => ({ ...route, function: FUNCTION_NAME }));
 const pathOf = (operation: string): string => {
   const route = routes.find((r) => r.operation === operation);
-  if (!route) throw new Error(`services/registry.ts: the ${FUNCTION_NAME} function declares no public route ${operation}.`);
+  if (!route) throw new Error(`services/platform.ts: the ${FUNCTION_NAME} function declares no public route ${operation}.`);
   return route.path;
 };
 
 const SCRIPT = 'redoc.standalone.js';
 const DOCUMENT = 'openapi.json';
 
-/** In Lambda the asset sits beside the bundle (AreaFunction copies it); locally it is read from node_modules. */
+/** In Lambda the asset sits beside the bundle (AreaFunction copies it); locally it is read where it lies in the project (node_modules, docs). */
 function assetFile(name: string): string {
   const fromRoot = definition?.assets?.[name];
-  if (!fromRoot) throw new Error(`services/registry.ts: the ${FUNCTION_NAME} function declares no asset ${name}.`);
+  if (!fromRoot) throw new Error(`services/platform.ts: the ${FUNCTION_NAME} function declares no asset ${name}.`);
   return process.env.LAMBDA_TASK_ROOT ? join(process.env.LAMBDA_TASK_ROOT, name) : join(process.cwd(), fromRoot);
 }
 
