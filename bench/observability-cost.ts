@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 import { TRACER_MODULES, writeTracerLayer } from '../lib/constructs/tracer-layer';
+import { UNREACHED_CREDENTIAL_PROVIDERS } from '../lib/constructs/area-function';
 import { handlerEntry } from '../lib/paths';
 import { FUNCTIONS } from '../services/registry';
 import { REPO_ROOT } from './lib/local-runtime';
@@ -173,7 +174,7 @@ async function bundle(entry: string, outfile: string, plugins: Plugin[]): Promis
     nodePaths: [join(REPO_ROOT, 'node_modules')],
     banner: { js: "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);" },
     logLevel: 'silent',
-    external: [...TRACER_MODULES],
+    external: [...TRACER_MODULES, ...UNREACHED_CREDENTIAL_PROVIDERS],
     plugins,
   });
 }

@@ -84,6 +84,9 @@ export function renderMarkdown(r: BenchResults): string {
       ['Bundle', 'Bytes', 'import ms', 'process ms', '× bare SDK'],
       [
         ['bare DynamoDB client', r.coldStart.bareSdk.bytes, r.coldStart.bareSdk.importMsMedian, r.coldStart.bareSdk.processMsMedian, 1],
+        ...(r.coldStart.bareSdkWholeChain
+          ? [['(reference) bare client, whole credential chain bundled', r.coldStart.bareSdkWholeChain.bytes, r.coldStart.bareSdkWholeChain.importMsMedian, r.coldStart.bareSdkWholeChain.processMsMedian, r.coldStart.bareSdkWholeChain.vsBareSdk]]
+          : []),
         ...Object.entries(r.coldStart.bundles).map(([k, v]) => [k, v.bytes, v.importMsMedian, v.processMsMedian, v.vsBareSdk]),
       ],
     );

@@ -7,7 +7,7 @@ import { locationsArea } from './locations/area';
 import { materialsArea } from './materials/area';
 import { messagesArea } from './messages/area';
 import { organizationArea } from './organization/area';
-import { overviewArea } from './overview/area';
+import { activityAreasOf, overviewArea } from './overview/area';
 import { scimArea } from './scim/area';
 import { reportsArea } from './reports/area';
 import { planningArea } from './planning/area';
@@ -15,6 +15,7 @@ import { customersArea } from './customers/area';
 import { qualityArea } from './quality/area';
 import { recruitmentArea } from './recruitment/area';
 import { type AreaDefinition, type FunctionDefinition } from './shared/area';
+import { PLATFORM_FUNCTIONS } from './platform';
 import { tasksArea } from './tasks/area';
 import { timesheetsArea } from './timesheets/area';
 import { workEventsArea } from './work-events/area';
@@ -49,38 +50,14 @@ export const WRITING_AREAS: readonly AreaDefinition[] = [
 
 export const AUDIT_AREA = auditArea(WRITING_AREAS.flatMap((a) => a.auditEntityTypes));
 /** The organization overview: dashboard, activity (filtered by the writing areas) and search. */
-export const OVERVIEW_AREA = overviewArea(WRITING_AREAS);
+/** Each writing area with the audit entity types it declares: GET /activity's `area` filter. */
+export const ACTIVITY_AREAS = activityAreasOf(WRITING_AREAS);
+export const OVERVIEW_AREA = overviewArea(ACTIVITY_AREAS);
 
 /** Every area behind the REST APIs, in the order the reference shows them. */
 export const AREAS: readonly AreaDefinition[] = [...WRITING_AREAS, AUDIT_AREA, OVERVIEW_AREA];
 
-/**
- * Functions beside the areas: the key authorizer, the internal evidence channel, and the API
- * reference, which serves its public routes (no key) from the generated OpenAPI document.
- */
-export const PLATFORM_FUNCTIONS: readonly FunctionDefinition[] = [
-  // Loads one key record by key-id; records its last use at most once per key per 5 minutes.
-  { name: 'authorizer', description: 'API key authorizer', permissions: { table: ['GetItem', 'UpdateItem'], cursorSecret: false, restrictedDataKey: false } },
-  // Appends evidence and projects scanned entries; never deletes.
-  {
-    name: 'evidence-ingest',
-    description: 'Scan evidence channel',
-    permissions: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], cursorSecret: false, restrictedDataKey: true },
-  },
-  // Reads nothing: the reference page, Redoc's browser bundle (served from the package, no
-  // CDN) and the OpenAPI document, generated from this registry.
-  {
-    name: 'openapi',
-    description: 'API reference and OpenAPI document',
-    permissions: { table: [], cursorSecret: false, restrictedDataKey: false },
-    assets: { 'redoc.standalone.js': 'node_modules/redoc/bundles/redoc.standalone.js' },
-    publicRoutes: [
-      { method: 'GET', path: '/docs', operation: 'getApiReference', summary: 'The API reference (HTML), rendered by Redoc from the OpenAPI document' },
-      { method: 'GET', path: '/docs/redoc.standalone.js', operation: 'getApiReferenceScript', summary: "Redoc's browser bundle, as the redoc package ships it" },
-      { method: 'GET', path: '/v1/openapi.json', operation: 'getOpenApiDocument', summary: 'The OpenAPI 3.1 document' },
-    ],
-  },
-];
+export { PLATFORM_FUNCTIONS } from './platform';
 
 /** Every Lambda function of the api stack: the platform's, one per area, and the areas' own workers. */
 export const FUNCTIONS: readonly FunctionDefinition[] = [

@@ -1,7 +1,8 @@
 import { defaultDb } from '../shared/ddb/client';
 import { logger } from '../shared/logger';
 import { requeueDueJobs } from './domain-worker';
-import { sweeperStore, workerPorts } from './store-worker';
+import { jobQueue } from './store-queue';
+import { sweeperStore } from './store-sweeper';
 
 /**
  * The sweeper Lambda (`integrations-sweeper` in area.ts), run every minute by an EventBridge
@@ -9,7 +10,7 @@ import { sweeperStore, workerPorts } from './store-worker';
  * (lost message, backoff over, run that died).
  */
 export const handler = async (): Promise<{ requeued: number }> => {
-  const requeued = await requeueDueJobs({ store: sweeperStore(defaultDb()), queue: workerPorts().queue, now: () => new Date() });
+  const requeued = await requeueDueJobs({ store: sweeperStore(defaultDb()), queue: jobQueue(), now: () => new Date() });
   if (requeued > 0) logger.info('Due integration jobs re-queued', { requeued });
   return { requeued };
 };

@@ -10,7 +10,7 @@ import { PROVIDERS, type Provider } from './model';
 import { integrationResponse, jobResponse } from './schemas';
 import { credentialStore, getIntegration, integrationsStore, listIntegrations } from './store';
 import { getJob, listJobs } from './store-jobs';
-import { workerPorts } from './store-worker';
+import { jobQueue } from './store-queue';
 
 /** The local runtime (and the tests) accept http://127.0.0.1 provider URLs: the fake payroll provider. */
 export const LOOPBACK_ENV = 'INTEGRATIONS_ALLOW_LOOPBACK_HTTP';
@@ -28,7 +28,7 @@ type Position = Record<string, unknown>;
 
 export const handler = areaHandler(integrationsArea, {
   ports: (unit): IntegrationPorts => ({
-    store: integrationsStore(defaultDb(), unit, workerPorts().queue),
+    store: integrationsStore(defaultDb(), unit, jobQueue()),
     credentials: credentialStore(),
     now: () => new Date(),
     newId: randomUUID,

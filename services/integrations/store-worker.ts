@@ -4,10 +4,10 @@ import { secretStore, type SecretStore } from '../shared/aws/secrets';
 import { defaultDb, type Db } from '../shared/ddb/client';
 import type { TransactionCancelledError, TxItem } from '../shared/ddb/transaction';
 import { inUnitOfWork } from '../shared/ddb/unit-of-work';
-import { RunLostError, runIntegrationJob, type ProviderClient, type SweeperStore, type WorkerPorts, type WorkerStore } from './domain-worker';
+import { RunLostError, runIntegrationJob, type ProviderClient, type WorkerPorts, type WorkerStore } from './domain-worker';
 import { credentialsSecretName } from './model';
 import { getIntegration } from './store';
-import { claimItem, dueJobs, getJob, jobFailedItem, jobProgress, jobSucceededItem, JOB_LABEL, markDelivering, markRequeued, retryLater, takeJob } from './store-jobs';
+import { claimItem, getJob, jobFailedItem, jobProgress, jobSucceededItem, JOB_LABEL, markDelivering, retryLater, takeJob } from './store-jobs';
 import { httpProviderClient } from './store-provider';
 import { jobQueue } from './store-queue';
 
@@ -70,11 +70,6 @@ export function integrationsWorkerStore(db: Db, secrets: SecretStore = secretSto
     },
   };
 }
-
-export const sweeperStore = (db: Db): SweeperStore => ({
-  dueJobs: (before, limit) => dueJobs(db, before, limit),
-  markRequeued: (message, dueKey, nextDue) => markRequeued(db, message, dueKey, nextDue),
-});
 
 /** The worker's ports in a Lambda (or the local process); the local queue runs messages with these same ports. */
 export function workerPorts(overrides: { readonly provider?: ProviderClient; readonly db?: Db } = {}): WorkerPorts {

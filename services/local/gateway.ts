@@ -6,6 +6,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyR
 import { AUTHORIZER_CACHE_SECONDS } from '../authorizer/cache';
 import { handler as authorizerHandler } from '../authorizer/handler';
 import { AREAS } from '../registry';
+import { setLocalIntegrationWorker } from '../integrations/store-queue';
 import { setLocalReportWorker } from '../reports/store-queue';
 import { FAKE_PAYROLL_PREFIX, fakePayroll } from './fake-payroll';
 import { PUBLIC_ROUTES, ROUTES, resourcePath, SCIM_PREFIX, ORG_PREFIX, type ApiName, type RouteSpec } from '../routes';
@@ -124,6 +125,11 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   setLocalReportWorker(async (message) => {
     const [{ runReportJob }, { workerPorts }] = await Promise.all([import('../reports/domain-worker'), import('../reports/store-worker')]);
     await runReportJob(workerPorts(), message);
+  });
+  // The same for integration jobs (the API's and the sweeper's queue; the worker passes its own).
+  setLocalIntegrationWorker(async (message) => {
+    const [{ runIntegrationJob }, { workerPorts }] = await Promise.all([import('../integrations/domain-worker'), import('../integrations/store-worker')]);
+    await runIntegrationJob(workerPorts(), message);
   });
   const cacheSeconds = options.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS;
   const policyCache = new Map<string, { expires: number; result: APIGatewayAuthorizerResult }>();

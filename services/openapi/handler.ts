@@ -1,33 +1,39 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { PLATFORM_FUNCTIONS } from '../registry';
-import { PUBLIC_ROUTES, type PublicRouteRow } from '../routes';
+import { PLATFORM_FUNCTIONS } from '../platform';
+import type { PublicRouteRow } from '../shared/area';
 import { requestIdOf } from '../shared/http/middleware';
 import { problemBody } from '../shared/http/problems';
-import { openApiDocument } from './document';
 import { referencePage, REFERENCE_CSP } from './reference';
 
 /**
- * The `openapi` platform function: the public routes it declares in services/registry.ts
+ * The `openapi` platform function: the public routes it declares in services/platform.ts
  * (the API reference page, Redoc's browser bundle, the OpenAPI document), served without a
  * key by the stack and the local gateway alike. It reads no table and holds no secret.
+ *
+ * The document is the generated docs/openapi.json (`npm run openapi`; test/unit/openapi.test.ts
+ * keeps it equal to what the registry generates), read like Redoc's bundle: beside the bundle
+ * in Lambda, from the project locally. Generating it here would import the registry, every
+ * area's declaration and schemas (~200 KB of bundle, most of this function's cold start).
  */
 const FUNCTION_NAME = 'openapi';
 const definition = PLATFORM_FUNCTIONS.find((f) => f.name === FUNCTION_NAME);
-const routes = PUBLIC_ROUTES.filter((r) => r.function === FUNCTION_NAME);
+// PUBLIC_ROUTES' rows of this function (services/routes.ts derives them the same way).
+const routes: readonly PublicRouteRow[] = (definition?.publicRoutes ?? []).map((route) => ({ ...route, function: FUNCTION_NAME }));
 const pathOf = (operation: string): string => {
   const route = routes.find((r) => r.operation === operation);
-  if (!route) throw new Error(`services/registry.ts: the ${FUNCTION_NAME} function declares no public route ${operation}.`);
+  if (!route) throw new Error(`services/platform.ts: the ${FUNCTION_NAME} function declares no public route ${operation}.`);
   return route.path;
 };
 
 const SCRIPT = 'redoc.standalone.js';
+const DOCUMENT = 'openapi.json';
 
-/** In Lambda the asset sits beside the bundle (AreaFunction copies it); locally it is read from node_modules. */
+/** In Lambda the asset sits beside the bundle (AreaFunction copies it); locally it is read where it lies in the project (node_modules, docs). */
 function assetFile(name: string): string {
   const fromRoot = definition?.assets?.[name];
-  if (!fromRoot) throw new Error(`services/registry.ts: the ${FUNCTION_NAME} function declares no asset ${name}.`);
+  if (!fromRoot) throw new Error(`services/platform.ts: the ${FUNCTION_NAME} function declares no asset ${name}.`);
   return process.env.LAMBDA_TASK_ROOT ? join(process.env.LAMBDA_TASK_ROOT, name) : join(process.cwd(), fromRoot);
 }
 
@@ -36,13 +42,16 @@ const once = <T>(make: () => T): (() => T) => {
   return () => (value ??= make());
 };
 
+/** The generated document, parsed once: its title names the page, and it is served compact. */
+const openApiDocument = once((): { readonly info: { readonly title: string } } => JSON.parse(readFileSync(assetFile(DOCUMENT), 'utf8')));
+
 const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' };
 
 const responders: Readonly<Record<string, () => { readonly contentType: string; readonly body: string; readonly headers?: Record<string, string> }>> = {
   getApiReference: once(() => ({
     contentType: 'text/html; charset=utf-8',
     body: referencePage({
-      title: String((openApiDocument().info as { title: string }).title),
+      title: String(openApiDocument().info.title),
       pagePath: pathOf('getApiReference'),
       scriptPath: pathOf('getApiReferenceScript'),
       documentPath: pathOf('getOpenApiDocument'),

@@ -4,17 +4,21 @@ import { SEARCH_SCOPES } from './domain';
 import { activityItemSchema, activityListSchema, activityQuery, dashboardResponseSchema, searchQuery, searchResponseSchema, searchResultSchema } from './schemas';
 
 /** The areas the activity feed filters on (`area`), with the audit entity types each declares. */
-export const activityAreasOf = (areas: readonly AreaDefinition[]): ReadonlyMap<string, readonly string[]> =>
-  new Map(areas.filter((a) => a.auditEntityTypes.length > 0).map((a) => [a.name, [...new Set(a.auditEntityTypes)]]));
+export type ActivityAreas = Readonly<Record<string, readonly string[]>>;
+
+/** The activity areas of the areas that write audit entries, in their order. */
+export const activityAreasOf = (areas: readonly AreaDefinition[]): ActivityAreas =>
+  Object.fromEntries(areas.filter((a) => a.auditEntityTypes.length > 0).map((a) => [a.name, [...new Set(a.auditEntityTypes)]]));
 
 /**
  * The organization overview, read-only: the dashboard's counts, the activity feed over the
  * audit trail and one search over the master data of several areas. It owns no items; every
- * read goes through the owning area's port. Built by the registry with the areas that write
- * audit entries, so that `area` and `entityType` of GET /activity name exactly what exists.
+ * read goes through the owning area's port. Built by the registry from the areas that write
+ * audit entries (activityAreasOf), so that `area` and `entityType` of GET /activity name
+ * exactly what exists; the handler builds it from the generated copy (activity-areas.ts).
  */
-export const overviewArea = (writingAreas: readonly AreaDefinition[]) => {
-  const byArea = activityAreasOf(writingAreas);
+export const overviewArea = (activityAreas: ActivityAreas) => {
+  const byArea = new Map(Object.entries(activityAreas));
   const areas = [...byArea.keys()];
   const types = [...new Set([...byArea.values()].flat())];
   if (areas.length === 0 || types.length === 0) throw new Error('overviewArea: no area declares auditEntityTypes.');

@@ -1,18 +1,19 @@
-import { OVERVIEW_AREA, WRITING_AREAS } from '../registry';
 import { defaultDb } from '../shared/ddb/client';
 import { areaHandler } from '../shared/http/area-handler';
 import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
 import { ok } from '../shared/http/request';
 import { auditResponse } from '../audit/public';
-import { activityAreasOf } from './area';
+import { ACTIVITY_AREAS } from './activity-areas';
+import { overviewArea } from './area';
 import { activitySummary, dashboard, searchableKinds, type OverviewPorts, type SearchKind } from './domain';
 import { activityPage, overviewStore, searchKind, type KindPosition } from './store';
 
 const DEFAULT_PER_TYPE = 10;
-const byArea = activityAreasOf(WRITING_AREAS);
+const byArea = new Map(Object.entries(ACTIVITY_AREAS));
 const areaOfType = new Map([...byArea].flatMap(([area, types]) => types.map((t) => [t, area] as const)));
 
-export const handler = areaHandler(OVERVIEW_AREA, {
+/** The area as the registry builds it (OVERVIEW_AREA), from the generated copy of its activity areas. */
+export const handler = areaHandler(overviewArea(ACTIVITY_AREAS), {
   ports: (): OverviewPorts => ({ store: overviewStore(defaultDb()), now: () => new Date() }),
   operations: {
     getDashboard: async ({ ports, principal }) => ok(await dashboard(ports, principal.organizationId)),

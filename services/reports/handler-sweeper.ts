@@ -2,7 +2,7 @@ import { defaultDb } from '../shared/ddb/client';
 import { logger } from '../shared/logger';
 import { requeueStrandedJobs } from './domain-worker';
 import { jobQueue } from './store-queue';
-import { sweeperStore } from './store-worker';
+import { sweeperStore } from './store-sweeper';
 
 /**
  * The sweeper Lambda (`reports-sweeper` in area.ts), run every minute by an EventBridge

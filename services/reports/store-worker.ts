@@ -11,8 +11,8 @@ import { AppError } from '../shared/errors';
 import { entriesOfEmployeeStartingIn } from '../timesheets/public';
 import type { PersonInfo } from './domain-files';
 import { renderPdf } from './domain-pdf';
-import { ExportWentStaleError, type SweeperStore, type WorkerPorts, type WorkerStore } from './domain-worker';
-import { dueJobs, failJob, getJob, jobSucceededItem, markRequeued, takeJob, updateProgress } from './store-jobs';
+import { ExportWentStaleError, type WorkerPorts, type WorkerStore } from './domain-worker';
+import { failJob, getJob, jobSucceededItem, takeJob, updateProgress } from './store-jobs';
 import { fileStore } from './store-files';
 import { loadFonts } from './store-fonts';
 import { abandonManifest, MANIFEST_LABEL, openManifest, outboxItem, publishManifestItems, putManifestEntries, REPLACED_LABEL, supersedeItem } from './store-manifests';
@@ -93,11 +93,6 @@ export function reportsWorkerStore(db: Db): WorkerStore {
     abandonManifest: (org, manifest, months) => abandonManifest(db, org, manifest, months),
   };
 }
-
-export const sweeperStore = (db: Db): SweeperStore => ({
-  dueJobs: (before, limit) => dueJobs(db, before, limit),
-  markRequeued: (message, now) => markRequeued(db, message, now),
-});
 
 /** The worker's ports in a Lambda (or the local process). */
 export const workerPorts = (db: Db = defaultDb()): WorkerPorts => ({

@@ -6,7 +6,8 @@ import { handler as workerHandler } from '../../services/reports/handler-worker'
 import { reportKeys, type JobMessage } from '../../services/reports/model';
 import { getJob, takeJob } from '../../services/reports/store-jobs';
 import { jobQueue, replaceLocalJobQueue } from '../../services/reports/store-queue';
-import { sweeperStore, workerPorts } from '../../services/reports/store-worker';
+import { sweeperStore } from '../../services/reports/store-sweeper';
+import { workerPorts } from '../../services/reports/store-worker';
 import { call, startApi, type ApiFixture } from '../support/api';
 
 /**

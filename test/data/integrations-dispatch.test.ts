@@ -9,7 +9,8 @@ import { integrationKeys, type JobMessage } from '../../services/integrations/mo
 import { credentialStore, integrationsStore } from '../../services/integrations/store';
 import { getJob } from '../../services/integrations/store-jobs';
 import { payrollDeliveryBody } from '../../services/integrations/store-provider';
-import { integrationsWorkerStore, sweeperStore } from '../../services/integrations/store-worker';
+import { sweeperStore } from '../../services/integrations/store-sweeper';
+import { integrationsWorkerStore } from '../../services/integrations/store-worker';
 import { FakePayrollProvider } from '../../services/local/fake-payroll';
 import { exportFileStore, getOutboxRecord, reportKeys } from '../../services/reports/public';
 import { manifestEntryToItem, manifestToItem, outboxToItem, type Manifest } from '../../services/reports/model';

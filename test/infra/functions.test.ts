@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { UNREACHED_CREDENTIAL_PROVIDERS } from '../../lib/constructs/area-function';
 import { FUNCTION_TIMEOUT } from '../../lib/stacks/api-stack';
 import { join } from 'node:path';
 import type { Stack } from 'aws-cdk-lib';
@@ -79,6 +80,22 @@ describe('functions', () => {
       // The Tracer and the X-Ray SDK stay out of every bundle: the tracer layer serves them.
       expect(code).not.toContain('AWS_XRAY_DAEMON_ADDRESS');
     }
+  });
+
+  it('leaves out of every bundle the credential providers Lambda never reaches, still loaded by dynamic import only', () => {
+    const withChain: string[] = [];
+    for (const name of FUNCTION_NAMES) {
+      const code = readFileSync(join(assetDirOf(name), 'index.mjs'), 'utf8');
+      // A bundle with an SDK client has the default chain; its own import() calls stay,
+      // unresolved, behind fromEnv (area-function.ts). The openapi function has no client.
+      if (code.includes('defaultProvider::fromEnv')) {
+        withChain.push(name);
+        for (const provider of UNREACHED_CREDENTIAL_PROVIDERS) expect({ name, provider, dynamicImport: code.includes(`import("${provider}")`) }).toEqual({ name, provider, dynamicImport: true });
+      }
+      // The STS and SSO clients they would bring (@aws-sdk/nested-clients) are not in the bundle.
+      expect({ name, nestedClients: /AssumeRoleWithWebIdentity|GetRoleCredentials/.test(code) }).toEqual({ name, nestedClients: false });
+    }
+    expect(withChain).toEqual(expect.arrayContaining(['authorizer', 'timesheets', 'reports-worker']));
   });
 
   it('takes each entry from the registry, and an area\'s from services/<area>/handler.ts, the module the local gateway loads', () => {

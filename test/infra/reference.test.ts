@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import type { IConstruct } from 'constructs';
@@ -69,11 +69,14 @@ describe('public routes (the API reference)', () => {
     expect(actions.filter((a) => !/^(logs|xray):/.test(a))).toEqual([]);
   });
 
-  it("bundles Redoc's browser script beside the handler", () => {
+  it("bundles Redoc's browser script and the generated OpenAPI document beside the handler, not the registry", () => {
     const definition = PLATFORM_FUNCTIONS.find((f) => f.name === 'openapi')!;
     const assetDir = join(built.assembly.directory, assetPathOf(built.api.functions.openapi));
     for (const name of Object.keys(definition.assets ?? {})) expect(existsSync(join(assetDir, name))).toBe(true);
-    expect(readdirSync(assetDir)).toEqual(expect.arrayContaining(['index.mjs', 'redoc.standalone.js']));
+    expect(readdirSync(assetDir)).toEqual(expect.arrayContaining(['index.mjs', 'redoc.standalone.js', 'openapi.json']));
+    expect(readFileSync(join(assetDir, 'openapi.json'), 'utf8')).toBe(readFileSync('docs/openapi.json', 'utf8'));
+    // The document is read, not generated: no area's schemas (nor zod) in the function's code.
+    expect(statSync(join(assetDir, 'index.mjs')).size).toBeLessThan(100 * 1024);
   });
 });
 

@@ -66,7 +66,7 @@ describe('reports pipeline', () => {
     expect(Object.keys(sweeper?.Properties?.Environment?.Variables ?? {})).toContain('REPORTS_QUEUE_URL');
   });
 
-  it('bundles pdf-lib, fontkit and the fonts with the worker only, never with the reports API function (issue 21)', () => {
+  it('bundles pdf-lib, fontkit and the fonts with the worker only, never with the reports API function (issue 21) or the sweeper (issue 18)', () => {
     const assetDir = (name: string) => {
       const fn = built.api.functions[name as keyof typeof built.api.functions];
       return join(built.assembly.directory, (fn.node.findChild('Code') as Asset).assetPath);
@@ -79,6 +79,9 @@ describe('reports pipeline', () => {
     const api = assetDir('reports');
     expect(readdirSync(api).filter((f) => f.endsWith('.ttf'))).toEqual([]);
     expect(readFileSync(join(api, 'index.mjs'), 'utf8')).not.toMatch(marker);
+    const sweeper = assetDir('reports-sweeper');
+    expect(readdirSync(sweeper).filter((f) => f.endsWith('.ttf'))).toEqual([]);
+    expect(readFileSync(join(sweeper, 'index.mjs'), 'utf8')).not.toMatch(marker);
   });
 
   it('never passes file bytes through the gateway: downloads are presigned S3 GETs (issue 12, item 1)', () => {
@@ -110,5 +113,14 @@ describe('integrations pipeline', () => {
     expect(secretStore).toHaveLength(2);
     expect(secretStore.find((p) => p.includes('IntegrationsFunctionRole'))).toMatch(/secretsmanager:CreateSecret.*secretsmanager:PutSecretValue/);
     expect(secretStore.find((p) => p.includes('IntegrationsWorkerFunctionRole'))).toContain('secretsmanager:GetSecretValue');
+  });
+
+  it('bundles the worker (provider client, export files on S3) with the worker only, not with the API or the sweeper (issue 18)', () => {
+    const code = (name: 'integrations' | 'integrations-worker' | 'integrations-sweeper') =>
+      readFileSync(join(built.assembly.directory, (built.api.functions[name].node.findChild('Code') as Asset).assetPath, 'index.mjs'), 'utf8');
+    // The S3 client names its base exception; only the worker reads the export files.
+    expect(code('integrations-worker')).toContain('S3ServiceException');
+    expect(code('integrations')).not.toContain('S3ServiceException');
+    expect(code('integrations-sweeper')).not.toContain('S3ServiceException');
   });
 });
