@@ -3,11 +3,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { UNREACHED_CREDENTIAL_PROVIDERS } from '../lib/constructs/area-function';
 import { TRACER_MODULES } from '../lib/constructs/tracer-layer';
 import { FUNCTIONS } from '../services/registry';
 import { functionConstructId, handlerEntry } from '../services/shared/area';
 import { REPO_ROOT } from './lib/local-runtime';
+import { STACK_EXTERNALS, stackBuildOptions } from './lib/stack-build';
 import { median, round } from './lib/stats';
 
 /**
@@ -51,20 +51,7 @@ export async function measureColdStart(runs: number): Promise<ColdStartResults> 
     const bare = join(work, 'bare');
     const wholeChain = join(work, 'bare-whole-chain');
     writeFileSync(join(work, 'bare.ts'), "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nconst client = new DynamoDBClient({});\nexport const handler = async () => ({ statusCode: 200, body: String(client !== undefined) });\n");
-    const bareBuild = (outdir: string, external: readonly string[]) => build({
-      entryPoints: [join(work, 'bare.ts')],
-      outfile: join(outdir, 'index.mjs'),
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      minify: true,
-      mainFields: ['module', 'main'],
-      nodePaths: [join(REPO_ROOT, 'node_modules')],
-      external: [...external],
-      banner: { js: "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);" },
-      logLevel: 'silent',
-    });
+    const bareBuild = (outdir: string, external: readonly string[]) => build({ ...stackBuildOptions(external), entryPoints: [join(work, 'bare.ts')], outfile: join(outdir, 'index.mjs') });
     // The stack's externals too: the bare client leaves out the credential providers Lambda
     // never reaches, as every function does, so the ratio shows what our code adds and not
     // what the bundling options take away from both.
@@ -127,7 +114,6 @@ const BARE = 'bare DynamoDB client';
 const BARE_WHOLE_CHAIN = 'bare DynamoDB client, whole credential chain';
 
 /** What lib/constructs/area-function.ts leaves out of every bundle (esbuild `external`). */
-const STACK_EXTERNALS = [...TRACER_MODULES, ...UNREACHED_CREDENTIAL_PROVIDERS];
 
 /**
  * The metafile summary of each function's bundle: esbuild builds its entry again with the
@@ -137,20 +123,7 @@ const STACK_EXTERNALS = [...TRACER_MODULES, ...UNREACHED_CREDENTIAL_PROVIDERS];
 async function bundleContents(): Promise<Record<string, { name: string; kb: number }[]>> {
   const out: Record<string, { name: string; kb: number }[]> = {};
   for (const fn of FUNCTIONS) {
-    const built = await build({
-      entryPoints: [join(REPO_ROOT, handlerEntry(fn))],
-      outfile: 'index.mjs',
-      write: false,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      minify: true,
-      mainFields: ['module', 'main'],
-      metafile: true,
-      external: [...STACK_EXTERNALS],
-      logLevel: 'silent',
-    });
+    const built = await build({ ...stackBuildOptions(), entryPoints: [join(REPO_ROOT, handlerEntry(fn))], outfile: 'index.mjs', write: false, metafile: true });
     const output = Object.values(built.metafile.outputs).find((o) => o.entryPoint !== undefined);
     if (!output) continue;
     const bytes: Record<string, number> = {};

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
-import { TRACER_MODULES, writeTracerLayer } from '../lib/constructs/tracer-layer';
-import { UNREACHED_CREDENTIAL_PROVIDERS } from '../lib/constructs/area-function';
+import { writeTracerLayer } from '../lib/constructs/tracer-layer';
 import { handlerEntry } from '../lib/paths';
 import { FUNCTIONS } from '../services/registry';
 import { REPO_ROOT } from './lib/local-runtime';
+import { stackBuildOptions } from './lib/stack-build';
 import { median, round } from './lib/stats';
 
 /**
@@ -162,21 +162,7 @@ export async function measureObservabilityCost(runs: number): Promise<Observabil
 
 /** The stack's esbuild options (lib/constructs/area-function.ts), as cold-start.ts uses them. */
 async function bundle(entry: string, outfile: string, plugins: Plugin[]): Promise<void> {
-  await build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    minify: true,
-    mainFields: ['module', 'main'],
-    nodePaths: [join(REPO_ROOT, 'node_modules')],
-    banner: { js: "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);" },
-    logLevel: 'silent',
-    external: [...TRACER_MODULES, ...UNREACHED_CREDENTIAL_PROVIDERS],
-    plugins,
-  });
+  await build({ ...stackBuildOptions(), entryPoints: [entry], outfile, plugins });
 }
 
 /** Milliseconds to import `file` in a fresh Node process (the environment Lambda would give, plus `env`). */

@@ -37,6 +37,9 @@ export const UNREACHED_CREDENTIAL_PROVIDERS = [
   '@smithy/credential-provider-imds',
 ] as const;
 
+/** Bundled CommonJS dependencies call require(); ESM has none, so every bundle gets one. */
+export const ESM_REQUIRE_BANNER = "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);";
+
 export interface AreaFunctionProps {
   /** The function's registry name, e.g. `timesheets` (kebab-case). */
   readonly name: string;
@@ -146,8 +149,7 @@ export class AreaFunction extends NodejsFunction {
         minify: true,
         sourceMap: true,
         mainFields: ['module', 'main'],
-        // Bundled CommonJS dependencies call require(); ESM has none, so give them one.
-        banner: "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);",
+        banner: ESM_REQUIRE_BANNER,
         bundleAwsSDK: true,
         // The Tracer is never in a bundle: the TracerLayer serves it where SDK tracing is on.
         // Nor are the credential providers that Lambda never reaches (above).
