@@ -126,6 +126,43 @@ export class ApiStack extends Stack {
   private readonly apiEnvironment: ApiEnvironment;
 
   /**
+   * A job queue of an area, in the area's nested stack beside its functions: the queue (its
+   * visibility six times the worker's timeout, as AWS recommends for Lambda event sources: a
+   * message is never delivered again while a slow or retried run still works on it) with a
+   * dead-letter queue; `senders` get its URL in `urlVariable` and may send; the sweeper runs
+   * every minute; the worker consumes one message at a time, at most REPORT_WORKER_CONCURRENCY
+   * at once, so a burst of jobs waits in the queue instead of taking the account's concurrency
+   * from the API and its authorizer.
+   */
+  private jobQueue(
+    prefix: 'Reports' | 'Integrations',
+    functions: { readonly worker: AreaFunction; readonly sweeper: AreaFunction; readonly senders: readonly AreaFunction[] },
+    options: { readonly urlVariable: string; readonly maxReceiveCount: number; readonly sweeperDescription: string },
+  ): { queue: Queue; deadLetters: Queue } {
+    const { worker, sweeper, senders } = functions;
+    const scope = Stack.of(worker);
+    const deadLetters = new Queue(scope, `${prefix}DeadLetterQueue`, { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
+    acknowledgeGuard(deadLetters, 'sqsDlq');
+    const queue = new Queue(scope, `${prefix}Queue`, {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: worker.timeout ? Duration.seconds(worker.timeout.toSeconds() * 6) : Duration.minutes(6),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: options.maxReceiveCount },
+    });
+    for (const fn of senders) {
+      fn.addEnvironment(options.urlVariable, queue.queueUrl);
+      queue.grantSendMessages(fn);
+    }
+    new Rule(scope, `${prefix}SweeperSchedule`, {
+      description: options.sweeperDescription,
+      schedule: Schedule.rate(Duration.minutes(1)),
+      targets: [new LambdaFunction(sweeper, { retryAttempts: 0 })],
+    });
+    worker.addEventSource(new SqsEventSource(queue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: REPORT_WORKER_CONCURRENCY }));
+    return { queue, deadLetters };
+  }
+
+  /**
    * Export requests: the reports function queues a job message (and streams finished files
    * from the bucket); the worker consumes the queue, one message at a time, and writes the
    * files. Messages that keep failing go to a dead-letter queue after 3 deliveries. A job
@@ -133,34 +170,15 @@ export class ApiStack extends Stack {
    * the sweeper, run every minute, sends it again.
    */
   private reportsPipeline(reports: AreaFunction, worker: AreaFunction, sweeper: AreaFunction, bucket: IBucket): { queue: Queue; deadLetters: Queue } {
-    // In the reports area's nested stack, beside its functions.
-    const scope = Stack.of(reports);
-    const deadLetters = new Queue(scope, 'ReportsDeadLetterQueue', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
-    acknowledgeGuard(deadLetters, 'sqsDlq');
-    const queue = new Queue(scope, 'ReportsQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      // Six times the worker's timeout, as AWS recommends for Lambda event sources: a message is
-      // never delivered again while a slow (or throttled and retried) run still works on it.
-      visibilityTimeout: worker.timeout ? Duration.seconds(worker.timeout.toSeconds() * 6) : Duration.minutes(6),
-      deadLetterQueue: { queue: deadLetters, maxReceiveCount: 3 },
-    });
-    reports.addEnvironment('REPORTS_QUEUE_URL', queue.queueUrl);
-    queue.grantSendMessages(reports);
-    sweeper.addEnvironment('REPORTS_QUEUE_URL', queue.queueUrl);
-    queue.grantSendMessages(sweeper);
-    new Rule(scope, 'ReportsSweeperSchedule', {
-      description: 'Re-queues export jobs still QUEUED after 2 minutes',
-      schedule: Schedule.rate(Duration.minutes(1)),
-      targets: [new LambdaFunction(sweeper, { retryAttempts: 0 })],
-    });
+    const pipeline = this.jobQueue(
+      'Reports',
+      { worker, sweeper, senders: [reports, sweeper] },
+      { urlVariable: 'REPORTS_QUEUE_URL', maxReceiveCount: 3, sweeperDescription: 'Re-queues export jobs still QUEUED after 2 minutes' },
+    );
     reports.addEnvironment('REPORTS_BUCKET', bucket.bucketName);
     Grant.addToPrincipal({ grantee: reports, actions: ['s3:GetObject'], resourceArns: [bucket.arnForObjects('reports/*')] });
     worker.addEnvironment('REPORTS_BUCKET', bucket.bucketName);
     Grant.addToPrincipal({ grantee: worker, actions: ['s3:PutObject'], resourceArns: [bucket.arnForObjects('reports/*')] });
-    // At most REPORT_WORKER_CONCURRENCY exports at a time: a burst of export requests waits in
-    // the queue instead of taking the account's concurrency from the API and its authorizer.
-    worker.addEventSource(new SqsEventSource(queue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: REPORT_WORKER_CONCURRENCY }));
     for (const fn of [reports, worker]) {
       // On the role: the finding is on its policy, which sits beside the function.
       Validations.of(fn.role!).acknowledge({
@@ -168,7 +186,7 @@ export class ApiStack extends Stack {
         reason: 'Export files are objects under reports/<organizationId>/<manifestId>: the prefix is the narrowest resource that covers files not yet created.',
       });
     }
-    return { queue, deadLetters };
+    return pipeline;
   }
 
   /**
@@ -178,32 +196,18 @@ export class ApiStack extends Stack {
    * run died). The worker reads export files (the payroll manifest it delivers).
    */
   private integrationsPipeline(api: AreaFunction, worker: AreaFunction, sweeper: AreaFunction, bucket: IBucket): { queue: Queue; deadLetters: Queue } {
-    const scope = Stack.of(api);
-    const deadLetters = new Queue(scope, 'IntegrationsDeadLetterQueue', { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
-    acknowledgeGuard(deadLetters, 'sqsDlq');
-    const queue = new Queue(scope, 'IntegrationsQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      visibilityTimeout: worker.timeout ? Duration.seconds(worker.timeout.toSeconds() * 6) : Duration.minutes(6),
-      deadLetterQueue: { queue: deadLetters, maxReceiveCount: 5 },
-    });
-    for (const fn of [api, worker, sweeper]) {
-      fn.addEnvironment('INTEGRATIONS_QUEUE_URL', queue.queueUrl);
-      queue.grantSendMessages(fn);
-    }
-    new Rule(scope, 'IntegrationsSweeperSchedule', {
-      description: 'Re-queues due integration jobs (lost messages, ended backoffs, dead runs)',
-      schedule: Schedule.rate(Duration.minutes(1)),
-      targets: [new LambdaFunction(sweeper, { retryAttempts: 0 })],
-    });
+    const pipeline = this.jobQueue(
+      'Integrations',
+      { worker, sweeper, senders: [api, worker, sweeper] },
+      { urlVariable: 'INTEGRATIONS_QUEUE_URL', maxReceiveCount: 5, sweeperDescription: 'Re-queues due integration jobs (lost messages, ended backoffs, dead runs)' },
+    );
     worker.addEnvironment('REPORTS_BUCKET', bucket.bucketName);
     Grant.addToPrincipal({ grantee: worker, actions: ['s3:GetObject'], resourceArns: [bucket.arnForObjects('reports/*')] });
     Validations.of(worker.role!).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::wfm-${this.apiEnvironment.toLowerCase()}-reports-<AWS::AccountId>-<AWS::Region>/reports/*]`,
       reason: 'The payroll dispatch reads the export file of the manifest it delivers, under reports/<organizationId>/<manifestId>.',
     });
-    worker.addEventSource(new SqsEventSource(queue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: REPORT_WORKER_CONCURRENCY }));
-    return { queue, deadLetters };
+    return pipeline;
   }
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
