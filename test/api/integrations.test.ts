@@ -6,8 +6,8 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { runIntegrationJob } from '../../services/integrations/domain-worker';
 import { workerPorts } from '../../services/integrations/store-worker';
 import { fakePayroll } from '../../services/local/fake-payroll';
-import { logger } from '../../services/shared/logger';
 import { call, expectProblem, startApi, type ApiFixture } from '../support/api';
+import { withCapturedLogs } from '../support/logs';
 
 /**
  * Issue 17, integrations: connecting providers with credentials that never come back, jobs
@@ -102,24 +102,13 @@ describe('connecting a provider', () => {
   });
 
   it('replaces the credentials with PUT (If-Match), audited by name only, and never logs them', async () => {
-    const lines: string[] = [];
-    const capture = (chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    };
-    const spies = [jest.spyOn(process.stdout, 'write').mockImplementation(capture), jest.spyOn(process.stderr, 'write').mockImplementation(capture)];
-    logger.setLogLevel('DEBUG');
-    let res;
-    try {
-      res = await call('PUT', `${base}/integrations/providers/payroll/credentials`, { token: admin, idempotencyKey: randomUUID(), ifMatch: payroll.etag, body: { credentials: { token: `${TOKEN}-2` } } });
-    } finally {
-      logger.setLogLevel('SILENT');
-      for (const spy of spies) spy.mockRestore();
-    }
+    const { result: res, logs } = await withCapturedLogs(() =>
+      call('PUT', `${base}/integrations/providers/payroll/credentials`, { token: admin, idempotencyKey: randomUUID(), ifMatch: payroll.etag, body: { credentials: { token: `${TOKEN}-2` } } }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ credentialsSet: true, credentialsUpdatedAt: expect.any(String) });
     expect(res.text).not.toContain(TOKEN);
-    expect(lines.join('')).not.toContain(TOKEN);
+    expect(logs).not.toContain(TOKEN);
     payroll.etag = res.headers.get('etag')!;
     const audit = await call('GET', `${base}/audit?limit=200`, { token: admin });
     expect(audit.text).not.toContain(TOKEN);

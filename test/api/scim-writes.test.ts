@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { getEmployee } from '../../services/employees/public';
-import { logger } from '../../services/shared/logger';
 import { entraUser, startScimHarness, type ScimHarness } from './scim-harness';
+import { withCapturedLogs } from '../support/logs';
 
 /**
  * Issue 11's SCIM findings, each seen from outside: Idempotency-Key on every write, public
@@ -140,26 +140,15 @@ describe('a burst of PATCHes without If-Match on one user', () => {
   it('answers 200 to all 16, ends in the state of one serial order, and logs no personal data', async () => {
     const user = await create({ displayName: 'Solveig Burst' });
     const n = 16;
-    const lines: string[] = [];
-    const capture = (chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    };
-    const spies = [jest.spyOn(process.stdout, 'write').mockImplementation(capture), jest.spyOn(process.stderr, 'write').mockImplementation(capture)];
-    logger.setLogLevel('DEBUG');
-    let results: { status: number }[];
-    try {
-      results = await Promise.all(
+    const { result: results, logs } = await withCapturedLogs(() =>
+      Promise.all(
         Array.from({ length: n }, (_, i) =>
           h.request('PATCH', `/Users/${user.id}`, {
             body: patchOps({ op: 'replace', path: 'title', value: `t${i}` }, { op: 'add', path: 'phoneNumbers', value: [{ type: 'other', value: `p${i}` }] }),
           }),
         ),
-      );
-    } finally {
-      logger.setLogLevel('SILENT');
-      for (const spy of spies) spy.mockRestore();
-    }
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(n).fill(200));
 
     const stored = await getEmployee(h.db, h.orgA, user.id);
@@ -169,7 +158,7 @@ describe('a burst of PATCHes without If-Match on one user', () => {
     expect([...order].sort()).toEqual(Array.from({ length: n }, (_, i) => `p${i}`).sort());
     expect(stored?.title).toBe(`t${order[order.length - 1].slice(1)}`);
 
-    const text = lines.join('').toLowerCase();
+    const text = logs.toLowerCase();
     for (const value of [user.userName.toLowerCase(), 'solveig', 'contoso.example']) expect(text).not.toContain(value);
   });
 });

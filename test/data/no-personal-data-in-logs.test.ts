@@ -5,6 +5,7 @@ import type { Db } from '../../services/shared/ddb/client';
 import { TransactionUnit } from '../../services/shared/ddb/unit-of-work';
 import { logger } from '../../services/shared/logger';
 import { createTestTable } from '../support/table';
+import { withCapturedLogs } from '../support/logs';
 
 /**
  * A black-box finding: concurrent SCIM PATCHes logged transaction-cancellation labels that
@@ -33,24 +34,13 @@ describe('a failed transaction', () => {
     const unit = new TransactionUnit(db);
     unit.stage({ items: employeeChangeItems({ before, after, guards: [], audit, extra: [] }), audit: { auditedBy: 'the items above' } });
 
-    const lines: string[] = [];
-    const capture = (chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    };
-    const spies = [jest.spyOn(process.stdout, 'write').mockImplementation(capture), jest.spyOn(process.stderr, 'write').mockImplementation(capture)];
-    logger.setLogLevel('DEBUG');
     let failure: unknown;
-    try {
-      await unit.commit().catch((error: unknown) => {
+    const { logs: text } = await withCapturedLogs(() =>
+      unit.commit().catch((error: unknown) => {
         failure = error;
         logger.error('Request failed', { error: error as Error });
-      });
-    } finally {
-      logger.setLogLevel('SILENT');
-      for (const spy of spies) spy.mockRestore();
-    }
-    const text = lines.join('');
+      }),
+    );
     expect(failure).toBeDefined();
     expect(text).toMatch(/employee/);
     for (const value of [EMAIL, 'ingrid', 'halvorsen', 'berg', 'fjord']) expect(text.toLowerCase()).not.toContain(value);

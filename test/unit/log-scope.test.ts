@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { defineArea } from '../../services/shared/area';
 import { areaHandler } from '../../services/shared/http/area-handler';
 import { logger } from '../../services/shared/logger';
+import { withCapturedLogs } from '../support/logs';
 
 /**
  * A black-box finding: under concurrency, the ERROR line of a failed request carried another
@@ -41,26 +42,19 @@ const event = (n: number) =>
 
 describe('log lines of concurrent requests', () => {
   it('each carry their own request id, route and key id', async () => {
-    const lines: string[] = [];
-    const capture = (chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    };
-    const spies = [jest.spyOn(process.stdout, 'write').mockImplementation(capture), jest.spyOn(process.stderr, 'write').mockImplementation(capture)];
-
     // The Lambda-context middleware resets the level to the initial one (SILENT in tests) per invocation.
     const levels = logger as unknown as { setInitialLogLevel(level: string): void };
     levels.setInitialLogLevel('INFO');
+    let logs: string;
     try {
-      const results = await Promise.all(Array.from({ length: 12 }, (_, n) => handler(event(n), context)));
-      expect(results.every((r) => r.statusCode === 500)).toBe(true);
+      ({ logs } = await withCapturedLogs(async () => {
+        const results = await Promise.all(Array.from({ length: 12 }, (_, n) => handler(event(n), context)));
+        expect(results.every((r) => r.statusCode === 500)).toBe(true);
+      }));
     } finally {
       levels.setInitialLogLevel('SILENT');
-      logger.setLogLevel('SILENT');
-      for (const spy of spies) spy.mockRestore();
-
     }
-    const failed = lines.flatMap((l) => l.split('\n')).filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.message === 'Request failed');
+    const failed = logs.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.message === 'Request failed');
     expect(failed).toHaveLength(12);
     for (const line of failed) {
       const n = String(line.requestId).replace('req-', '');
