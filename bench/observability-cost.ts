@@ -3,9 +3,11 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
-import { writeTracerLayer } from '../lib/constructs/tracer-layer';
+import { TRACER_MODULES, writeTracerLayer } from '../lib/constructs/tracer-layer';
 import { handlerEntry } from '../lib/paths';
 import { FUNCTIONS } from '../services/registry';
+import { functionConstructId } from '../services/shared/area';
+import { API_FUNCTIONS, spread, type RatioSpread } from './cold-start';
 import { REPO_ROOT } from './lib/local-runtime';
 import { stackBuildOptions } from './lib/stack-build';
 import { median, round } from './lib/stats';
@@ -39,6 +41,9 @@ export interface ObservabilityLoad {
   readonly withoutVsBareSdk: number;
   readonly offVsBareSdk: number;
   readonly onVsBareSdk: number;
+  /** off ÷ the DynamoDB client bundled whole: issue 18's ruler (bench/cold-start.ts, RatioSpread). */
+  readonly offVsWholeChainClient: number;
+  readonly onVsWholeChainClient: number;
 }
 
 export interface ObservabilityCostResults {
@@ -58,6 +63,11 @@ export interface ObservabilityCostResults {
   readonly medianSdkTracingMs: number;
   readonly medianAddedBytes: number;
   readonly largestBundleBytes: number;
+  /** The request-path functions (API_FUNCTIONS) against issue 18's ruler, the DynamoDB client bundled whole. */
+  readonly wholeChainClientImportMs: number;
+  readonly apiOffVsWholeChainClient: RatioSpread;
+  readonly apiOnVsWholeChainClient: RatioSpread;
+  readonly apiOffVsBareSdk: RatioSpread;
 }
 
 /** The kit's exports, doing nothing: the function as it was before metrics and tracing. */
@@ -96,6 +106,8 @@ export async function measureObservabilityCost(runs: number): Promise<Observabil
     writeFileSync(join(work, 'bare.ts'), "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nconst client = new DynamoDBClient({});\nexport const handler = async () => ({ statusCode: 200, body: String(client !== undefined) });\n");
     const bare = join(work, 'bare.mjs');
     await bundle(join(work, 'bare.ts'), bare, []);
+    const wholeChain = join(work, 'bare-whole-chain.mjs');
+    await build({ ...stackBuildOptions(TRACER_MODULES), entryPoints: [join(work, 'bare.ts')], outfile: wholeChain });
 
     const files: Record<string, { with: string; without: string }> = {};
     for (const fn of FUNCTIONS) {
@@ -105,7 +117,10 @@ export async function measureObservabilityCost(runs: number): Promise<Observabil
       await bundle(entry, files[fn.name].without, [stub]);
     }
 
-    const loads: Array<{ key: string; file: string; env: Record<string, string> }> = [{ key: 'bare', file: bare, env: {} }];
+    const loads: Array<{ key: string; file: string; env: Record<string, string> }> = [
+      { key: 'bare', file: bare, env: {} },
+      { key: 'bare-whole-chain', file: wholeChain, env: {} },
+    ];
     for (const [name, f] of Object.entries(files)) {
       loads.push({ key: `${name}/without`, file: f.without, env: lambdaDefault }, { key: `${name}/off`, file: f.with, env: lambdaDefault }, { key: `${name}/on`, file: f.with, env: lambdaTracing });
     }
@@ -119,6 +134,7 @@ export async function measureObservabilityCost(runs: number): Promise<Observabil
     const paired = (a: string, b: string) => round(median(samples[a].map((x, i) => x / samples[b][i])));
 
     const bareMs = ms('bare');
+    const wholeChainMs = ms('bare-whole-chain');
     const bundles: Record<string, ObservabilityLoad> = {};
     for (const [name, f] of Object.entries(files)) {
       const without = ms(`${name}/without`);
@@ -135,10 +151,13 @@ export async function measureObservabilityCost(runs: number): Promise<Observabil
         withoutVsBareSdk: round(without / bareMs),
         offVsBareSdk: round(off / bareMs),
         onVsBareSdk: round(on / bareMs),
+        offVsWholeChainClient: round(off / wholeChainMs),
+        onVsWholeChainClient: round(on / wholeChainMs),
       };
     }
     const all = Object.values(bundles);
     const med = (pick: (b: ObservabilityLoad) => number) => round(median(all.map(pick)));
+    const api = (pick: (b: ObservabilityLoad) => number) => spread(Object.fromEntries(Object.entries(bundles).map(([n, b]) => [functionConstructId(n), pick(b)])), API_FUNCTIONS);
     return {
       runsPerBundle: runs,
       bareSdkImportMs: bareMs,
@@ -154,6 +173,10 @@ export async function measureObservabilityCost(runs: number): Promise<Observabil
       medianSdkTracingMs: round(median(Object.keys(files).map((n) => median(samples[`${n}/on`].map((x, i) => x - samples[`${n}/off`][i]))))),
       medianAddedBytes: med((b) => b.bytesWith - b.bytesWithout),
       largestBundleBytes: Math.max(...all.map((b) => b.bytesWith)),
+      wholeChainClientImportMs: wholeChainMs,
+      apiOffVsWholeChainClient: api((b) => b.offVsWholeChainClient),
+      apiOnVsWholeChainClient: api((b) => b.onVsWholeChainClient),
+      apiOffVsBareSdk: api((b) => b.offVsBareSdk),
     };
   } finally {
     rmSync(work, { recursive: true, force: true });
