@@ -1,8 +1,8 @@
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
-import { givenAttributes } from '../shared/domain/lifecycle';
+import { changedAttributes, givenAttributes } from '../shared/domain/lifecycle';
 import { NotFoundError } from '../shared/errors';
-import { audit, changedAttributes, type LocationPorts } from './domain';
+import { audit, type LocationPorts } from './domain';
 import type { Contact } from './model';
 
 /** Reusable contacts: organization-owned personal data that locations link to by id. */
