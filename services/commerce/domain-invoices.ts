@@ -22,6 +22,22 @@ export interface InvoiceInput {
 
 export type InvoicePatch = Partial<Omit<InvoiceInput, 'items'>>;
 
+/**
+ * The members of an invoice that was never issued (a new DRAFT, created or converted from
+ * quote `quoteId`): no number, issue or due date, nothing paid, not void.
+ */
+export const notIssued = (paymentTermDays: number, quoteId: string | null) => ({
+  number: null,
+  paymentTermDays,
+  quoteId,
+  issuedAt: null,
+  dueDate: null,
+  amountPaid: 0,
+  paidAt: null,
+  voidedAt: null,
+  voidReason: null,
+});
+
 export const invoiceStateError = (i: Invoice, wanted: string): Error =>
   i.state === 'ISSUED' && i.amountPaid > 0
     ? stateConflict(PROBLEMS.INVOICE_PARTIALLY_PAID, `Invoice ${i.id} has payments recorded; it cannot ${wanted}.`, i.state)
@@ -48,18 +64,7 @@ const readInvoice = (ports: CommercePorts, actor: Writer, id: string, ifMatch: s
 /** Creates a DRAFT invoice (no number yet). */
 export async function createInvoice(ports: CommercePorts, actor: Writer, input: InvoiceInput): Promise<Invoice> {
   const { now, draft } = newDraft(ports, actor, input);
-  const invoice: Invoice = {
-    ...draft,
-    number: null,
-    paymentTermDays: input.paymentTermDays ?? DEFAULT_PAYMENT_TERM_DAYS,
-    quoteId: null,
-    issuedAt: null,
-    dueDate: null,
-    amountPaid: 0,
-    paidAt: null,
-    voidedAt: null,
-    voidReason: null,
-  };
+  const invoice: Invoice = { ...draft, ...notIssued(input.paymentTermDays ?? DEFAULT_PAYMENT_TERM_DAYS, null) };
   return stageNewDraft(INVOICE, ports, actor, now, invoice);
 }
 

@@ -14,7 +14,7 @@ import {
   type LineInput,
   type Writer,
 } from './domain';
-import { DEFAULT_PAYMENT_TERM_DAYS } from './domain-invoices';
+import { DEFAULT_PAYMENT_TERM_DAYS, notIssued } from './domain-invoices';
 import type { Invoice, Quote, QuoteState } from './model';
 import { PROBLEMS } from './problems';
 
@@ -133,15 +133,7 @@ export async function convertQuote(ports: CommercePorts, actor: Writer, id: stri
     lines: current.lines.map((l) => ({ ...l, id: ports.newId() })),
     totals: current.totals,
     state: 'DRAFT',
-    number: null,
-    paymentTermDays: DEFAULT_PAYMENT_TERM_DAYS,
-    quoteId: current.id,
-    issuedAt: null,
-    dueDate: null,
-    amountPaid: 0,
-    paidAt: null,
-    voidedAt: null,
-    voidReason: null,
+    ...notIssued(DEFAULT_PAYMENT_TERM_DAYS, current.id),
     version: 1,
     createdAt: now,
     updatedAt: now,

@@ -128,61 +128,40 @@ export const stageDocument = <D extends CommerceDocument, S extends string>(
 ): D => nextVersion(ports, actor, { entityType: kind.entityType, snapshot: kind.snapshot, save: kind.save(ports) }, current, next, change);
 
 /**
- * Changes the header `fields` of a DRAFT document (409 <KIND>_<STATE> otherwise; 422 for a
- * currency that is not ISO 4217); a patch that changes nothing answers the document as it is.
+ * The draft-editing use cases of one kind, each on the document `id` of the actor's
+ * organization (404) checked against If-Match (412) and in state `draft` (409 <KIND>_<STATE>):
+ * - update: changes the header `fields` (422 for a currency that is not ISO 4217); a patch
+ *   that changes nothing answers the document as it is;
+ * - addLine: adds a line; the totals follow. Output: the document and the new line;
+ * - removeLine: removes a line (404 when it has none of that id, before the state check);
+ *   the audit keeps that it was there.
  */
-export async function updateDraft<D extends CommerceDocument, S extends string, K extends keyof D & string>(
-  kind: DocumentKind<D, S>,
-  ports: CommercePorts,
-  actor: Writer,
-  request: { readonly id: string; readonly ifMatch: string; readonly draft: S },
-  fields: readonly K[],
-  patch: Partial<Pick<D, K>>,
-): Promise<D> {
-  const current = await readDocument(kind, ports, actor, request.id, request.ifMatch);
-  kind.assertState(current, [request.draft], 'be changed');
-  const currency = (patch as { readonly currency?: string }).currency;
-  if (currency !== undefined) assertCurrency(currency);
-  const candidate = { ...current };
-  for (const field of fields) if (patch[field] !== undefined) candidate[field] = patch[field] as D[K];
-  const changed = fields.filter((k) => candidate[k] !== current[k]);
-  if (changed.length === 0) return current;
-  return stageDocument(kind, ports, actor, current, candidate, { action: `${kind.entityType}.updated`, changed });
-}
-
-/** Adds a line to a DRAFT document; the totals follow. Output: the document and the new line. */
-export async function addDraftLine<D extends CommerceDocument, S extends string>(
-  kind: DocumentKind<D, S>,
-  ports: CommercePorts,
-  actor: Writer,
-  request: { readonly id: string; readonly ifMatch: string | undefined; readonly draft: S },
-  input: LineInput,
-): Promise<{ readonly document: D; readonly line: Line }> {
-  const current = await readDocument(kind, ports, actor, request.id, request.ifMatch);
-  kind.assertState(current, [request.draft], 'change its items');
-  const { next, line } = withLineAdded(current, () => buildLine(ports.newId(), input, ''), kind.aNoun);
-  return { document: stageDocument(kind, ports, actor, current, next, { action: `${kind.entityType}.item_added`, changed: ['items'] }), line };
-}
-
-/** Removes a line of a DRAFT document (the audit keeps that it was there). */
-export async function removeDraftLine<D extends CommerceDocument, S extends string>(
-  kind: DocumentKind<D, S>,
-  ports: CommercePorts,
-  actor: Writer,
-  request: { readonly id: string; readonly ifMatch: string | undefined; readonly draft: S },
-  lineId: string,
-): Promise<D> {
-  const current = await readDocument(kind, ports, actor, request.id, request.ifMatch);
-  const next = withLineRemoved(current, lineId, `${kind.entityType} ${request.id}`, () => kind.assertState(current, [request.draft], 'change its items'));
-  return stageDocument(kind, ports, actor, current, next, { action: `${kind.entityType}.item_removed`, changed: ['items'] });
-}
-
-/** The draft-editing use cases of one kind: header update of `fields`, add line, remove line. */
 export function draftUseCases<D extends CommerceDocument, S extends string, K extends keyof D & string>(kind: DocumentKind<D, S>, draft: S, fields: readonly K[]) {
+  const stage = (ports: CommercePorts, actor: Writer, current: D, next: Omit<D, 'version' | 'updatedAt'>, action: string, changed: readonly string[]): D =>
+    stageDocument(kind, ports, actor, current, next, { action: `${kind.entityType}.${action}`, changed });
   return {
-    update: (ports: CommercePorts, actor: Writer, id: string, ifMatch: string, patch: Partial<Pick<D, K>>): Promise<D> => updateDraft(kind, ports, actor, { id, ifMatch, draft }, fields, patch),
-    addLine: (ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined, input: LineInput) => addDraftLine(kind, ports, actor, { id, ifMatch, draft }, input),
-    removeLine: (ports: CommercePorts, actor: Writer, id: string, lineId: string, ifMatch: string | undefined): Promise<D> => removeDraftLine(kind, ports, actor, { id, ifMatch, draft }, lineId),
+    async update(ports: CommercePorts, actor: Writer, id: string, ifMatch: string, patch: Partial<Pick<D, K>>): Promise<D> {
+      const current = await readDocument(kind, ports, actor, id, ifMatch);
+      kind.assertState(current, [draft], 'be changed');
+      const currency = (patch as { readonly currency?: string }).currency;
+      if (currency !== undefined) assertCurrency(currency);
+      const candidate = { ...current };
+      for (const field of fields) if (patch[field] !== undefined) candidate[field] = patch[field] as D[K];
+      const changed = fields.filter((k) => candidate[k] !== current[k]);
+      if (changed.length === 0) return current;
+      return stage(ports, actor, current, candidate, 'updated', changed);
+    },
+    async addLine(ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined, input: LineInput): Promise<{ readonly document: D; readonly line: Line }> {
+      const current = await readDocument(kind, ports, actor, id, ifMatch);
+      kind.assertState(current, [draft], 'change its items');
+      const { next, line } = withLineAdded(current, () => buildLine(ports.newId(), input, ''), kind.aNoun);
+      return { document: stage(ports, actor, current, next, 'item_added', ['items']), line };
+    },
+    async removeLine(ports: CommercePorts, actor: Writer, id: string, lineId: string, ifMatch: string | undefined): Promise<D> {
+      const current = await readDocument(kind, ports, actor, id, ifMatch);
+      const next = withLineRemoved(current, lineId, `${kind.entityType} ${id}`, () => kind.assertState(current, [draft], 'change its items'));
+      return stage(ports, actor, current, next, 'item_removed', ['items']);
+    },
   };
 }
 

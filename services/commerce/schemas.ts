@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, nullableText, requiredName, utc } from '../shared/schemas/fields';
+import { cursorParameter, nothingToChange, nullableText, requiredName, sendsAField, utc } from '../shared/schemas/fields';
 import { uuid } from '../shared/time';
 import { fromBasisPoints, fromMilli, MAX_AMOUNT } from './domain-money';
 import { INVOICE_STATES, PAYMENT_METHODS, QUOTE_STATES, type Invoice, type Line, type Payment, type Quote } from './model';
@@ -79,13 +79,10 @@ export const createQuoteBody = z
   })
   .strict();
 
-const atLeastOne = { message: 'Nothing to change: send at least one field.' };
-const someDefined = (b: object) => Object.values(b).some((v) => v !== undefined);
-
 export const updateQuoteBody = z
   .object({ customerId: uuid().optional(), currency: currency().optional(), validUntil: calendarDate('validUntil').nullable().optional(), notes })
   .strict()
-  .refine(someDefined, atLeastOne);
+  .refine(sendsAField, nothingToChange());
 
 export const declineQuoteBody = z.object({ reason: nullableText('reason', 1000) }).strict();
 
@@ -102,7 +99,7 @@ export const createInvoiceBody = z
 export const updateInvoiceBody = z
   .object({ customerId: uuid().optional(), currency: currency().optional(), paymentTermDays: z.number().int().min(0).max(365).optional(), notes })
   .strict()
-  .refine(someDefined, atLeastOne);
+  .refine(sendsAField, nothingToChange());
 
 export const voidInvoiceBody = z
   .object({ reason: z.string({ error: 'reason is required: say why the invoice is void.' }).trim().min(1, { message: 'reason must not be empty.' }).max(1000) })

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { booleanParameter, cursorParameter, nullableText, pageSchema, requiredName, searchParameter, utc } from '../shared/schemas/fields';
+import { booleanParameter, cursorParameter, nothingToChange, nullableText, pageSchema, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
 import { FEEDBACK_CATEGORIES, FEEDBACK_STATES, GRANT_PERMISSIONS, GRANT_STATES, type Customer, type Feedback, type Grant } from './model';
 
@@ -37,7 +37,7 @@ export const updateCustomerBody = z
     archived: z.boolean({ error: 'archived must be true or false.' }).optional().meta({ description: '`true` archives the customer, `false` restores it.' }),
   })
   .strict()
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Nothing to change: send at least one field.' });
+  .refine(sendsAField, nothingToChange());
 
 export const customerListQuery = z
   .object({

@@ -1,10 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { CONTACT_LABEL, contactKeys, getContacts, locationExistsCheck, locationKeys, LOCATION_LABEL, type Contact } from '../locations/public';
 import { inspectionExistsCheck, inspectionKeys, INSPECTION_LABEL } from '../quality/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, searchUpkeep, versionedPut } from '../shared/ddb/entity';
 import { getByIds, indexPage, listPage, type ListQuery, type Page, type PagePosition } from '../shared/ddb/paging';
-import { batchGet } from '../shared/ddb/read';
+import { batchGet, getOne } from '../shared/ddb/read';
 import { searchWords } from '../shared/ddb/search';
 import type { TransactionCancelledError, TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
@@ -45,11 +44,6 @@ const GRANT_LABEL = 'customer-access';
 const FEEDBACK_LABEL = 'feedback';
 
 const searchState = (c: Customer) => ({ scope: customerSearchScope(c.archived), words: searchWords([c.name, c.customerNumber]) });
-
-async function getOne<T>(db: Db, key: { PK: string; SK: string }, from: (item: Record<string, unknown>) => T): Promise<T | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: true }));
-  return out.Item ? from(out.Item) : undefined;
-}
 
 export const getCustomer = (db: Db, org: string, id: string): Promise<Customer | undefined> => getOne(db, customerKeys.customer(org, id), customerFromItem);
 export const getGrant = (db: Db, org: string, id: string): Promise<Grant | undefined> => getOne(db, customerKeys.grant(org, id), grantFromItem);

@@ -1,9 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { employeeExistsCheck, getEmployee } from '../employees/public';
 import { getLocation, locationExistsCheck } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
 import { indexPage, getByIds, prefixPage, type Page, type PagePosition } from '../shared/ddb/paging';
+import { getOne } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import type { CompletionChange, DocumentsStore, LinkChange, UploadChange } from './domain';
@@ -15,20 +15,11 @@ const SESSION_LABEL = 'upload_session';
 const LINK_LABEL = 'location_document';
 const OWNER_LABEL = 'document_owner';
 
-export async function getDocument(db: Db, org: string, id: string): Promise<Document | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: documentKeys.document(org, id), ConsistentRead: true }));
-  return out.Item ? documentFromItem(out.Item) : undefined;
-}
+export const getDocument = (db: Db, org: string, id: string): Promise<Document | undefined> => getOne(db, documentKeys.document(org, id), documentFromItem);
 
-export async function getSession(db: Db, org: string, id: string): Promise<UploadSession | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: documentKeys.session(org, id), ConsistentRead: true }));
-  return out.Item ? sessionFromItem(out.Item) : undefined;
-}
+export const getSession = (db: Db, org: string, id: string): Promise<UploadSession | undefined> => getOne(db, documentKeys.session(org, id), sessionFromItem);
 
-export async function getLink(db: Db, org: string, locationId: string, documentId: string): Promise<LocationDocument | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: documentKeys.link(org, locationId, documentId), ConsistentRead: true }));
-  return out.Item ? linkFromItem(out.Item) : undefined;
-}
+export const getLink = (db: Db, org: string, locationId: string, documentId: string): Promise<LocationDocument | undefined> => getOne(db, documentKeys.link(org, locationId, documentId), linkFromItem);
 
 /** Documents of these ids that exist in the organization, by id. */
 export const getDocuments = (db: Db, org: string, ids: readonly string[]): Promise<Map<string, Document>> => getByIds(db, ids, (id) => documentKeys.document(org, id), documentFromItem);

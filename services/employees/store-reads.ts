@@ -1,6 +1,5 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from '../shared/ddb/client';
-import { batchGet, collect, collectAll } from '../shared/ddb/read';
+import { batchGet, collect, collectAll, getOne } from '../shared/ddb/read';
 import { searchIds } from '../shared/ddb/search';
 import { bankAccountFromItem, employeeFromItem, employeeKeys, type Employee, type StoredBankAccount } from './model';
 import { EMPLOYEE_SEARCH_SCOPE } from './store-search';
@@ -17,10 +16,7 @@ const ids = (items: readonly Record<string, unknown>[], attribute: string): stri
     return typeof value === 'string' ? [value] : [];
   });
 
-export async function getEmployee(db: Db, organizationId: string, id: string): Promise<Employee | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: employeeKeys.employee(organizationId, id), ConsistentRead: true }));
-  return out.Item ? employeeFromItem(out.Item) : undefined;
-}
+export const getEmployee = (db: Db, organizationId: string, id: string): Promise<Employee | undefined> => getOne(db, employeeKeys.employee(organizationId, id), employeeFromItem);
 
 /** Employees by id, in the order asked; ids that do not exist are left out. */
 export async function getEmployees(db: Db, organizationId: string, employeeIds: readonly string[]): Promise<Employee[]> {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, pageSchema, requiredName, utc } from '../shared/schemas/fields';
+import { cursorParameter, nothingToChange, pageSchema, requiredName, sendsAField, utc } from '../shared/schemas/fields';
 import { uuid } from '../shared/time';
 import { INTEGRATION_STATUSES, JOB_KINDS, JOB_STATUSES, JOB_STEPS, PROVIDERS, type Integration, type IntegrationJob } from './model';
 
@@ -48,7 +48,7 @@ export const updateIntegrationBody = z
     status: z.enum(INTEGRATION_STATUSES, { error: `status must be ${INTEGRATION_STATUSES.join(' or ')}.` }).optional(),
   })
   .strict()
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Nothing to change: send at least one field.' });
+  .refine(sendsAField, nothingToChange());
 
 export const setCredentialsBody = z.object({ credentials: credentialsBody }).strict();
 

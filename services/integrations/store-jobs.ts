@@ -1,6 +1,7 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalUpdate, conditionFailed, type Db } from '../shared/ddb/client';
 import { newestFirstPage } from '../shared/ddb/paging';
+import { getOne } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import { RunLostError } from './domain-worker';
 import { integrationKeys, jobFromItem, type IntegrationJob, type JobError, type JobMessage, type JobStep } from './model';
@@ -15,10 +16,7 @@ import { integrationKeys, jobFromItem, type IntegrationJob, type JobError, type 
 export const JOB_LABEL = 'integrationJob';
 export const CLAIM_LABEL = 'dispatchClaim';
 
-export async function getJob(db: Db, org: string, id: string): Promise<IntegrationJob | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: integrationKeys.job(org, id), ConsistentRead: true }));
-  return out.Item ? jobFromItem(out.Item) : undefined;
-}
+export const getJob = (db: Db, org: string, id: string): Promise<IntegrationJob | undefined> => getOne(db, integrationKeys.job(org, id), jobFromItem);
 
 /** The organization's jobs, newest first: one Query of GSI1. */
 export async function listJobs(db: Db, org: string, limit: number, startKey?: Record<string, unknown>): Promise<{ items: IntegrationJob[]; last?: Record<string, unknown> }> {

@@ -4,6 +4,7 @@ import { secretStore, type SecretStore } from '../shared/aws/secrets';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
 import { newestFirstPage } from '../shared/ddb/paging';
+import { getOne } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import { logger } from '../shared/logger';
@@ -22,10 +23,7 @@ import { CLAIM_LABEL, JOB_LABEL } from './store-jobs';
 export const INTEGRATION_LABEL = 'integration';
 const GUARD_LABEL = 'providerGuard';
 
-export async function getIntegration(db: Db, org: string, id: string): Promise<Integration | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: integrationKeys.integration(org, id), ConsistentRead: true }));
-  return out.Item ? integrationFromItem(out.Item) : undefined;
-}
+export const getIntegration = (db: Db, org: string, id: string): Promise<Integration | undefined> => getOne(db, integrationKeys.integration(org, id), integrationFromItem);
 
 export async function integrationOfProvider(db: Db, org: string, provider: Provider): Promise<Integration | undefined> {
   const guard = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: integrationKeys.providerGuard(org, provider), ConsistentRead: true }));

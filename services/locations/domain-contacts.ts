@@ -1,7 +1,8 @@
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { changedAttributes, givenAttributes } from '../shared/domain/lifecycle';
 import { NotFoundError } from '../shared/errors';
-import { audit, changedAttributes, presentAttributes, type LocationPorts } from './domain';
+import { audit, type LocationPorts } from './domain';
 import type { Contact } from './model';
 
 /** Reusable contacts: organization-owned personal data that locations link to by id. */
@@ -35,7 +36,7 @@ export async function createContact(ports: LocationPorts, actor: Actor, input: C
     createdAt: now,
     updatedAt: now,
   };
-  ports.store.saveContact({ after: contact, audit: audit(ports, actor, now, { action: 'contact.created', entity: { type: 'contact', id: contact.id }, changedAttributes: presentAttributes(input) }) });
+  ports.store.saveContact({ after: contact, audit: audit(ports, actor, now, { action: 'contact.created', entity: { type: 'contact', id: contact.id }, changedAttributes: givenAttributes(input) }) });
   return contact;
 }
 

@@ -3,6 +3,7 @@ import { auditFor, type AuditEntry } from '../audit/model';
 import { hasScope, requireScopes, type Principal } from '../shared/auth/principal';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { changedAttributes, givenAttributes } from '../shared/domain/lifecycle';
 import { NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import type { Contact, LocationRecord, QrSecret } from './model';
 import type { UseCasePorts } from '../shared/domain/ports';
@@ -118,7 +119,7 @@ export async function createLocation(ports: LocationPorts, actor: Actor, input: 
   };
   ports.store.saveLocation({
     after: location,
-    audit: audit(ports, actor, now, { action: 'location.created', entity: { type: 'location', id: location.id }, changedAttributes: presentAttributes(input) }),
+    audit: audit(ports, actor, now, { action: 'location.created', entity: { type: 'location', id: location.id }, changedAttributes: givenAttributes(input) }),
     contactChecks: contactChecks(contactIds),
   });
   return visibleView(actor.principal, location, contacts);
@@ -302,15 +303,3 @@ function visibleView(principal: Principal, location: LocationRecord, contacts: R
 
 const linkedContacts = (location: LocationRecord, contacts: ReadonlyMap<string, Contact>): Contact[] =>
   location.contactIds.map((id) => contacts.get(id)).filter((c): c is Contact => c !== undefined);
-
-/** The names among `names` whose values differ between `before` and `after`. */
-export function changedAttributes<T extends object>(before: T, after: T, names: readonly (keyof T & string)[]): string[] {
-  return names.filter((n) => JSON.stringify(before[n]) !== JSON.stringify(after[n]));
-}
-
-/** The names of the attributes given (neither absent nor null), sorted: what a create's audit entry names. */
-export const presentAttributes = (input: object): string[] =>
-  Object.entries(input)
-    .filter(([, v]) => v !== undefined && v !== null)
-    .map(([k]) => k)
-    .sort();

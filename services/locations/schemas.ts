@@ -3,7 +3,7 @@ import { limitParameter } from '../shared/http/query';
 import { uuid } from '../shared/time';
 import type { LocationView, QrRotation } from './domain';
 import type { Contact } from './model';
-import { booleanParameter, cursorParameter, nullableEmail, nullablePhone, nullableText, requiredName, searchParameter, utc } from '../shared/schemas/fields';
+import { booleanParameter, cursorParameter, nothingToChange, nullableEmail, nullablePhone, nullableText, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
 
 /** Request and response shapes of locations and reusable contacts. */
 
@@ -25,7 +25,7 @@ export const updateLocationBody = z
     archived: z.boolean({ error: 'archived must be true or false.' }).optional().meta({ description: '`false` restores an archived location; `true` archives it (as DELETE does).' }),
   })
   .strict()
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Nothing to change: send at least one of name, address, contactIds or archived.' });
+  .refine(sendsAField, nothingToChange('name, address, contactIds or archived'));
 
 /** POST /qr/rotate takes no input; an empty object is accepted for clients that always send one. */
 export const rotateQrBody = z.object({}).strict();
@@ -51,7 +51,7 @@ export const createContactBody = z
 export const updateContactBody = createContactBody
   .partial()
   .strict()
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Nothing to change: send at least one of name, email, phone or role.' });
+  .refine(sendsAField, nothingToChange('name, email, phone or role'));
 
 export const contactListQuery = z.object({ q: searchParameter(), limit: limitParameter(), cursor: cursorParameter() }).strict();
 

@@ -1,7 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, searchUpkeep, versionedPut } from '../shared/ddb/entity';
 import { getByIds, listPage, type ListQuery, type Page } from '../shared/ddb/paging';
+import { getOne } from '../shared/ddb/read';
 import { searchWords } from '../shared/ddb/search';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import type { ContactChange } from './domain';
@@ -20,10 +20,7 @@ export const contactSearchWords = (c: Pick<Contact, 'name' | 'email' | 'phone'>)
 
 const searchState = (c: Contact) => ({ scope: CONTACT_SEARCH_SCOPE, words: contactSearchWords(c) });
 
-export async function getContact(db: Db, organizationId: string, id: string): Promise<Contact | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: contactKeys.contact(organizationId, id), ConsistentRead: true }));
-  return out.Item ? contactFromItem(out.Item) : undefined;
-}
+export const getContact = (db: Db, organizationId: string, id: string): Promise<Contact | undefined> => getOne(db, contactKeys.contact(organizationId, id), contactFromItem);
 
 /** The contacts of these ids that exist in the organization. */
 export const getContacts = (db: Db, organizationId: string, ids: readonly string[]): Promise<Map<string, Contact>> =>

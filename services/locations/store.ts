@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, searchUpkeep, type SearchState } from '../shared/ddb/entity';
 import { getByIds, listPage, type ListQuery, type Page } from '../shared/ddb/paging';
+import { getOne } from '../shared/ddb/read';
 import { searchIndexItems, searchWords } from '../shared/ddb/search';
 import { commit, type TransactionCancelledError, type TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
@@ -26,10 +27,7 @@ export const locationSearchWords = (l: Pick<Location, 'name' | 'address'>): stri
 
 const searchState = (l: Pick<Location, 'name' | 'address' | 'archived'>): SearchState => ({ scope: locationSearchScope(l.archived ?? false), words: locationSearchWords(l) });
 
-export async function getLocation(db: Db, organizationId: string, id: string): Promise<LocationRecord | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: locationKeys.location(organizationId, id), ConsistentRead: true }));
-  return out.Item ? locationFromItem(out.Item) : undefined;
-}
+export const getLocation = (db: Db, organizationId: string, id: string): Promise<LocationRecord | undefined> => getOne(db, locationKeys.location(organizationId, id), locationFromItem);
 
 /** The locations of these ids that exist in the organization. */
 export const getLocations = (db: Db, organizationId: string, ids: readonly string[]): Promise<Map<string, LocationRecord>> =>

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { booleanParameter, cursorParameter, nullableText, nullableUrl, requiredName, searchParameter, utc } from '../shared/schemas/fields';
+import { booleanParameter, cursorParameter, nothingToChange, nullableText, nullableUrl, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
 import { limitParameter } from '../shared/http/query';
 import { instant, uuid } from '../shared/time';
 import { fromMilli, type Material, type StockAdjustment, type StockLink } from './domain';
@@ -35,7 +35,7 @@ export const updateMaterialBody = z
     archived: z.boolean({ error: 'archived must be true or false.' }).optional().meta({ description: '`false` restores an archived material; `true` archives it (as DELETE does).' }),
   })
   .strict()
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Nothing to change: send at least one field.' });
+  .refine(sendsAField, nothingToChange());
 
 export const materialListQuery = z
   .object({

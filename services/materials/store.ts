@@ -1,9 +1,9 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getLocation, locationExistsCheck, locationKeys, LOCATION_LABEL } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, searchUpkeep, versionedPut } from '../shared/ddb/entity';
 import { getByIds, listPage, prefixPage, type ListQuery, type Page } from '../shared/ddb/paging';
-import { batchGet } from '../shared/ddb/read';
+import { batchGet, getOne } from '../shared/ddb/read';
 import { searchWords } from '../shared/ddb/search';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
@@ -38,10 +38,7 @@ export const materialSearchWords = (m: Pick<Material, 'name' | 'article' | 'supp
 
 const searchState = (m: Material) => ({ scope: materialSearchScope(m.archived), words: materialSearchWords(m) });
 
-export async function getMaterial(db: Db, org: string, id: string): Promise<Material | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: materialKeys.material(org, id), ConsistentRead: true }));
-  return out.Item ? materialFromItem(out.Item) : undefined;
-}
+export const getMaterial = (db: Db, org: string, id: string): Promise<Material | undefined> => getOne(db, materialKeys.material(org, id), materialFromItem);
 
 export const getMaterials = (db: Db, org: string, ids: readonly string[]): Promise<Map<string, Material>> =>
   getByIds(db, ids, (id) => materialKeys.material(org, id), materialFromItem);
@@ -55,10 +52,7 @@ export async function readWriteContext(db: Db, org: string, locationId: string, 
   return { locationExists: location !== undefined, material: material ? materialFromItem(material) : undefined, link: link ? linkFromItem(link) : undefined };
 }
 
-export async function getLink(db: Db, org: string, locationId: string, materialId: string): Promise<StockLink | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: materialKeys.link(org, locationId, materialId), ConsistentRead: true }));
-  return out.Item ? linkFromItem(out.Item) : undefined;
-}
+export const getLink = (db: Db, org: string, locationId: string, materialId: string): Promise<StockLink | undefined> => getOne(db, materialKeys.link(org, locationId, materialId), linkFromItem);
 
 /** Stages a material change: the material (new, or the next version of the one read) and its search words. */
 export function saveMaterial(unit: UnitOfWork, change: MaterialChange): void {

@@ -1,4 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { DOCUMENT_LABEL, documentAvailableCheck, getDocument } from '../documents/public';
 import { getEmployees, listEmployeesPage } from '../employees/public';
 import { getLocation } from '../locations/public';
@@ -6,6 +5,7 @@ import { employeesWithPublishedShifts } from '../planning/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
 import { getByIds, indexPage, prefixPage, type Page, type PagePosition } from '../shared/ddb/paging';
+import { getOne } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import type { MessageChange, MessagesStore, ReadChange, SendChange } from './domain';
@@ -21,15 +21,9 @@ import { messageFromItem, messageKeys, messageToItem, recipientFromItem, recipie
 const MESSAGE_LABEL = 'message';
 const RECIPIENT_LABEL = 'message_recipient';
 
-export async function getMessage(db: Db, org: string, id: string): Promise<Message | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: messageKeys.message(org, id), ConsistentRead: true }));
-  return out.Item ? messageFromItem(out.Item) : undefined;
-}
+export const getMessage = (db: Db, org: string, id: string): Promise<Message | undefined> => getOne(db, messageKeys.message(org, id), messageFromItem);
 
-export async function getRecipient(db: Db, org: string, messageId: string, employeeId: string): Promise<Recipient | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: messageKeys.recipient(org, messageId, employeeId), ConsistentRead: true }));
-  return out.Item ? recipientFromItem(out.Item) : undefined;
-}
+export const getRecipient = (db: Db, org: string, messageId: string, employeeId: string): Promise<Recipient | undefined> => getOne(db, messageKeys.recipient(org, messageId, employeeId), recipientFromItem);
 
 export const getMessages = (db: Db, org: string, ids: readonly string[]): Promise<Map<string, Message>> => getByIds(db, ids, (id) => messageKeys.message(org, id), messageFromItem);
 

@@ -1,6 +1,7 @@
 import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { changedAttributes } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { assertMove, assertNotCancelled, overlappingShifts, resolveShiftOverlap, shiftIntervalErrors, shiftSnapshot, type OverlapDecision, type ShiftInterval } from './domain-rules';
 import type { PlanGuard, PlannedShift, Shift } from './model';
@@ -154,7 +155,6 @@ export async function createShift(ports: PlanningPorts, actor: Actor, input: Shi
 }
 
 const ATTRIBUTES = ['employeeId', 'locationId', 'startsAt', 'endsAt', 'breakMinutes', 'taskIds', 'notes'] as const;
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * The overlap check of a shift that will be PUBLISHED after a write: the plan guards of every
@@ -198,7 +198,7 @@ export async function updateShift(ports: PlanningPorts, actor: Actor, id: string
   };
   const errors = shiftIntervalErrors(candidate.startsAt, candidate.endsAt, candidate.breakMinutes);
   if (errors.length > 0) throw new ValidationError(errors);
-  const changed = ATTRIBUTES.filter((a) => !same(candidate[a], current[a]));
+  const changed = changedAttributes(current, candidate, ATTRIBUTES);
   if (changed.length === 0) return current;
   const employee = changed.includes('employeeId');
   const location = changed.includes('locationId');

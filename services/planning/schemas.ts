@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, nullableText, utc } from '../shared/schemas/fields';
+import { cursorParameter, nothingToChange, nullableText, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
 import type { PlanVsActual, RangePublished, Shift } from './domain';
 import { SHIFT_STATES, VERIFICATION_STATES, VISIT_METHODS, type VisitConfirmation } from './model';
@@ -56,7 +56,7 @@ export const updateShiftBody = z
     ...overlapFields,
   })
   .strict()
-  .refine((b) => Object.entries(b).some(([k, v]) => v !== undefined && !k.startsWith('overlap')), { message: 'Nothing to change: send at least one field.' })
+  .refine((b) => Object.entries(b).some(([k, v]) => v !== undefined && !k.startsWith('overlap')), nothingToChange())
   .superRefine(overlapRule);
 
 export const publishShiftBody = z.object({ ...overlapFields }).strict().superRefine(overlapRule);

@@ -1,10 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { employeeExistsCheck, EMPLOYEE_LABEL } from '../employees/public';
 import { locationExistsCheck, LOCATION_LABEL } from '../locations/public';
 import type { SealedValue } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';
-import { collect, positionRange } from '../shared/ddb/read';
+import { collect, getOne, positionRange } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import { inUnitOfWork } from '../shared/ddb/unit-of-work';
 import { ValidationError } from '../shared/errors';
@@ -20,10 +19,7 @@ import { VERIFICATION_STATES, VISIT_METHODS, visitFromItem, visitKeys, visitToIt
 
 export const VISIT_LABEL = 'visit-confirmation';
 
-export async function getVisitConfirmation(db: Db, org: string, id: string): Promise<VisitConfirmation | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: visitKeys.visit(org, id), ConsistentRead: true }));
-  return out.Item ? visitFromItem(out.Item) : undefined;
-}
+export const getVisitConfirmation = (db: Db, org: string, id: string): Promise<VisitConfirmation | undefined> => getOne(db, visitKeys.visit(org, id), visitFromItem);
 
 export interface VisitFilter {
   readonly organizationId: string;

@@ -3,7 +3,7 @@ import { employeeExistsCheck, employeeKeys, EMPLOYEE_LABEL } from '../employees/
 import { locationExistsCheck, locationKeys, LOCATION_LABEL } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
-import { batchGet, collect, collectAll, positionRange } from '../shared/ddb/read';
+import { batchGet, collect, collectAll, getOne, positionRange } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import { inUnitOfWork, type UnitOfWork } from '../shared/ddb/unit-of-work';
 import { activeTaskCheck, getTasks, TASK_LABEL } from '../tasks/public';
@@ -24,10 +24,7 @@ const PLANNED_LABEL = 'planned-shift';
 
 const iso = (ms: number) => new Date(Math.max(ms, 0)).toISOString();
 
-export async function getShift(db: Db, org: string, id: string): Promise<Shift | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: shiftKeys.shift(org, id), ConsistentRead: true }));
-  return out.Item ? shiftFromItem(out.Item) : undefined;
-}
+export const getShift = (db: Db, org: string, id: string): Promise<Shift | undefined> => getOne(db, shiftKeys.shift(org, id), shiftFromItem);
 
 /** Employee and location in one BatchGetItem, tasks in another (existence and archive state only). */
 export async function readReferences(db: Db, org: string, refs: { employeeId?: string | null; locationId?: string; taskIds?: readonly string[] }): Promise<ShiftReferences> {

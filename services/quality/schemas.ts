@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { booleanParameter, cursorParameter, nullableText, pageSchema, requiredName, utc } from '../shared/schemas/fields';
+import { booleanParameter, cursorParameter, nothingToChange, nullableText, pageSchema, requiredName, sendsAField, utc } from '../shared/schemas/fields';
 import { uuid } from '../shared/time';
 import { fromMilli, MAX_TEMPLATE_ITEMS, type Inspection, type InspectionItem, type Template, type TemplateItem, type TemplateRevision } from './domain';
 import { percentOf } from './domain-score';
@@ -37,7 +37,7 @@ export const templateItemBody = z.object(itemFields).strict();
 export const updateTemplateItemBody = z
   .object({ title: itemFields.title.optional(), description: itemFields.description, weight: weight().optional(), scaleMax: scaleMax().optional() })
   .strict()
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Nothing to change: send at least one field.' });
+  .refine(sendsAField, nothingToChange());
 
 export const createTemplateBody = z
   .object({
@@ -54,7 +54,7 @@ export const updateTemplateBody = z
     archived: z.boolean({ error: 'archived must be true or false.' }).optional().meta({ description: '`true` archives (no new inspections), `false` restores; the revision stays.' }),
   })
   .strict()
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Nothing to change: send at least one field.' });
+  .refine(sendsAField, nothingToChange());
 
 export const templateListQuery = z
   .object({ archived: booleanParameter('archived', '`true` lists archived templates instead of active ones; default `false`.'), limit: limitParameter(), cursor: cursorParameter() })

@@ -1,10 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { employeeExistsCheck, employeeKeys, EMPLOYEE_LABEL } from '../employees/public';
 import { locationExistsCheck, locationKeys, LOCATION_LABEL } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
 import { indexPage, type Page, type PagePosition } from '../shared/ddb/paging';
-import { batchGet } from '../shared/ddb/read';
+import { batchGet, getOne } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import type { InspectionChange, QualityStore, TemplateChange } from './domain';
@@ -35,11 +34,6 @@ export const inspectionExistsCheck = (organizationId: string, id: string): TxIte
   label: INSPECTION_LABEL,
   op: { ConditionCheck: { Key: qualityKeys.inspection(organizationId, id), ConditionExpression: 'attribute_exists(PK)' } },
 });
-
-async function getOne<T>(db: Db, key: { PK: string; SK: string }, from: (item: Record<string, unknown>) => T): Promise<T | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: true }));
-  return out.Item ? from(out.Item) : undefined;
-}
 
 export const getTemplate = (db: Db, org: string, id: string): Promise<Template | undefined> => getOne(db, qualityKeys.template(org, id), templateFromItem);
 export const getRevision = (db: Db, org: string, id: string, revision: number): Promise<TemplateRevision | undefined> => getOne(db, qualityKeys.revision(org, id, revision), revisionFromItem);

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, nullablePhone, nullableText, requiredName, searchParameter, utc } from '../shared/schemas/fields';
+import { cursorParameter, nothingToChange, nullablePhone, nullableText, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
 import { MESSAGE_CHANNELS, MESSAGE_DIRECTIONS, STAGES, type Candidate, type CandidateMessage } from './model';
 
 /**
@@ -37,7 +37,7 @@ export const updateCandidateBody = z
     source: candidateFields.source,
   })
   .strict()
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Nothing to change: send at least one field.' });
+  .refine(sendsAField, nothingToChange());
 
 const MOVE_TARGETS = ['SCREENING', 'INTERVIEW', 'OFFER', 'REJECTED', 'WITHDRAWN'] as const;
 

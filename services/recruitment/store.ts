@@ -1,9 +1,9 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { holderKey, readGuardHolders, saveEmployee, type UniqueAttribute, type UniqueValue } from '../employees/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, searchUpkeep, versionedPut, type SearchState } from '../shared/ddb/entity';
 import { getByIds, indexPage, searchPage, type Page, type PagePosition } from '../shared/ddb/paging';
-import { collectAll } from '../shared/ddb/read';
+import { collectAll, getOne } from '../shared/ddb/read';
 import { searchWords } from '../shared/ddb/search';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
@@ -35,10 +35,7 @@ function searchItems(before: Candidate | undefined, after: Candidate): TxItem[] 
 
 const putCandidate = (change: CandidateChange): TxItem[] => [versionedPut(CANDIDATE_LABEL, candidateToItem(change.after), change.before), ...searchItems(change.before, change.after)];
 
-export async function getCandidate(db: Db, org: string, id: string): Promise<Candidate | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: candidateKeys.candidate(org, id), ConsistentRead: true }));
-  return out.Item ? candidateFromItem(out.Item) : undefined;
-}
+export const getCandidate = (db: Db, org: string, id: string): Promise<Candidate | undefined> => getOne(db, candidateKeys.candidate(org, id), candidateFromItem);
 
 const getCandidates = (db: Db, org: string, ids: readonly string[]): Promise<Map<string, Candidate>> => getByIds(db, ids, (id) => candidateKeys.candidate(org, id), candidateFromItem);
 

@@ -30,6 +30,9 @@ export type ReportScope = z.output<typeof scopeSchema>;
 const requesterSchema = z.object({ keyId: z.string(), label: z.string() }).readonly();
 export type Requester = z.output<typeof requesterSchema>;
 
+/** What an export is of, the same on its job, its manifest and the manifest's month index. */
+const exportSubject = { kind: z.enum(REPORT_KINDS), period: periodSchema, scope: scopeSchema };
+
 export const JOB_STATUSES = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
@@ -38,9 +41,7 @@ export const reportJobSchema = z
   .object({
     id: z.string(),
     organizationId: z.string(),
-    kind: z.enum(REPORT_KINDS),
-    period: periodSchema,
-    scope: scopeSchema,
+    ...exportSubject,
     replacesManifestId: z.string().nullable(),
     status: z.enum(JOB_STATUSES),
     progress: z.object({ processedEmployees: z.number().int(), totalEmployees: z.number().int().nullable() }).readonly(),
@@ -72,9 +73,7 @@ export const manifestSchema = z
   .object({
     id: z.string(),
     organizationId: z.string(),
-    kind: z.enum(REPORT_KINDS),
-    period: periodSchema,
-    scope: scopeSchema,
+    ...exportSubject,
     status: z.enum(MANIFEST_STATUSES),
     jobId: z.string(),
     entryCount: z.number().int(),
@@ -107,7 +106,7 @@ export interface ManifestEntry {
 
 /** A manifest as the month index shows it: what staleness needs, without a read of the manifest. */
 export const monthIndexSchema = z
-  .object({ manifestId: z.string(), kind: z.enum(REPORT_KINDS), period: periodSchema, scope: scopeSchema, status: z.enum(MANIFEST_STATUSES) })
+  .object({ manifestId: z.string(), ...exportSubject, status: z.enum(MANIFEST_STATUSES) })
   .readonly();
 export type MonthIndexEntry = z.output<typeof monthIndexSchema>;
 

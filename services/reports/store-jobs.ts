@@ -1,6 +1,5 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalUpdate, type Db } from '../shared/ddb/client';
-import { collect } from '../shared/ddb/read';
+import { collect, getOne } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import { jobFromItem, reportKeys, type JobMessage, type ReportJob } from './model';
 
@@ -13,10 +12,7 @@ import { jobFromItem, reportKeys, type JobMessage, type ReportJob } from './mode
 
 export const JOB_LABEL = 'job';
 
-export async function getJob(db: Db, org: string, id: string): Promise<ReportJob | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: reportKeys.job(org, id), ConsistentRead: true }));
-  return out.Item ? jobFromItem(out.Item) : undefined;
-}
+export const getJob = (db: Db, org: string, id: string): Promise<ReportJob | undefined> => getOne(db, reportKeys.job(org, id), jobFromItem);
 
 /** An UpdateItem of a job: SET the fields, raise the version, under `condition`. */
 function jobUpdate(job: Pick<ReportJob, 'organizationId' | 'id'>, set: Record<string, unknown>, condition: string, values: Record<string, unknown>, remove = '') {

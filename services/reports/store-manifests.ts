@@ -1,7 +1,7 @@
-import { BatchWriteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionFailed, type Db } from '../shared/ddb/client';
 import { newestFirstPage } from '../shared/ddb/paging';
-import { batchGet, collectAll } from '../shared/ddb/read';
+import { batchGet, collectAll, getOne } from '../shared/ddb/read';
 import { commit, TransactionCancelledError, type TxItem } from '../shared/ddb/transaction';
 import type { TimeEntry } from '../timesheets/public';
 import { changesExport, monthOf } from './domain';
@@ -37,10 +37,7 @@ export const MANIFEST_LABEL = 'manifest';
 export const REPLACED_LABEL = 'replaced';
 export { fenceFromItem, reportKeys, type ExportFence };
 
-export async function getManifest(db: Db, org: string, id: string): Promise<Manifest | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: reportKeys.manifest(org, id), ConsistentRead: true }));
-  return out.Item ? manifestFromItem(out.Item) : undefined;
-}
+export const getManifest = (db: Db, org: string, id: string): Promise<Manifest | undefined> => getOne(db, reportKeys.manifest(org, id), manifestFromItem);
 
 /** The exact revisions a manifest holds, in entry id order. */
 export async function manifestEntries(db: Db, org: string, id: string): Promise<ManifestEntry[]> {
@@ -247,10 +244,7 @@ export async function planStaleness(db: Db, fence: ExportFence, before: TimeEntr
 export const OUTBOX_LABEL = 'outbox';
 export const MANIFEST_CURRENT_LABEL = 'manifestCurrent';
 
-export async function getOutboxRecord(db: Db, org: string, id: string): Promise<OutboxRecord | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: reportKeys.outbox(org, id), ConsistentRead: true }));
-  return out.Item ? outboxFromItem(out.Item) : undefined;
-}
+export const getOutboxRecord = (db: Db, org: string, id: string): Promise<OutboxRecord | undefined> => getOne(db, reportKeys.outbox(org, id), outboxFromItem);
 
 /** Holds only while the outbox record is still PENDING (not yet sent). */
 export const outboxPendingCheck = (org: string, id: string): TxItem => ({

@@ -3,7 +3,7 @@ import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import type { Schedule, Task } from './model';
-import { givenAttributes, newArchivable } from '../shared/domain/lifecycle';
+import { changedAttributes, givenAttributes, newArchivable } from '../shared/domain/lifecycle';
 import type { UseCasePorts } from '../shared/domain/ports';
 
 export type { Schedule, Task, Weekday } from './model';
@@ -77,7 +77,6 @@ export async function createTask(ports: TaskPorts, actor: Actor, locationId: str
 }
 
 const ATTRIBUTES = ['title', 'instructions', 'schedule', 'estimatedMinutes', 'archived'] as const;
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * Changes a task (partial; `archived: false` restores it).
@@ -100,7 +99,7 @@ export async function updateTask(ports: TaskPorts, actor: Actor, locationId: str
     archived,
     archivedAt: archived === current.archived ? current.archivedAt : archived ? now : null,
   };
-  const changed = ATTRIBUTES.filter((a) => !same(candidate[a], current[a]));
+  const changed = changedAttributes(current, candidate, ATTRIBUTES);
   if (changed.length === 0) return current;
   const next: Task = { ...candidate, version: current.version + 1, updatedAt: now };
   ports.store.saveTask({

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { booleanParameter, cursorParameter, nullableText, requiredName, utc } from '../shared/schemas/fields';
+import { booleanParameter, cursorParameter, nothingToChange, nullableText, requiredName, sendsAField, utc } from '../shared/schemas/fields';
 import { WEEKDAYS, type Task } from './model';
 
 /** Request and response shapes of location tasks. */
@@ -55,7 +55,7 @@ export const updateTaskBody = z
     archived: z.boolean({ error: 'archived must be true or false.' }).optional().meta({ description: '`false` restores an archived task; `true` archives it (as DELETE does).' }),
   })
   .strict()
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Nothing to change: send at least one field.' });
+  .refine(sendsAField, nothingToChange());
 
 export const taskListQuery = z
   .object({

@@ -1,8 +1,8 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { getLocation, locationExistsCheck, LOCATION_LABEL } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
 import { getByIds, indexPage, type PagePosition, type Page } from '../shared/ddb/paging';
+import { getOne } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import type { TaskChange, TasksStore } from './domain';
@@ -16,10 +16,7 @@ import { taskFromItem, taskKeys, taskToItem, type Task } from './model';
 
 export const TASK_LABEL = 'task';
 
-export async function getTask(db: Db, org: string, id: string): Promise<Task | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: taskKeys.task(org, id), ConsistentRead: true }));
-  return out.Item ? taskFromItem(out.Item) : undefined;
-}
+export const getTask = (db: Db, org: string, id: string): Promise<Task | undefined> => getOne(db, taskKeys.task(org, id), taskFromItem);
 
 /** The tasks of these ids that exist in the organization, by id (BatchGetItem). */
 export const getTasks = (db: Db, org: string, ids: readonly string[]): Promise<Map<string, Task>> => getByIds(db, ids, (id) => taskKeys.task(org, id), taskFromItem);

@@ -5,7 +5,7 @@ import { CAPABILITY_LABEL, organizationFromItem, organizationKeys, timesheetCapa
 import type { SealedValue } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';
 import { movedOn } from '../shared/ddb/entity';
-import { batchGet, collectAll, type Key } from '../shared/ddb/read';
+import { batchGet, collectAll, getOne, type Key } from '../shared/ddb/read';
 import type { TransactionCancelledError, TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import { FeatureNotEnabledError, ValidationError } from '../shared/errors';
@@ -57,10 +57,7 @@ export const STATS_LABEL = 'stats';
 export const TIMELINE_LABEL = 'timeline';
 export const EVIDENCE_LABEL = 'evidence';
 
-export async function getEntry(db: Db, org: string, id: string): Promise<TimeEntry | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: entryKeys.entry(org, id), ConsistentRead: true }));
-  return out.Item ? entryFromItem(out.Item) : undefined;
-}
+export const getEntry = (db: Db, org: string, id: string): Promise<TimeEntry | undefined> => getOne(db, entryKeys.entry(org, id), entryFromItem);
 
 /** The organization's timesheet capability from its item (read raw in a batch, parsed by the organization's port). */
 const capabilityOf = (item: Record<string, unknown> | undefined): boolean => item !== undefined && timesheetWritesEnabled(organizationFromItem(item));

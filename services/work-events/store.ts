@@ -1,7 +1,6 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';
-import { collect, positionRange } from '../shared/ddb/read';
+import { collect, getOne, positionRange } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import { eventFromItem, eventKeys, eventToItem, type VerificationState, type WorkEvent } from './model';
 
@@ -9,10 +8,7 @@ import { eventFromItem, eventKeys, eventToItem, type VerificationState, type Wor
 
 export const EVENT_LABEL = 'workEvent';
 
-export async function getWorkEvent(db: Db, org: string, id: string): Promise<WorkEvent | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: eventKeys.event(org, id), ConsistentRead: true }));
-  return out.Item ? eventFromItem(out.Item) : undefined;
-}
+export const getWorkEvent = (db: Db, org: string, id: string): Promise<WorkEvent | undefined> => getOne(db, eventKeys.event(org, id), eventFromItem);
 
 /** Appending only: an event id is written once. */
 export const putWorkEvent = (e: WorkEvent): TxItem => ({

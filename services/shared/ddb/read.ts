@@ -1,10 +1,16 @@
-import { BatchGetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client';
 
 export type Key = { readonly PK: string; readonly SK: string };
 type Item = Record<string, unknown>;
 
 const keyString = (k: { PK: unknown; SK: unknown }) => `${String(k.PK)}\u0000${String(k.SK)}`;
+
+/** The item at `key` (a consistent read) parsed by `from`, or undefined when there is none. */
+export async function getOne<T>(db: Db, key: Key, from: (item: Item) => T): Promise<T | undefined> {
+  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: true }));
+  return out.Item ? from(out.Item) : undefined;
+}
 
 /**
  * Reads up to 100 items in one BatchGetItem (retrying unprocessed keys); the result maps

@@ -1,7 +1,7 @@
 /**
- * What the create use cases of archivable entities (customers, materials, tasks, quality
- * templates, documents) share: the lifecycle members of a new entity, and the attributes a
- * create request gave, which its audit entry names.
+ * What the create and change use cases share: the lifecycle members of a new archivable
+ * entity (customers, materials, tasks, quality templates, documents), the attributes a create
+ * request gave, and the attributes a change changed; audit entries name those, never values.
  */
 
 /** A new entity's lifecycle members: active, version 1, created and updated at `now`. Spread last. */
@@ -13,3 +13,8 @@ export const givenAttributes = (input: object): string[] =>
     .filter(([, v]) => v !== undefined && v !== null)
     .map(([k]) => k)
     .sort();
+
+/** The names among `names` whose values differ (by their JSON) between `before` and `after`, in the order of `names`. */
+export function changedAttributes<T extends object, K extends keyof T & string>(before: T, after: T, names: readonly K[]): K[] {
+  return names.filter((n) => JSON.stringify(before[n]) !== JSON.stringify(after[n]));
+}

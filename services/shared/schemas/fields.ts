@@ -7,6 +7,13 @@ import { queryWords } from '../ddb/search';
  * string, and an empty value is always returned as `null`.
  */
 
+/**
+ * The rule of every PATCH body: it changes something, so at least one member is sent (422 at
+ * the body otherwise). `.refine(sendsAField, nothingToChange())`; `of` lists the members.
+ */
+export const sendsAField = (body: object): boolean => Object.values(body).some((v) => v !== undefined);
+export const nothingToChange = (of?: string) => ({ message: `Nothing to change: send at least ${of ? `one of ${of}` : 'one field'}.` });
+
 export const requiredName = (field: string, max = 200) =>
   z
     .string({ error: `${field} is required: a non-empty string.` })
