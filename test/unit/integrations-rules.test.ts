@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { providerUrlProblem, requestJob, type IntegrationPorts, type IntegrationStore, type NewJobChange } from '../../services/integrations/domain';
+import { addressClass, egressAddressAllowed, providerUrlProblem, requestJob, type IntegrationPorts, type IntegrationStore, type NewJobChange } from '../../services/integrations/domain';
 import { retryDelayMs } from '../../services/integrations/domain-worker';
 import type { Integration } from '../../services/integrations/model';
 import { requestJobBody, setCredentialsBody } from '../../services/integrations/schemas';
@@ -25,6 +25,11 @@ describe('provider URLs: HTTPS egress to a public host only', () => {
     ['https://10.1.2.3/api', false, /public host/],
     ['https://169.254.169.254/latest', false, /public host/],
     ['https://[::1]/api', false, /public host/],
+    ['https://100.64.0.1/api', false, /public host/],
+    ['https://198.18.0.1/api', false, /public host/],
+    ['https://224.0.0.1/api', false, /public host/],
+    ['https://0x7f.1/api', false, /public host/],
+    ['https://8.8.8.8/api', false, undefined],
     ['http://127.0.0.1:3000/_fake/payroll', false, /https/],
     ['http://127.0.0.1:3000/_fake/payroll', true, undefined],
     ['ftp://payroll.example.com', true, /https/],
@@ -33,6 +38,106 @@ describe('provider URLs: HTTPS egress to a public host only', () => {
     const problem = providerUrlProblem(url, loopback);
     if (expected === undefined) expect(problem).toBeUndefined();
     else expect(problem).toMatch(expected);
+  });
+});
+
+describe('provider addresses: what the worker may connect to', () => {
+  it.each([
+    // IPv4: public, and the edges of every refused range
+    ['8.8.8.8', 'PUBLIC'],
+    ['1.1.1.1', 'PUBLIC'],
+    ['0.0.0.0', 'INTERNAL'],
+    ['0.255.255.255', 'INTERNAL'],
+    ['1.0.0.0', 'PUBLIC'],
+    ['9.255.255.255', 'PUBLIC'],
+    ['10.0.0.0', 'INTERNAL'],
+    ['10.0.0.7', 'INTERNAL'],
+    ['10.255.255.255', 'INTERNAL'],
+    ['11.0.0.0', 'PUBLIC'],
+    ['100.63.255.255', 'PUBLIC'],
+    ['100.64.0.0', 'INTERNAL'],
+    ['100.127.255.255', 'INTERNAL'],
+    ['100.128.0.0', 'PUBLIC'],
+    ['126.255.255.255', 'PUBLIC'],
+    ['127.0.0.1', 'LOOPBACK'],
+    ['127.255.255.254', 'LOOPBACK'],
+    ['128.0.0.0', 'PUBLIC'],
+    ['169.254.169.254', 'INTERNAL'],
+    ['169.253.255.255', 'PUBLIC'],
+    ['169.255.0.0', 'PUBLIC'],
+    ['172.15.255.255', 'PUBLIC'],
+    ['172.16.0.0', 'INTERNAL'],
+    ['172.31.255.255', 'INTERNAL'],
+    ['172.32.0.0', 'PUBLIC'],
+    ['192.0.0.8', 'INTERNAL'],
+    ['192.0.2.1', 'INTERNAL'],
+    ['192.88.99.1', 'INTERNAL'],
+    ['192.167.255.255', 'PUBLIC'],
+    ['192.168.0.1', 'INTERNAL'],
+    ['192.169.0.0', 'PUBLIC'],
+    ['198.18.0.1', 'INTERNAL'],
+    ['198.19.255.255', 'INTERNAL'],
+    ['198.20.0.0', 'PUBLIC'],
+    ['198.51.100.7', 'INTERNAL'],
+    ['203.0.113.7', 'INTERNAL'],
+    ['223.255.255.255', 'PUBLIC'],
+    ['224.0.0.1', 'INTERNAL'],
+    ['239.255.255.255', 'INTERNAL'],
+    ['240.0.0.1', 'INTERNAL'],
+    ['255.255.255.255', 'INTERNAL'],
+    // IPv6
+    ['2606:4700:4700::1111', 'PUBLIC'],
+    ['2a00:1450:4001:82a::200e', 'PUBLIC'],
+    ['::', 'INTERNAL'],
+    ['::1', 'LOOPBACK'],
+    ['0:0:0:0:0:0:0:1', 'LOOPBACK'],
+    ['fc00::1', 'INTERNAL'],
+    ['fd12:3456::7', 'INTERNAL'],
+    ['fe80::1', 'INTERNAL'],
+    ['FE80::1', 'INTERNAL'],
+    ['fe80::1%eth0', 'INTERNAL'],
+    ['febf:ffff::1', 'INTERNAL'],
+    ['fec0::1', 'INTERNAL'],
+    ['ff02::1', 'INTERNAL'],
+    ['100::1', 'INTERNAL'],
+    ['2001:db8::1', 'INTERNAL'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'INTERNAL'],
+    ['2002:a00:7::1', 'INTERNAL'],
+    ['3fff::1', 'INTERNAL'],
+    ['1fff:ffff::1', 'INTERNAL'],
+    ['4000::1', 'INTERNAL'],
+    // IPv4 inside IPv6: judged by the IPv4 address
+    ['::ffff:8.8.8.8', 'PUBLIC'],
+    ['::ffff:10.0.0.7', 'INTERNAL'],
+    ['::ffff:a00:7', 'INTERNAL'],
+    ['::ffff:169.254.169.254', 'INTERNAL'],
+    ['::ffff:a9fe:a9fe', 'INTERNAL'],
+    ['0:0:0:0:0:ffff:7f00:1', 'LOOPBACK'],
+    ['::ffff:127.0.0.1', 'LOOPBACK'],
+    ['::ffff:0.0.0.0', 'INTERNAL'],
+    ['64:ff9b::8.8.8.8', 'PUBLIC'],
+    ['64:ff9b::10.0.0.7', 'INTERNAL'],
+    ['64:ff9b::127.0.0.1', 'INTERNAL'],
+    ['64:ff9b:1::8.8.8.8', 'INTERNAL'],
+    ['::8.8.8.8', 'INTERNAL'],
+    ['::127.0.0.1', 'INTERNAL'],
+    // not addresses
+    ['payroll.example.com', 'INVALID'],
+    ['', 'INVALID'],
+    ['10.0.0', 'INVALID'],
+    ['[::1]', 'INVALID'],
+  ])('%s is %s', (address, expected) => {
+    expect(addressClass(address)).toBe(expected);
+  });
+
+  it('allows public addresses, loopback only with the local allowance, never internal ones', () => {
+    expect(egressAddressAllowed('8.8.8.8', false)).toBe(true);
+    expect(egressAddressAllowed('127.0.0.1', false)).toBe(false);
+    expect(egressAddressAllowed('::1', false)).toBe(false);
+    expect(egressAddressAllowed('127.0.0.1', true)).toBe(true);
+    expect(egressAddressAllowed('::1', true)).toBe(true);
+    expect(egressAddressAllowed('::ffff:127.0.0.1', true)).toBe(true);
+    for (const address of ['10.0.0.7', '169.254.169.254', 'fd00::1', 'fe80::1', '::ffff:10.0.0.7', '0.0.0.0', '::', 'not-an-ip']) expect(egressAddressAllowed(address, true)).toBe(false);
   });
 });
 
