@@ -24,6 +24,13 @@ export const STRANDED_AFTER_MS = 2 * 60_000;
 
 // ---- provider URLs (pure)
 
+/**
+ * The environment variable that allows loopback providers: set to `true` by the local runtime
+ * (and the API tests) only, where the fake payroll provider answers on 127.0.0.1. The API
+ * function reads it for URL checks, the worker for its connections; no stack sets it.
+ */
+export const LOOPBACK_ENV = 'INTEGRATIONS_ALLOW_LOOPBACK_HTTP';
+
 const PRIVATE_IPV4 = [/^10\./, /^127\./, /^169\.254\./, /^192\.168\./, /^172\.(1[6-9]|2\d|3[01])\./, /^0\./, /^100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\./];
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 
