@@ -6,13 +6,15 @@ import { createServer as createHttpsServer } from 'node:https';
 import { isIP, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addressClass, egressAddressAllowed, providerUrlProblem, requestJob, type IntegrationPorts, type IntegrationStore, type NewJobChange } from '../../services/integrations/domain';
+import { addressClass, egressAddressAllowed, LOOPBACK_ENV, providerUrlProblem, requestJob, type IntegrationPorts, type IntegrationStore, type NewJobChange } from '../../services/integrations/domain';
 import { ProviderError, retryDelayMs } from '../../services/integrations/domain-worker';
 import type { Integration } from '../../services/integrations/model';
 import { requestJobBody, setCredentialsBody } from '../../services/integrations/schemas';
 import { httpProviderClient, PROVIDER_TIMEOUT_MS, type ProviderHttpOptions } from '../../services/integrations/store-provider';
+import { workerPorts } from '../../services/integrations/store-worker';
 import type { Manifest, OutboxRecord } from '../../services/reports/public';
 import { fileSecretStore } from '../../services/shared/aws/secrets';
+import type { Db } from '../../services/shared/ddb/client';
 import { AppError, ValidationError } from '../../services/shared/errors';
 import type { Actor } from '../../services/shared/domain/actor';
 
@@ -375,6 +377,24 @@ describe('the provider client', () => {
   it('uses node:dns by default: localhost is refused without the allowance', async () => {
     expect(await failure(httpProviderClient().checkConnection(target(`https://localhost:${port}`)))).toMatchObject({ kind: 'REJECTED', reason: 'ADDRESS_REFUSED' });
     await expect(httpProviderClient({ allowLoopback: true }).checkConnection(target(`http://localhost:${port}`))).resolves.toBeUndefined();
+  });
+
+  it('is built by the worker with the loopback allowance only when INTEGRATIONS_ALLOW_LOOPBACK_HTTP is exactly "true" (the local runtime)', async () => {
+    const before = process.env[LOOPBACK_ENV];
+    const check = async (value: string | undefined) => {
+      if (value === undefined) delete process.env[LOOPBACK_ENV];
+      else process.env[LOOPBACK_ENV] = value;
+      return failure(workerPorts({ db: {} as Db }).provider.checkConnection(target(`http://127.0.0.1:${port}`)));
+    };
+    try {
+      for (const value of [undefined, 'false', '1', 'TRUE']) expect(await check(value)).toMatchObject({ kind: 'REJECTED', reason: 'ADDRESS_REFUSED' });
+      expect(connections).toBe(0);
+      expect(await check('true')).toBeUndefined();
+      expect(connections).toBe(1);
+    } finally {
+      if (before === undefined) delete process.env[LOOPBACK_ENV];
+      else process.env[LOOPBACK_ENV] = before;
+    }
   });
 
   const openssl = spawnSync('openssl', ['version']).status === 0;
