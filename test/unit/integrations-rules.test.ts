@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { isIP, type AddressInfo } from 'node:net';
@@ -418,6 +418,7 @@ describe('the provider client', () => {
       expect(requests).toBe(0);
     } finally {
       await new Promise<void>((resolve) => tls.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
