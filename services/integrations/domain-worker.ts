@@ -31,16 +31,19 @@ const PROGRESS: Readonly<Record<JobStep, number>> = { WAITING: 0, PREPARING: 20,
 
 /**
  * A provider call that did not succeed. RETRYABLE: no answer, a timeout, 408, 429 or 5xx
- * (try again later); REJECTED: any other 4xx (trying again cannot help). Carries the HTTP
- * status at most, never the provider's body.
+ * (try again later); REJECTED: any other 4xx, or `ADDRESS_REFUSED`: the provider's host
+ * resolved to an address egress may not reach (loopback, private, link-local, reserved), so
+ * nothing was sent (trying again cannot help). Carries the HTTP status at most, never the
+ * provider's body, host or address.
  */
 export class ProviderError extends Error {
   constructor(
     readonly kind: 'RETRYABLE' | 'REJECTED',
     readonly status: number | undefined,
     what: string,
+    readonly reason?: 'ADDRESS_REFUSED',
   ) {
-    super(`${what}: ${status === undefined ? 'no answer' : `HTTP ${status}`}`);
+    super(`${what}: ${reason === 'ADDRESS_REFUSED' ? 'address refused by the egress policy' : status === undefined ? 'no answer' : `HTTP ${status}`}`);
     this.name = 'ProviderError';
   }
 }
@@ -144,7 +147,8 @@ const fail = (code: string, message: string): never => {
  *    c. record DELIVERING, send with the delivery id as idempotency key, then record the
  *       success: the job SUCCEEDED, the outbox record SENT and the audit entry in ONE transaction.
  * 4. A provider that did not answer (timeout, 5xx, 429) is tried again after a jittered,
- *    growing backoff, MAX_ATTEMPTS runs at most; a rejection (other 4xx) fails at once.
+ *    growing backoff, MAX_ATTEMPTS runs at most; a rejection (other 4xx, or a host that
+ *    resolves to an address egress refuses) fails at once.
  *    FAILED jobs carry a safe error summary, never a provider's body or a credential.
  */
 export async function runIntegrationJob(ports: WorkerPorts, message: JobMessage): Promise<void> {
@@ -258,6 +262,12 @@ async function failJob(ports: WorkerPorts, job: IntegrationJob, error: JobError)
 
 /** The safe summary of a provider failure: our words and the HTTP status, nothing the provider wrote. */
 function providerSummary(error: ProviderError): JobError {
+  if (error.reason === 'ADDRESS_REFUSED') {
+    return {
+      code: 'PROVIDER_ADDRESS_REFUSED',
+      message: "The provider's host name resolves to an address the API does not connect to (loopback, private, link-local or reserved); nothing was sent. Point the integration's baseUrl at a public host.",
+    };
+  }
   const status = error.status === undefined ? 'did not answer in time' : `answered HTTP ${error.status}`;
   if (error.kind === 'REJECTED') {
     const hint = error.status === 401 || error.status === 403 ? ' Check the integration credentials.' : '';
@@ -280,7 +290,7 @@ async function handleFailure(ports: WorkerPorts, job: IntegrationJob, error: unk
   try {
     if (error instanceof JobFailure) return await failJob(ports, job, error.summary);
     if (error instanceof ProviderError && error.kind === 'REJECTED') {
-      logger.warn('Provider rejected an integration job', { jobId: job.id, status: error.status });
+      logger.warn('Provider rejected an integration job', { jobId: job.id, status: error.status, ...(error.reason ? { reason: error.reason } : {}) });
       return await failJob(ports, job, providerSummary(error));
     }
     const summary: JobError =

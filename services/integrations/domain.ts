@@ -1,3 +1,4 @@
+import { BlockList, isIP } from 'node:net';
 import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Manifest, OutboxRecord } from '../reports/public';
 import type { Actor } from '../shared/domain/actor';
@@ -23,13 +24,21 @@ export const STRANDED_AFTER_MS = 2 * 60_000;
 
 // ---- provider URLs (pure)
 
+/**
+ * The environment variable that allows loopback providers: set to `true` by the local runtime
+ * (and the API tests) only, where the fake payroll provider answers on 127.0.0.1. The API
+ * function reads it for URL checks, the worker for its connections; no stack sets it.
+ */
+export const LOOPBACK_ENV = 'INTEGRATIONS_ALLOW_LOOPBACK_HTTP';
+
 const PRIVATE_IPV4 = [/^10\./, /^127\./, /^169\.254\./, /^192\.168\./, /^172\.(1[6-9]|2\d|3[01])\./, /^0\./, /^100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\./];
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 
 /**
  * Why a provider base URL may not be used, or undefined when it may: egress is HTTPS only, to
- * a named host (no IP literal of a private, loopback or link-local range, no user info, no
- * query or fragment). `allowLoopbackHttp` (the local runtime only) also accepts
+ * a named host (no IP literal of a private, loopback, link-local or other non-public range
+ * (`addressClass`), no user info, no query or fragment). A host name is checked again where
+ * it matters, on every address it resolves to when the worker connects (store-provider.ts). `allowLoopbackHttp` (the local runtime only) also accepts
  * http://127.0.0.1 and http://localhost, where the fake payroll provider answers.
  */
 export function providerUrlProblem(value: string, allowLoopbackHttp: boolean): string | undefined {
@@ -43,9 +52,99 @@ export function providerUrlProblem(value: string, allowLoopbackHttp: boolean): s
   if (allowLoopbackHttp && loopback && (url.protocol === 'http:' || url.protocol === 'https:')) return url.username || url.password || url.search || url.hash ? 'baseUrl must not carry user info, a query or a fragment.' : undefined;
   if (url.protocol !== 'https:') return 'baseUrl must use https: the API sends provider traffic over TLS only.';
   if (url.username || url.password || url.search || url.hash) return 'baseUrl must not carry user info, a query or a fragment.';
-  if (loopback || url.hostname.startsWith('[') || PRIVATE_IPV4.some((r) => r.test(url.hostname))) return 'baseUrl must name a public host, not a loopback, private or link-local address.';
+  if (loopback || url.hostname.startsWith('[') || PRIVATE_IPV4.some((r) => r.test(url.hostname)) || (isIP(url.hostname) === 4 && addressClass(url.hostname) !== 'PUBLIC')) return 'baseUrl must name a public host, not a loopback, private or link-local address.';
   return undefined;
 }
+
+/**
+ * What an IP address is to provider egress: PUBLIC (may be connected to), LOOPBACK (only the
+ * local runtime's fake provider), INTERNAL (private, link-local, CGNAT, unspecified,
+ * multicast, documentation, benchmarking, reserved, unique-local, site-local, 6to4/Teredo or
+ * anything outside IPv6 global unicast), or INVALID (not an IP address). IPv4-mapped
+ * (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) addresses are
+ * judged by the IPv4 address they carry.
+ */
+export type AddressClass = 'PUBLIC' | 'LOOPBACK' | 'INTERNAL' | 'INVALID';
+
+const blockList = (subnets: readonly (readonly [string, number])[], type: 'ipv4' | 'ipv6'): BlockList => {
+  const list = new BlockList();
+  for (const [network, prefix] of subnets) list.addSubnet(network, prefix, type);
+  return list;
+};
+
+const LOOPBACK_V4 = blockList([['127.0.0.0', 8]], 'ipv4');
+// RFC 6890 and the IANA special-purpose registries: nothing here is a provider's public API.
+const INTERNAL_V4 = blockList(
+  [
+    ['0.0.0.0', 8], // "this network", unspecified
+    ['10.0.0.0', 8], // RFC 1918
+    ['100.64.0.0', 10], // CGNAT (RFC 6598)
+    ['169.254.0.0', 16], // link-local, the instance metadata service
+    ['172.16.0.0', 12], // RFC 1918
+    ['192.0.0.0', 24], // IETF protocol assignments
+    ['192.0.2.0', 24], // TEST-NET-1
+    ['192.88.99.0', 24], // 6to4 relay anycast (deprecated)
+    ['192.168.0.0', 16], // RFC 1918
+    ['198.18.0.0', 15], // benchmarking
+    ['198.51.100.0', 24], // TEST-NET-2
+    ['203.0.113.0', 24], // TEST-NET-3
+    ['224.0.0.0', 4], // multicast
+    ['240.0.0.0', 4], // reserved, broadcast
+  ],
+  'ipv4',
+);
+const GLOBAL_UNICAST_V6 = blockList([['2000::', 3]], 'ipv6');
+const INTERNAL_V6 = blockList(
+  [
+    ['2001::', 23], // IETF protocol assignments (Teredo, benchmarking, ORCHID)
+    ['2001:db8::', 32], // documentation
+    ['2002::', 16], // 6to4: carries an IPv4 address of any range
+    ['3fff::', 20], // documentation
+  ],
+  'ipv6',
+);
+
+/** The IPv4 address an IPv6 address carries in its last 32 bits, from the URL parser's canonical (hex) form. */
+const embeddedV4 = (hi: string, lo: string): string => {
+  const [a, b] = [parseInt(hi, 16), parseInt(lo, 16)];
+  return [a >> 8, a & 255, b >> 8, b & 255].join('.');
+};
+
+function v4Class(address: string): AddressClass {
+  if (LOOPBACK_V4.check(address, 'ipv4')) return 'LOOPBACK';
+  return INTERNAL_V4.check(address, 'ipv4') ? 'INTERNAL' : 'PUBLIC';
+}
+
+export function addressClass(address: string): AddressClass {
+  const version = isIP(address);
+  if (version === 4) return v4Class(address);
+  if (version !== 6) return 'INVALID';
+  if (address.includes('%')) return 'INTERNAL'; // a zone index: link-local scope
+  // The WHATWG URL parser writes every IPv6 address one canonical way (compressed, lower-case hex).
+  const canonical = new URL(`http://[${address}]`).hostname.slice(1, -1);
+  if (canonical === '::1') return 'LOOPBACK';
+  const embedded = /^(::ffff:|64:ff9b::|::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (embedded) {
+    const v4 = v4Class(embeddedV4(embedded[2], embedded[3]));
+    // IPv4-mapped: a dual-stack socket connects to the IPv4 address itself (loopback included).
+    if (embedded[1] === '::ffff:') return v4;
+    // NAT64 reaches the IPv4 address through a translator: public ones only. IPv4-compatible
+    // addresses (::a.b.c.d) are deprecated: never.
+    return embedded[1] === '64:ff9b::' && v4 === 'PUBLIC' ? 'PUBLIC' : 'INTERNAL';
+  }
+  if (!GLOBAL_UNICAST_V6.check(canonical, 'ipv6') || INTERNAL_V6.check(canonical, 'ipv6')) return 'INTERNAL';
+  return 'PUBLIC';
+}
+
+/**
+ * Whether the worker may connect to a provider at `address` (checked on every address a host
+ * name resolves to, at connection time): public addresses only; loopback too where
+ * `allowLoopback` (the local runtime, whose fake provider answers on 127.0.0.1).
+ */
+export const egressAddressAllowed = (address: string, allowLoopback: boolean): boolean => {
+  const cls = addressClass(address);
+  return cls === 'PUBLIC' || (allowLoopback && cls === 'LOOPBACK');
+};
 
 /** The base URL without a trailing slash: paths are appended to it. */
 export const normalizedBaseUrl = (value: string): string => value.replace(/\/+$/, '');

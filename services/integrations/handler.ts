@@ -5,15 +5,12 @@ import { areaHandler } from '../shared/http/area-handler';
 import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
 import { integrationsArea } from './area';
-import { createIntegration, integrationEtag, jobEtag, requestJob, setCredentials, updateIntegration, type Integration, type IntegrationPorts } from './domain';
+import { createIntegration, integrationEtag, jobEtag, LOOPBACK_ENV, requestJob, setCredentials, updateIntegration, type Integration, type IntegrationPorts } from './domain';
 import { PROVIDERS, type Provider } from './model';
 import { integrationResponse, jobResponse } from './schemas';
 import { credentialStore, getIntegration, integrationsStore, listIntegrations } from './store';
 import { getJob, listJobs } from './store-jobs';
 import { jobQueue } from './store-queue';
-
-/** The local runtime (and the tests) accept http://127.0.0.1 provider URLs: the fake payroll provider. */
-export const LOOPBACK_ENV = 'INTEGRATIONS_ALLOW_LOOPBACK_HTTP';
 
 const integrationPath = (orgPath: string, id: string) => `${orgPath}/integrations/${id}`;
 const integrationResult = (i: Integration, status: 200 | 201, orgPath: string): HttpResult =>

@@ -5,6 +5,7 @@ import { defaultDb, type Db } from '../shared/ddb/client';
 import type { TransactionCancelledError, TxItem } from '../shared/ddb/transaction';
 import { inUnitOfWork } from '../shared/ddb/unit-of-work';
 import { RunLostError, runIntegrationJob, type ProviderClient, type WorkerPorts, type WorkerStore } from './domain-worker';
+import { LOOPBACK_ENV } from './domain';
 import { credentialsSecretName } from './model';
 import { getIntegration } from './store';
 import { claimItem, getJob, jobFailedItem, jobProgress, jobSucceededItem, JOB_LABEL, markDelivering, retryLater, takeJob } from './store-jobs';
@@ -76,7 +77,8 @@ export function workerPorts(overrides: { readonly provider?: ProviderClient; rea
   const db = overrides.db ?? defaultDb();
   const ports: WorkerPorts = {
     store: integrationsWorkerStore(db),
-    provider: overrides.provider ?? httpProviderClient(),
+    // Loopback providers only where the local runtime says so (the fake payroll provider); never in a stack.
+    provider: overrides.provider ?? httpProviderClient({ allowLoopback: process.env[LOOPBACK_ENV] === 'true' }),
     queue: jobQueue((message) => runIntegrationJob(ports, message)),
     now: () => new Date(),
     newId: randomUUID,

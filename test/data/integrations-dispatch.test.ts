@@ -8,7 +8,7 @@ import { MAX_ATTEMPTS, ProviderError, requeueDueJobs, runIntegrationJob, type Jo
 import { integrationKeys, type JobMessage } from '../../services/integrations/model';
 import { credentialStore, integrationsStore } from '../../services/integrations/store';
 import { getJob } from '../../services/integrations/store-jobs';
-import { payrollDeliveryBody } from '../../services/integrations/store-provider';
+import { httpProviderClient, payrollDeliveryBody } from '../../services/integrations/store-provider';
 import { sweeperStore } from '../../services/integrations/store-sweeper';
 import { integrationsWorkerStore } from '../../services/integrations/store-worker';
 import { FakePayrollProvider } from '../../services/local/fake-payroll';
@@ -18,6 +18,7 @@ import { fileSecretStore } from '../../services/shared/aws/secrets';
 import type { Db } from '../../services/shared/ddb/client';
 import { inUnitOfWork } from '../../services/shared/ddb/unit-of-work';
 import type { Actor } from '../../services/shared/domain/actor';
+import { withCapturedLogs } from '../support/logs';
 import { createTestTable } from '../support/table';
 
 /**
@@ -304,5 +305,26 @@ describe('retries with backoff', () => {
     await Promise.all([runIntegrationJob(ports(fake), message(jobId)), runIntegrationJob(ports(fake), message(jobId))]);
     expect(fake.requests).toBe(1);
     expect((await getJob(db, ORG, jobId))?.status).toBe('SUCCEEDED');
+  });
+});
+
+describe('a provider host that resolves to an address egress refuses', () => {
+  it('fails the job at once with a safe summary (no host, no address), sends nothing and releases the claim', async () => {
+    const { outboxId } = await publishedDispatch();
+    const jobId = await requestDispatch(outboxId);
+    // The integration's https://payroll.example.com/api now resolves to the instance metadata service.
+    const resolve = jest.fn(async () => [{ address: '169.254.169.254', family: 4 }]);
+    sent.length = 0;
+    const { logs } = await withCapturedLogs(() => runIntegrationJob({ ...ports(new FakePayrollProvider()), provider: httpProviderClient({ resolve }) }, message(jobId)));
+    expect(resolve).toHaveBeenCalledWith('payroll.example.com');
+    const failed = (await getJob(db, ORG, jobId))!;
+    expect(failed).toMatchObject({ status: 'FAILED', attempts: 1, delivering: true, error: { code: 'PROVIDER_ADDRESS_REFUSED' } });
+    expect(JSON.stringify(failed.error)).not.toMatch(/payroll\.example|169\.254/);
+    expect(logs).toMatch(/ADDRESS_REFUSED/);
+    expect(logs).not.toMatch(/payroll\.example|169\.254|token-for-tests/);
+    expect(sent).toEqual([]);
+    expect((await getOutboxRecord(db, ORG, outboxId))?.status).toBe('PENDING');
+    expect(await claim(outboxId)).toMatchObject({ state: 'RELEASED' });
+    expect(await auditActions(jobId)).toContain('integration_job.failed');
   });
 });

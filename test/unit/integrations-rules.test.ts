@@ -1,14 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { isIP, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { providerUrlProblem, requestJob, type IntegrationPorts, type IntegrationStore, type NewJobChange } from '../../services/integrations/domain';
-import { retryDelayMs } from '../../services/integrations/domain-worker';
+import { addressClass, egressAddressAllowed, LOOPBACK_ENV, providerUrlProblem, requestJob, type IntegrationPorts, type IntegrationStore, type NewJobChange } from '../../services/integrations/domain';
+import { ProviderError, retryDelayMs } from '../../services/integrations/domain-worker';
 import type { Integration } from '../../services/integrations/model';
 import { requestJobBody, setCredentialsBody } from '../../services/integrations/schemas';
-import { httpProviderClient } from '../../services/integrations/store-provider';
+import { httpProviderClient, PROVIDER_TIMEOUT_MS, type ProviderHttpOptions } from '../../services/integrations/store-provider';
+import { workerPorts } from '../../services/integrations/store-worker';
 import type { Manifest, OutboxRecord } from '../../services/reports/public';
 import { fileSecretStore } from '../../services/shared/aws/secrets';
+import type { Db } from '../../services/shared/ddb/client';
 import { AppError, ValidationError } from '../../services/shared/errors';
 import type { Actor } from '../../services/shared/domain/actor';
 
@@ -25,6 +31,11 @@ describe('provider URLs: HTTPS egress to a public host only', () => {
     ['https://10.1.2.3/api', false, /public host/],
     ['https://169.254.169.254/latest', false, /public host/],
     ['https://[::1]/api', false, /public host/],
+    ['https://100.64.0.1/api', false, /public host/],
+    ['https://198.18.0.1/api', false, /public host/],
+    ['https://224.0.0.1/api', false, /public host/],
+    ['https://0x7f.1/api', false, /public host/],
+    ['https://8.8.8.8/api', false, undefined],
     ['http://127.0.0.1:3000/_fake/payroll', false, /https/],
     ['http://127.0.0.1:3000/_fake/payroll', true, undefined],
     ['ftp://payroll.example.com', true, /https/],
@@ -33,6 +44,106 @@ describe('provider URLs: HTTPS egress to a public host only', () => {
     const problem = providerUrlProblem(url, loopback);
     if (expected === undefined) expect(problem).toBeUndefined();
     else expect(problem).toMatch(expected);
+  });
+});
+
+describe('provider addresses: what the worker may connect to', () => {
+  it.each([
+    // IPv4: public, and the edges of every refused range
+    ['8.8.8.8', 'PUBLIC'],
+    ['1.1.1.1', 'PUBLIC'],
+    ['0.0.0.0', 'INTERNAL'],
+    ['0.255.255.255', 'INTERNAL'],
+    ['1.0.0.0', 'PUBLIC'],
+    ['9.255.255.255', 'PUBLIC'],
+    ['10.0.0.0', 'INTERNAL'],
+    ['10.0.0.7', 'INTERNAL'],
+    ['10.255.255.255', 'INTERNAL'],
+    ['11.0.0.0', 'PUBLIC'],
+    ['100.63.255.255', 'PUBLIC'],
+    ['100.64.0.0', 'INTERNAL'],
+    ['100.127.255.255', 'INTERNAL'],
+    ['100.128.0.0', 'PUBLIC'],
+    ['126.255.255.255', 'PUBLIC'],
+    ['127.0.0.1', 'LOOPBACK'],
+    ['127.255.255.254', 'LOOPBACK'],
+    ['128.0.0.0', 'PUBLIC'],
+    ['169.254.169.254', 'INTERNAL'],
+    ['169.253.255.255', 'PUBLIC'],
+    ['169.255.0.0', 'PUBLIC'],
+    ['172.15.255.255', 'PUBLIC'],
+    ['172.16.0.0', 'INTERNAL'],
+    ['172.31.255.255', 'INTERNAL'],
+    ['172.32.0.0', 'PUBLIC'],
+    ['192.0.0.8', 'INTERNAL'],
+    ['192.0.2.1', 'INTERNAL'],
+    ['192.88.99.1', 'INTERNAL'],
+    ['192.167.255.255', 'PUBLIC'],
+    ['192.168.0.1', 'INTERNAL'],
+    ['192.169.0.0', 'PUBLIC'],
+    ['198.18.0.1', 'INTERNAL'],
+    ['198.19.255.255', 'INTERNAL'],
+    ['198.20.0.0', 'PUBLIC'],
+    ['198.51.100.7', 'INTERNAL'],
+    ['203.0.113.7', 'INTERNAL'],
+    ['223.255.255.255', 'PUBLIC'],
+    ['224.0.0.1', 'INTERNAL'],
+    ['239.255.255.255', 'INTERNAL'],
+    ['240.0.0.1', 'INTERNAL'],
+    ['255.255.255.255', 'INTERNAL'],
+    // IPv6
+    ['2606:4700:4700::1111', 'PUBLIC'],
+    ['2a00:1450:4001:82a::200e', 'PUBLIC'],
+    ['::', 'INTERNAL'],
+    ['::1', 'LOOPBACK'],
+    ['0:0:0:0:0:0:0:1', 'LOOPBACK'],
+    ['fc00::1', 'INTERNAL'],
+    ['fd12:3456::7', 'INTERNAL'],
+    ['fe80::1', 'INTERNAL'],
+    ['FE80::1', 'INTERNAL'],
+    ['fe80::1%eth0', 'INTERNAL'],
+    ['febf:ffff::1', 'INTERNAL'],
+    ['fec0::1', 'INTERNAL'],
+    ['ff02::1', 'INTERNAL'],
+    ['100::1', 'INTERNAL'],
+    ['2001:db8::1', 'INTERNAL'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'INTERNAL'],
+    ['2002:a00:7::1', 'INTERNAL'],
+    ['3fff::1', 'INTERNAL'],
+    ['1fff:ffff::1', 'INTERNAL'],
+    ['4000::1', 'INTERNAL'],
+    // IPv4 inside IPv6: judged by the IPv4 address
+    ['::ffff:8.8.8.8', 'PUBLIC'],
+    ['::ffff:10.0.0.7', 'INTERNAL'],
+    ['::ffff:a00:7', 'INTERNAL'],
+    ['::ffff:169.254.169.254', 'INTERNAL'],
+    ['::ffff:a9fe:a9fe', 'INTERNAL'],
+    ['0:0:0:0:0:ffff:7f00:1', 'LOOPBACK'],
+    ['::ffff:127.0.0.1', 'LOOPBACK'],
+    ['::ffff:0.0.0.0', 'INTERNAL'],
+    ['64:ff9b::8.8.8.8', 'PUBLIC'],
+    ['64:ff9b::10.0.0.7', 'INTERNAL'],
+    ['64:ff9b::127.0.0.1', 'INTERNAL'],
+    ['64:ff9b:1::8.8.8.8', 'INTERNAL'],
+    ['::8.8.8.8', 'INTERNAL'],
+    ['::127.0.0.1', 'INTERNAL'],
+    // not addresses
+    ['payroll.example.com', 'INVALID'],
+    ['', 'INVALID'],
+    ['10.0.0', 'INVALID'],
+    ['[::1]', 'INVALID'],
+  ])('%s is %s', (address, expected) => {
+    expect(addressClass(address)).toBe(expected);
+  });
+
+  it('allows public addresses, loopback only with the local allowance, never internal ones', () => {
+    expect(egressAddressAllowed('8.8.8.8', false)).toBe(true);
+    expect(egressAddressAllowed('127.0.0.1', false)).toBe(false);
+    expect(egressAddressAllowed('::1', false)).toBe(false);
+    expect(egressAddressAllowed('127.0.0.1', true)).toBe(true);
+    expect(egressAddressAllowed('::1', true)).toBe(true);
+    expect(egressAddressAllowed('::ffff:127.0.0.1', true)).toBe(true);
+    for (const address of ['10.0.0.7', '169.254.169.254', 'fd00::1', 'fe80::1', '::ffff:10.0.0.7', '0.0.0.0', '::', 'not-an-ip']) expect(egressAddressAllowed(address, true)).toBe(false);
   });
 });
 
@@ -117,38 +228,198 @@ describe('wire shapes', () => {
 });
 
 describe('the provider client', () => {
-  const target = { baseUrl: 'https://payroll.example.com', credentials: { token: 'secret-token-123' } };
-  const answering = (status: number, body = 'provider says: internal stack trace with secret-token-123') => jest.fn(async () => new Response(body, { status }));
+  /** A real provider on 127.0.0.1 (port 0) that answers `answer.status` and records what it received and every connection. */
+  const answer: { status: number; hang?: boolean } = { status: 200 };
+  const received: { method?: string; url?: string; headers: IncomingHttpHeaders; body: string }[] = [];
+  let connections = 0;
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      received.push({ method: req.method, url: req.url, headers: req.headers, body });
+      if (answer.hang) return;
+      res.writeHead(answer.status, REDIRECT.includes(answer.status) ? { Location: `http://127.0.0.1:${port}/elsewhere` } : {});
+      res.end('provider says: internal stack trace with secret-token-123');
+    });
+  });
+  server.on('connection', () => (connections += 1));
+  let port = 0;
+  const REDIRECT = [301, 302, 303, 307, 308];
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => new Promise<void>((resolve) => server.close(() => resolve())));
+  beforeEach(() => {
+    answer.status = 200;
+    answer.hang = false;
+    received.length = 0;
+    connections = 0;
+  });
 
-  it('classifies answers by status only: 5xx/429/408 retryable, other 4xx rejected, never the body', async () => {
+  /** A public-looking host name that the injected resolver answers. */
+  const HOST = 'payroll.example.com';
+  const resolvingTo = (...addresses: string[]) => jest.fn(async (_host: string) => addresses.map((address) => ({ address, family: isIP(address) })));
+  const target = (base = `http://${HOST}:${port}`) => ({ baseUrl: base, credentials: { token: 'secret-token-123' } });
+  const local = (over: Partial<ProviderHttpOptions> = {}) => httpProviderClient({ allowLoopback: true, resolve: resolvingTo('127.0.0.1'), ...over });
+  const failure = async (promise: Promise<unknown>) => promise.then(() => undefined, (e: unknown) => e as ProviderError);
+
+  it('gives up after 10 s by default', () => {
+    expect(PROVIDER_TIMEOUT_MS).toBe(10_000);
+  });
+
+  it('classifies answers by status only: 5xx/429/408 retryable, other 4xx (and 300, 304) rejected, never the body', async () => {
     for (const [status, kind] of [
       [503, 'RETRYABLE'],
+      [500, 'RETRYABLE'],
       [429, 'RETRYABLE'],
       [408, 'RETRYABLE'],
       [400, 'REJECTED'],
       [401, 'REJECTED'],
+      [404, 'REJECTED'],
+      [300, 'REJECTED'],
+      [304, 'REJECTED'],
     ] as const) {
-      const error = await httpProviderClient(answering(status) as unknown as typeof fetch)
-        .checkConnection(target)
-        .catch((e: unknown) => e as Error & { kind: string });
+      answer.status = status;
+      const error = await failure(local().checkConnection(target()));
       expect(error).toMatchObject({ kind, status });
-      expect((error as Error).message).not.toMatch(/stack trace|secret-token/);
+      expect(error!.message).not.toMatch(/stack trace|secret-token/);
+    }
+    answer.status = 204;
+    await expect(local().checkConnection(target())).resolves.toBeUndefined();
+  });
+
+  it('follows no redirect: 301/302/303/307/308 are retryable without a status, as fetch with redirect "error" was', async () => {
+    for (const status of REDIRECT) {
+      answer.status = status;
+      expect(await failure(local().checkConnection(target()))).toMatchObject({ kind: 'RETRYABLE', status: undefined });
+    }
+    expect(received.map((r) => r.url)).toEqual(REDIRECT.map(() => '/ping'));
+  });
+
+  it('sends the delivery id as Idempotency-Key, the token as a bearer and the JSON body; reads a lookup 404 as "not received"', async () => {
+    answer.status = 404;
+    expect(await local().deliveryReceived(target(), 'd-1')).toBe(false);
+    expect(received[0]).toMatchObject({ method: 'GET', url: '/deliveries/d-1' });
+    expect(received[0].headers).toMatchObject({ authorization: 'Bearer secret-token-123', host: `${HOST}:${port}` });
+    answer.status = 200;
+    expect(await local().deliveryReceived(target(), 'd-1')).toBe(true);
+
+    answer.status = 201;
+    const manifest = { id: 'm-1', kind: 'PAYROLL', period: {}, scope: {}, entryCount: 0, contentHash: 'h', publishedAt: '2026-01-01T00:00:00Z', replacesManifestId: null } as unknown as Manifest;
+    await local().deliverPayroll(target(`http://${HOST}:${port}/api`), { deliveryId: 'd-2', organizationId: ORG, outboxRecordId: 'o-1', manifest, entries: [], file: { contentType: 'text/csv', content: Buffer.from('a,b') } });
+    const post = received[2];
+    expect(post).toMatchObject({ method: 'POST', url: '/api/deliveries' });
+    expect(post.headers).toMatchObject({ authorization: 'Bearer secret-token-123', 'idempotency-key': 'd-2', 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(post.body)) });
+    expect(JSON.parse(post.body)).toMatchObject({ deliveryId: 'd-2', outboxRecordId: 'o-1', file: { encoding: 'base64', content: Buffer.from('a,b').toString('base64') } });
+  });
+
+  it('treats no answer and a timeout as retryable, without the token', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const refusedConnection = await failure(local().checkConnection(target(`http://${HOST}:${closedPort}`)));
+    expect(refusedConnection).toMatchObject({ kind: 'RETRYABLE', status: undefined });
+    expect(refusedConnection!.message).not.toContain('secret-token');
+
+    const unresolvable = await failure(local({ resolve: async () => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' })) }).checkConnection(target()));
+    expect(unresolvable).toMatchObject({ kind: 'RETRYABLE', status: undefined });
+
+    answer.hang = true;
+    const started = Date.now();
+    expect(await failure(local({ timeoutMs: 300 }).checkConnection(target()))).toMatchObject({ kind: 'RETRYABLE', status: undefined });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it.each([
+    ['10.0.0.7', ['10.0.0.7']],
+    ['169.254.169.254', ['169.254.169.254']],
+    ['::1', ['::1']],
+    ['127.0.0.1 (no loopback allowance)', ['127.0.0.1']],
+    ['fd00::7', ['fd00::7']],
+    ['fe80::1', ['fe80::1']],
+    ['::ffff:169.254.169.254', ['::ffff:169.254.169.254']],
+    ['100.64.0.1', ['100.64.0.1']],
+    ['one public and one private address', ['93.184.215.14', '10.0.0.7']],
+  ])('refuses a host name resolving to %s before any connection, as a safe REJECTED', async (_label, addresses) => {
+    const resolve = resolvingTo(...addresses);
+    const error = await failure(httpProviderClient({ resolve }).checkConnection(target(`https://${HOST}:${port}`)));
+    expect(error).toBeInstanceOf(ProviderError);
+    expect(error).toMatchObject({ kind: 'REJECTED', status: undefined, reason: 'ADDRESS_REFUSED' });
+    expect(resolve).toHaveBeenCalledWith(HOST);
+    expect(error!.message).not.toMatch(/payroll\.example|10\.0\.0\.7|169\.254|::|fd00|fe80|100\.64|93\.184|secret-token/);
+    expect(connections).toBe(0);
+  });
+
+  it('refuses, even with the loopback allowance, when any address is not loopback or public: the server that would answer sees no connection', async () => {
+    const error = await failure(local({ resolve: resolvingTo('127.0.0.1', '10.0.0.7') }).checkConnection(target()));
+    expect(error).toMatchObject({ kind: 'REJECTED', reason: 'ADDRESS_REFUSED' });
+    expect(connections).toBe(0);
+    // http: only to loopback, and only with the allowance.
+    expect(await failure(local({ resolve: resolvingTo('93.184.215.14') }).checkConnection(target()))).toMatchObject({ reason: 'ADDRESS_REFUSED' });
+    expect(await failure(httpProviderClient({ resolve: resolvingTo('127.0.0.1') }).checkConnection(target()))).toMatchObject({ reason: 'ADDRESS_REFUSED' });
+    expect(connections).toBe(0);
+  });
+
+  it('checks IP literals, which are never looked up, the same way', async () => {
+    const resolve = resolvingTo('93.184.215.14');
+    for (const base of ['https://169.254.169.254/latest', 'https://10.0.0.7', 'https://[::1]', 'https://[::ffff:a00:7]', `https://127.0.0.1:${port}`, `http://127.0.0.1:${port}`]) {
+      expect(await failure(httpProviderClient({ resolve }).checkConnection(target(base)))).toMatchObject({ kind: 'REJECTED', reason: 'ADDRESS_REFUSED' });
+    }
+    expect(resolve).not.toHaveBeenCalled();
+    expect(connections).toBe(0);
+    // The local runtime's own form: http://127.0.0.1:<port> with the allowance.
+    await expect(local({ resolve }).checkConnection(target(`http://127.0.0.1:${port}`))).resolves.toBeUndefined();
+    expect(connections).toBe(1);
+  });
+
+  it('uses node:dns by default: localhost is refused without the allowance', async () => {
+    expect(await failure(httpProviderClient().checkConnection(target(`https://localhost:${port}`)))).toMatchObject({ kind: 'REJECTED', reason: 'ADDRESS_REFUSED' });
+    await expect(httpProviderClient({ allowLoopback: true }).checkConnection(target(`http://localhost:${port}`))).resolves.toBeUndefined();
+  });
+
+  it('is built by the worker with the loopback allowance only when INTEGRATIONS_ALLOW_LOOPBACK_HTTP is exactly "true" (the local runtime)', async () => {
+    const before = process.env[LOOPBACK_ENV];
+    const check = async (value: string | undefined) => {
+      if (value === undefined) delete process.env[LOOPBACK_ENV];
+      else process.env[LOOPBACK_ENV] = value;
+      return failure(workerPorts({ db: {} as Db }).provider.checkConnection(target(`http://127.0.0.1:${port}`)));
+    };
+    try {
+      for (const value of [undefined, 'false', '1', 'TRUE']) expect(await check(value)).toMatchObject({ kind: 'REJECTED', reason: 'ADDRESS_REFUSED' });
+      expect(connections).toBe(0);
+      expect(await check('true')).toBeUndefined();
+      expect(connections).toBe(1);
+    } finally {
+      if (before === undefined) delete process.env[LOOPBACK_ENV];
+      else process.env[LOOPBACK_ENV] = before;
     }
   });
 
-  it('sends the delivery id as Idempotency-Key and the token as a bearer, and reads a lookup 404 as "not received"', async () => {
-    const fetcher = jest.fn(async (_url: string, _init: RequestInit) => new Response('{}', { status: 404 }));
-    expect(await httpProviderClient(fetcher as unknown as typeof fetch).deliveryReceived(target, 'd-1')).toBe(false);
-    expect(fetcher.mock.calls[0][0]).toBe('https://payroll.example.com/deliveries/d-1');
-    expect((fetcher.mock.calls[0][1].headers as Record<string, string>).Authorization).toBe('Bearer secret-token-123');
-  });
-
-  it('treats no answer as retryable', async () => {
-    const error = await httpProviderClient((async () => Promise.reject(new Error('ECONNREFUSED secret-token-123'))) as unknown as typeof fetch)
-      .checkConnection(target)
-      .catch((e: unknown) => e as Error & { kind: string });
-    expect(error).toMatchObject({ kind: 'RETRYABLE', status: undefined });
-    expect((error as Error).message).not.toContain('secret-token');
+  const openssl = spawnSync('openssl', ['version']).status === 0;
+  (openssl ? it : it.skip)('speaks TLS with the host name as SNI and verifies the certificate (a self-signed one fails, retryable)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wfm-tls-'));
+    const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', `/CN=${HOST}`, '-addext', `subjectAltName=DNS:${HOST}`]);
+    expect(made.status).toBe(0);
+    const names: string[] = [];
+    let requests = 0;
+    const tls = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert), SNICallback: (name, done) => (names.push(name), done(null, undefined)) }, (_req, res) => {
+      requests += 1;
+      res.end();
+    });
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    try {
+      const tlsPort = (tls.address() as AddressInfo).port;
+      const error = await failure(local().checkConnection(target(`https://${HOST}:${tlsPort}`)));
+      expect(error).toMatchObject({ kind: 'RETRYABLE', status: undefined });
+      expect(names).toEqual([HOST]);
+      expect(requests).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => tls.close(() => resolve()));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
