@@ -44,7 +44,7 @@ module.exports = {
       severity: 'error',
       comment: "An area uses another area only through that area's public.ts (its declared port); the audit model is the kit's.",
       from: { path: '^services/([^/]+)/', pathNot: ['^services/shared/', PLATFORM, SEEDS] },
-      to: { path: '^services/[^/]+/', pathNot: ['^services/$1/', '^services/shared/', '^services/[^/]+/public\\.ts$', '^services/audit/model\\.ts$'] },
+      to: { path: '^services/[^/]+/', pathNot: ['^services/$1/', '^services/shared/', '^services/[^/]+/public\\.ts$', '^services/[^/]+/public-[a-z0-9-]+\\.ts$', '^services/audit/model\\.ts$'] },
     },
     {
       name: 'shared-knows-no-area',

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { exportFileStore, getManifest, getOutboxRecord, manifestEntries, outboxSentItem } from '../reports/public';
+import { getManifest, getOutboxRecord, manifestEntries, outboxSentItem } from '../reports/public';
+import { exportFileStore } from '../reports/public-files';
 import { secretStore, type SecretStore } from '../shared/aws/secrets';
 import { defaultDb, type Db } from '../shared/ddb/client';
 import type { TransactionCancelledError, TxItem } from '../shared/ddb/transaction';

@@ -12,7 +12,8 @@ import { httpProviderClient, payrollDeliveryBody } from '../../services/integrat
 import { sweeperStore } from '../../services/integrations/store-sweeper';
 import { integrationsWorkerStore } from '../../services/integrations/store-worker';
 import { FakePayrollProvider } from '../../services/local/fake-payroll';
-import { exportFileStore, getOutboxRecord, reportKeys } from '../../services/reports/public';
+import { getOutboxRecord, reportKeys } from '../../services/reports/public';
+import { exportFileStore } from '../../services/reports/public-files';
 import { manifestEntryToItem, manifestToItem, outboxToItem, type Manifest } from '../../services/reports/model';
 import { fileSecretStore } from '../../services/shared/aws/secrets';
 import type { Db } from '../../services/shared/ddb/client';

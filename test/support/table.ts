@@ -27,7 +27,7 @@ export async function createTestTable(): Promise<Db> {
 export async function createTestBuckets(): Promise<{ documents: string; reports: string }> {
   const suffix = randomUUID().slice(0, 13);
   const buckets = { documents: `test-docs-${suffix}`, reports: `test-reports-${suffix}` };
-  const s3 = s3Client();
+  const s3 = await s3Client();
   for (const [purpose, bucket] of Object.entries(buckets) as [keyof typeof BUCKET_ENV, string][]) {
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
     process.env[BUCKET_ENV[purpose]] = bucket;

@@ -1,4 +1,4 @@
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { logger } from '../logger';
 import { traceClient } from '../observability';
 import type { QueuedJob } from '../queue-worker';
@@ -38,6 +38,8 @@ export function areaJobQueue(options: { readonly queueUrlEnv: string; readonly w
       if (queueUrl) {
         return {
           async send(message, delaySeconds) {
+            // Loaded on the first send: only the routes that start a job need it (a chunk of its own, lib/constructs/bundling.ts).
+            const { SendMessageCommand, SQSClient } = await import('@aws-sdk/client-sqs');
             sqs ??= traceClient(new SQSClient({}));
             const delay = delaySeconds === undefined ? {} : { DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.round(delaySeconds))) };
             await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message), ...delay }));

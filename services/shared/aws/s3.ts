@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { traceClient } from '../observability';
 import type { Readable } from 'node:stream';
-import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NotFound, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { requiredEnv } from '../config';
 import { translateSdkError } from '../ddb/client';
 
@@ -22,11 +21,21 @@ export const BUCKET_ENV = { documents: 'DOCUMENTS_BUCKET', reports: 'REPORTS_BUC
 /** s3rver's built-in key pair: it knows only this access key id (it does not verify v4 signatures). */
 const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
+/**
+ * The S3 client and the presigner, loaded on first use: only some routes of an area touch S3
+ * (documents: the upload and download sessions; reports: a file's download), and the stack
+ * bundles with code splitting (lib/constructs/area-function.ts), so these ~150 KB are a chunk
+ * of their own that a cold start of the other routes never reads.
+ */
+let sdk: Promise<readonly [typeof import('@aws-sdk/client-s3'), typeof import('@aws-sdk/s3-request-presigner')]> | undefined;
+const s3Sdk = () => (sdk ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]));
+
 let client: S3Client | undefined;
 let clientEndpoint: string | undefined;
 
 /** The process's S3 client, from S3_ENDPOINT (local) or the Lambda role (AWS); created once per endpoint. */
-export function s3Client(): S3Client {
+export async function s3Client(): Promise<S3Client> {
+  const [{ S3Client }] = await s3Sdk();
   const endpoint = process.env[S3_ENDPOINT_ENV] || undefined;
   if (client && clientEndpoint === endpoint) return client;
   client?.destroy();
@@ -78,8 +87,9 @@ const expiry = (signedAt: Date, expiresIn: number): string => new Date(Math.floo
  */
 export async function presignPut(bucket: string, key: string, options: PresignPutOptions): Promise<PresignedRequest> {
   const signedAt = options.signedAt ?? new Date();
+  const [{ PutObjectCommand }, { getSignedUrl }] = await s3Sdk();
   const url = await getSignedUrl(
-    s3Client(),
+    await s3Client(),
     new PutObjectCommand({ Bucket: bucket, Key: key, ContentType: options.contentType, ContentLength: options.contentLength, ChecksumSHA256: options.checksumSha256 }),
     {
       expiresIn: options.expiresIn,
@@ -117,8 +127,9 @@ export function attachmentDisposition(filename: string): string {
 /** A presigned GET of one object; the response carries the given file name and content type. */
 export async function presignGet(bucket: string, key: string, options: PresignGetOptions): Promise<PresignedRequest> {
   const signedAt = options.signedAt ?? new Date();
+  const [{ GetObjectCommand }, { getSignedUrl }] = await s3Sdk();
   const url = await getSignedUrl(
-    s3Client(),
+    await s3Client(),
     new GetObjectCommand({
       Bucket: bucket,
       Key: key,
@@ -135,13 +146,22 @@ export interface StoredObject {
   readonly contentType: string | undefined;
 }
 
-const isMissing = (error: unknown): boolean =>
-  error instanceof NoSuchKey || error instanceof NotFound || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404;
+/** No such object: the SDK's NoSuchKey (GET) or NotFound (HEAD, no body to name it), or any 404. */
+const isMissing = (error: unknown): boolean => {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === 'NoSuchKey' || e.name === 'NotFound' || e.$metadata?.httpStatusCode === 404;
+};
+
+/** Runs `call` with the lazily loaded SDK module and the process's client. */
+async function withS3<T>(call: (s3: typeof import('@aws-sdk/client-s3'), client: S3Client) => Promise<T>): Promise<T> {
+  const [s3] = await s3Sdk();
+  return call(s3, await s3Client());
+}
 
 /** Size and content type of an object; undefined when there is none. */
 export async function headObject(bucket: string, key: string): Promise<StoredObject | undefined> {
   try {
-    const out = await s3Client().send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    const out = await withS3((s3, c) => c.send(new s3.HeadObjectCommand({ Bucket: bucket, Key: key })));
     return { size: out.ContentLength ?? 0, contentType: out.ContentType };
   } catch (error) {
     if (isMissing(error)) return undefined;
@@ -161,7 +181,7 @@ export interface MeasuredObject extends StoredObject {
  */
 export async function measureObject(bucket: string, key: string, maxBytes: number): Promise<MeasuredObject | undefined> {
   try {
-    const out = await s3Client().send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    const out = await withS3((s3, c) => c.send(new s3.GetObjectCommand({ Bucket: bucket, Key: key })));
     const hash = createHash('sha256');
     let size = 0;
     const body = out.Body as Readable | undefined;
@@ -186,7 +206,7 @@ export async function measureObject(bucket: string, key: string, maxBytes: numbe
 /** Copies an object within a bucket (server-side: the bytes never pass through here). */
 export async function copyObject(bucket: string, fromKey: string, toKey: string): Promise<void> {
   try {
-    await s3Client().send(new CopyObjectCommand({ Bucket: bucket, Key: toKey, CopySource: `${bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}` }));
+    await withS3((s3, c) => c.send(new s3.CopyObjectCommand({ Bucket: bucket, Key: toKey, CopySource: `${bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}` })));
   } catch (error) {
     throw translateSdkError(error);
   }
@@ -195,7 +215,7 @@ export async function copyObject(bucket: string, fromKey: string, toKey: string)
 /** Deletes an object (no error when there is none). */
 export async function deleteObject(bucket: string, key: string): Promise<void> {
   try {
-    await s3Client().send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    await withS3((s3, c) => c.send(new s3.DeleteObjectCommand({ Bucket: bucket, Key: key })));
   } catch (error) {
     throw translateSdkError(error);
   }
@@ -204,7 +224,7 @@ export async function deleteObject(bucket: string, key: string): Promise<void> {
 /** Writes an object (export files: written once by the worker, then only read through presigned GETs). */
 export async function putObject(bucket: string, key: string, body: Buffer, contentType: string): Promise<void> {
   try {
-    await s3Client().send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType }));
+    await withS3((s3, c) => c.send(new s3.PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType })));
   } catch (error) {
     throw translateSdkError(error);
   }
@@ -213,10 +233,10 @@ export async function putObject(bucket: string, key: string, body: Buffer, conte
 /** The bytes of an object, or undefined when there is none. */
 export async function getObject(bucket: string, key: string): Promise<Buffer | undefined> {
   try {
-    const out = await s3Client().send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    const out = await withS3((s3, c) => c.send(new s3.GetObjectCommand({ Bucket: bucket, Key: key })));
     return out.Body ? Buffer.from(await out.Body.transformToByteArray()) : undefined;
   } catch (error) {
-    if (error instanceof NoSuchKey) return undefined;
+    if (isMissing(error)) return undefined;
     throw translateSdkError(error);
   }
 }

@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { CreateSecretCommand, GetSecretValueCommand, PutSecretValueCommand, ResourceNotFoundException, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
 /**
  * The shared secret store: values a function must keep but never show (provider credentials).
@@ -34,19 +34,23 @@ let client: SecretsManagerClient | undefined;
 /** Secrets Manager, every name under `prefix`. */
 export function secretsManagerStore(prefix: string): SecretStore {
   const id = (name: string) => `${prefix}${checkedName(name)}`;
-  const sm = () => (client ??= new SecretsManagerClient({}));
+  // Loaded on first use: only the routes and the worker that touch provider credentials need it.
+  const sdk = () => import('@aws-sdk/client-secrets-manager');
+  const sm = async () => (client ??= new (await sdk()).SecretsManagerClient({}));
   return {
     async put(name, value) {
+      const { CreateSecretCommand, PutSecretValueCommand, ResourceNotFoundException } = await sdk();
       try {
-        await sm().send(new PutSecretValueCommand({ SecretId: id(name), SecretString: value }));
+        await (await sm()).send(new PutSecretValueCommand({ SecretId: id(name), SecretString: value }));
       } catch (error) {
         if (!(error instanceof ResourceNotFoundException)) throw error;
-        await sm().send(new CreateSecretCommand({ Name: id(name), SecretString: value, Description: 'Provider credentials of a WFM integration' }));
+        await (await sm()).send(new CreateSecretCommand({ Name: id(name), SecretString: value, Description: 'Provider credentials of a WFM integration' }));
       }
     },
     async get(name) {
+      const { GetSecretValueCommand, ResourceNotFoundException } = await sdk();
       try {
-        const out = await sm().send(new GetSecretValueCommand({ SecretId: id(name) }));
+        const out = await (await sm()).send(new GetSecretValueCommand({ SecretId: id(name) }));
         return out.SecretString;
       } catch (error) {
         if (error instanceof ResourceNotFoundException) return undefined;

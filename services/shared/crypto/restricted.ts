@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { traceClient } from '../observability';
-import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import { ConfigurationError, ENV } from '../config';
 import type { RestrictedPurpose } from './purposes';
 
@@ -39,6 +39,9 @@ interface DataKey {
 const DATA_KEY_REUSE_MS = 5 * 60 * 1000;
 const cached = new Map<RestrictedPurpose, DataKey>();
 let kms: KMSClient | undefined;
+/** KMS, loaded on first use: only routes that seal or open restricted data need it (a chunk of its own, lib/constructs/bundling.ts). */
+const kmsSdk = () => import('@aws-sdk/client-kms');
+const kmsClient = async (): Promise<KMSClient> => (kms ??= traceClient(new (await kmsSdk()).KMSClient({})));
 
 export async function sealRestricted(value: unknown, purpose: RestrictedPurpose = 'evidence'): Promise<SealedValue> {
   const key = await dataKey(purpose);
@@ -77,8 +80,8 @@ async function unwrapDataKey(sealed: SealedValue): Promise<Buffer> {
   if (known) return known;
   let key: Buffer;
   if (sealed.keyProvider === 'kms') {
-    kms ??= traceClient(new KMSClient({}));
-    const out = await kms.send(new DecryptCommand({ CiphertextBlob: Buffer.from(sealed.encryptedKey, 'base64'), EncryptionContext: contextOf(sealed.purpose) }));
+    const { DecryptCommand } = await kmsSdk();
+    const out = await (await kmsClient()).send(new DecryptCommand({ CiphertextBlob: Buffer.from(sealed.encryptedKey, 'base64'), EncryptionContext: contextOf(sealed.purpose) }));
     if (!out.Plaintext) throw new Error('KMS returned no plaintext data key.');
     key = Buffer.from(out.Plaintext);
   } else {
@@ -108,8 +111,8 @@ async function dataKey(purpose: RestrictedPurpose): Promise<DataKey> {
   const kmsKeyId = process.env[ENV.RESTRICTED_DATA_KEY_ID];
   let key: DataKey;
   if (kmsKeyId) {
-    kms ??= traceClient(new KMSClient({}));
-    const out = await kms.send(new GenerateDataKeyCommand({ KeyId: kmsKeyId, KeySpec: 'AES_256', EncryptionContext: { purpose } }));
+    const { GenerateDataKeyCommand } = await kmsSdk();
+    const out = await (await kmsClient()).send(new GenerateDataKeyCommand({ KeyId: kmsKeyId, KeySpec: 'AES_256', EncryptionContext: { purpose } }));
     if (!out.Plaintext || !out.CiphertextBlob) throw new Error('KMS returned no data key.');
     key = { plaintext: Buffer.from(out.Plaintext), encrypted: Buffer.from(out.CiphertextBlob).toString('base64'), provider: 'kms', expires: Date.now() + DATA_KEY_REUSE_MS };
   } else {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { traceClient } from '../observability';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigurationError, ENV } from '../config';
 
 let cursorKeyPromise: Promise<Buffer> | undefined;
@@ -22,6 +21,8 @@ async function loadCursorKey(): Promise<Buffer> {
   if (inline) return deriveKey(inline);
   const arn = process.env[ENV.CURSOR_SECRET_ARN];
   if (!arn) throw new ConfigurationError(`Set ${ENV.CURSOR_SECRET} or ${ENV.CURSOR_SECRET_ARN}.`);
+  // Loaded here, once per container: only list routes (their cursors) need it (a chunk of its own, lib/constructs/bundling.ts).
+  const { GetSecretValueCommand, SecretsManagerClient } = await import('@aws-sdk/client-secrets-manager');
   const out = await traceClient(new SecretsManagerClient({})).send(new GetSecretValueCommand({ SecretId: arn }));
   if (!out.SecretString) throw new ConfigurationError('The cursor secret has no string value.');
   return deriveKey(out.SecretString);
