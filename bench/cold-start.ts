@@ -1,13 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { TRACER_MODULES } from '../lib/constructs/tracer-layer';
 import { AREAS, FUNCTIONS } from '../services/registry';
 import { functionConstructId, handlerEntry } from '../services/shared/area';
 import { REPO_ROOT } from './lib/local-runtime';
-import { STACK_EXTERNALS, stackBuildOptions } from './lib/stack-build';
+import { buildLikeStack, STACK_EXTERNALS, stackBuildOptions } from './lib/stack-build';
+import { staticClosure } from '../lib/constructs/bundling';
 import { median, round } from './lib/stats';
 
 /**
@@ -17,7 +18,10 @@ import { median, round } from './lib/stats';
  * bundles (lib/constructs/area-function.ts). The ratio shows what our code adds to the SDK.
  */
 export interface BundleLoad {
+  /** What a cold start reads: the entry and the chunks it imports statically (lib/constructs/bundling.ts staticClosure). */
   readonly bytes: number;
+  /** Every .mjs file of the bundle, the chunks loaded on demand included. */
+  readonly assetBytes?: number;
   /** What the bundle holds (esbuild metafile of its entry, the stack's options): KB per package, largest first. */
   readonly contents?: readonly { readonly name: string; readonly kb: number }[];
   readonly importMsMedian: number;
@@ -77,12 +81,13 @@ export async function measureColdStart(runs: number): Promise<ColdStartResults> 
     const bare = join(work, 'bare');
     const wholeChain = join(work, 'bare-whole-chain');
     writeFileSync(join(work, 'bare.ts'), "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nconst client = new DynamoDBClient({});\nexport const handler = async () => ({ statusCode: 200, body: String(client !== undefined) });\n");
-    const bareBuild = (outdir: string, external: readonly string[]) => build({ ...stackBuildOptions(external), entryPoints: [join(work, 'bare.ts')], outfile: join(outdir, 'index.mjs') });
+    const bareBuild = (outdir: string, external: readonly string[], singleFile = false) => buildLikeStack(join(work, 'bare.ts'), outdir, { external, singleFile });
     // The stack's externals too: the bare client leaves out the credential providers Lambda
     // never reaches, as every function does, so the ratio shows what our code adds and not
     // what the bundling options take away from both.
     await bareBuild(bare, STACK_EXTERNALS);
-    await bareBuild(wholeChain, TRACER_MODULES);
+    // The issue's baseline: the client bundled whole into one file, as NodejsFunction does by default.
+    await bareBuild(wholeChain, TRACER_MODULES, true);
     // Round-robin over the bundles, after one untimed pass that warms the file cache, so that
     // a slower moment of the machine hits every bundle alike.
     const files: Record<string, string> = { [BARE]: join(bare, 'index.mjs'), [BARE_WHOLE_CHAIN]: join(wholeChain, 'index.mjs'), ...bundles };
@@ -95,7 +100,7 @@ export async function measureColdStart(runs: number): Promise<ColdStartResults> 
         samples[name].processes.push(one.processMs);
       }
     }
-    const summary = (name: string) => ({ bytes: statSync(files[name]).size, importMsMedian: round(median(samples[name].imports)), processMsMedian: round(median(samples[name].processes)) });
+    const summary = (name: string) => ({ bytes: staticClosure(files[name]).bytes, assetBytes: mjsBytes(dirname(files[name])), importMsMedian: round(median(samples[name].imports)), processMsMedian: round(median(samples[name].processes)) });
     const bareLoad = summary(BARE);
     const wholeChainLoad = summary(BARE_WHOLE_CHAIN);
     const contents = await bundleContents();
@@ -156,11 +161,20 @@ const BARE_WHOLE_CHAIN = 'bare DynamoDB client, whole credential chain';
 async function bundleContents(): Promise<Record<string, { name: string; kb: number }[]>> {
   const out: Record<string, { name: string; kb: number }[]> = {};
   for (const fn of FUNCTIONS) {
-    const built = await build({ ...stackBuildOptions(), entryPoints: [join(REPO_ROOT, handlerEntry(fn))], outfile: 'index.mjs', write: false, metafile: true });
-    const output = Object.values(built.metafile.outputs).find((o) => o.entryPoint !== undefined);
-    if (!output) continue;
+    const built = await build({ ...stackBuildOptions(), entryPoints: { index: join(REPO_ROOT, handlerEntry(fn)) }, outdir: 'out', write: false, metafile: true });
+    const outputs = built.metafile.outputs;
+    const entry = Object.keys(outputs).find((o) => outputs[o].entryPoint !== undefined);
+    if (!entry) continue;
+    // The entry's static closure: what a cold start loads (chunks behind import() are not).
+    const closure = new Set<string>();
+    const visit = (o: string) => {
+      if (closure.has(o) || !outputs[o]) return;
+      closure.add(o);
+      for (const i of outputs[o].imports) if (i.kind === 'import-statement') visit(i.path);
+    };
+    visit(entry);
     const bytes: Record<string, number> = {};
-    for (const [file, input] of Object.entries(output.inputs)) {
+    for (const [file, input] of [...closure].flatMap((o) => Object.entries(outputs[o].inputs))) {
       const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ?? file.replace(/^(\.\.\/)+[^/]+\//, '').split('/').slice(0, 2).join('/');
       bytes[pkg] = (bytes[pkg] ?? 0) + input.bytesInOutput;
     }
@@ -169,6 +183,13 @@ async function bundleContents(): Promise<Record<string, { name: string; kb: numb
       .map(([name, b]) => ({ name, kb: round(b / 1024, 1) }));
   }
   return out;
+}
+
+/** Bytes of every .mjs file below `dir` (entry and chunks). */
+function mjsBytes(dir: string): number {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.mjs'))
+    .reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
 }
 
 /** One fresh Node process: the time to import the bundle inside it, and the whole process's time. */

@@ -1,15 +1,16 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { TRACER_MODULES, writeTracerLayer } from '../lib/constructs/tracer-layer';
 import { handlerEntry } from '../lib/paths';
 import { FUNCTIONS } from '../services/registry';
 import { functionConstructId } from '../services/shared/area';
 import { API_FUNCTIONS, spread, type RatioSpread } from './cold-start';
 import { REPO_ROOT } from './lib/local-runtime';
-import { stackBuildOptions } from './lib/stack-build';
+import { buildLikeStack } from './lib/stack-build';
+import { staticClosure } from '../lib/constructs/bundling';
 import { median, round } from './lib/stats';
 
 /**
@@ -104,17 +105,16 @@ export async function measureObservabilityCost(runs: number): Promise<Observabil
     const lambdaTracing = { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x', NODE_PATH: join(layer, 'nodejs/node_modules') };
     const lambdaDefault = { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x', POWERTOOLS_TRACE_ENABLED: 'false' };
     writeFileSync(join(work, 'bare.ts'), "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nconst client = new DynamoDBClient({});\nexport const handler = async () => ({ statusCode: 200, body: String(client !== undefined) });\n");
-    const bare = join(work, 'bare.mjs');
-    await bundle(join(work, 'bare.ts'), bare, []);
-    const wholeChain = join(work, 'bare-whole-chain.mjs');
-    await build({ ...stackBuildOptions(TRACER_MODULES), entryPoints: [join(work, 'bare.ts')], outfile: wholeChain });
+    const bare = await buildLikeStack(join(work, 'bare.ts'), join(work, 'bare'));
+    const wholeChain = await buildLikeStack(join(work, 'bare.ts'), join(work, 'bare-whole-chain'), { external: TRACER_MODULES, singleFile: true });
 
     const files: Record<string, { with: string; without: string }> = {};
     for (const fn of FUNCTIONS) {
       const entry = join(REPO_ROOT, handlerEntry(fn));
-      files[fn.name] = { with: join(work, fn.name, 'with.mjs'), without: join(work, fn.name, 'without.mjs') };
-      await bundle(entry, files[fn.name].with, []);
-      await bundle(entry, files[fn.name].without, [stub]);
+      files[fn.name] = {
+        with: await buildLikeStack(entry, join(work, fn.name, 'with')),
+        without: await buildLikeStack(entry, join(work, fn.name, 'without'), { plugins: [stub] }),
+      };
     }
 
     const loads: Array<{ key: string; file: string; env: Record<string, string> }> = [
@@ -141,8 +141,8 @@ export async function measureObservabilityCost(runs: number): Promise<Observabil
       const on = ms(`${name}/on`);
       const off = ms(`${name}/off`);
       bundles[name] = {
-        bytesWithout: statSync(f.without).size,
-        bytesWith: statSync(f.with).size,
+        bytesWithout: staticClosure(f.without).bytes,
+        bytesWith: staticClosure(f.with).bytes,
         importMsWithout: without,
         importMsOff: off,
         importMsOn: on,
@@ -181,11 +181,6 @@ export async function measureObservabilityCost(runs: number): Promise<Observabil
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-}
-
-/** The stack's esbuild options (lib/constructs/area-function.ts), as cold-start.ts uses them. */
-async function bundle(entry: string, outfile: string, plugins: Plugin[]): Promise<void> {
-  await build({ ...stackBuildOptions(), entryPoints: [entry], outfile, plugins });
 }
 
 /** Milliseconds to import `file` in a fresh Node process (the environment Lambda would give, plus `env`). */

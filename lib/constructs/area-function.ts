@@ -3,8 +3,7 @@ import { Aws, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -16,29 +15,10 @@ import { fromRoot, handlerEntry } from '../paths';
 import { acknowledgeGuard } from '../guard';
 import { acknowledgeLogGroup } from './api';
 import { AppTable } from './app-table';
-import { sdkTracingWanted, TracerLayer, TRACER_MODULES } from './tracer-layer';
+import { functionCode } from './bundling';
+import { sdkTracingWanted, TracerLayer } from './tracer-layer';
 
-/**
- * The credential providers of the SDK's default chain that a Lambda function never reaches:
- * the chain tries the environment first (`fromEnv`), and Lambda always sets
- * AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN from the function's role. The
- * chain loads these only after the environment failed, each through a dynamic `import()`
- * (`@aws-sdk/credential-provider-node`, defaultProvider.js and remoteProvider.js; esbuild's
- * metafile shows no static import of them), so leaving them out of the bundle (esbuild
- * `external`) removes ~90 KB per function (with `@aws-sdk/nested-clients`, the SSO/STS/sign-in
- * clients they bring) without changing what runs. Local code runs from node_modules, unbundled.
- */
-export const UNREACHED_CREDENTIAL_PROVIDERS = [
-  '@aws-sdk/credential-provider-sso',
-  '@aws-sdk/credential-provider-ini',
-  '@aws-sdk/credential-provider-process',
-  '@aws-sdk/credential-provider-web-identity',
-  '@aws-sdk/credential-provider-http',
-  '@smithy/credential-provider-imds',
-] as const;
-
-/** Bundled CommonJS dependencies call require(); ESM has none, so every bundle gets one. */
-export const ESM_REQUIRE_BANNER = "import { createRequire as topLevelCreateRequire } from 'node:module'; const require = topLevelCreateRequire(import.meta.url);";
+export { ESM_REQUIRE_BANNER, UNREACHED_CREDENTIAL_PROVIDERS } from './bundling';
 
 export interface AreaFunctionProps {
   /** The function's registry name, e.g. `timesheets` (kebab-case). */
@@ -87,15 +67,16 @@ export interface AreaFunctionProps {
 
 /**
  * A Lambda function of this project: `services/<name>/handler.ts` bundled by the local
- * esbuild (never Docker) into one minified ESM file with source maps, everything included
- * (the AWS SDK too, so its version is the lockfile's, not the runtime's), on Node.js 22
+ * esbuild (never Docker) into a minified ESM entry with source maps and the chunks it loads
+ * on demand (lib/constructs/bundling.ts), everything included (the AWS SDK too, so its
+ * version is the lockfile's, not the runtime's), on Node.js 22
  * arm64 with X-Ray active tracing (the code adds its SDK subsegments through
  * services/shared/observability.ts), EMF metrics in the `WFM` namespace and its own log group.
  *
  * Permissions start empty: the `bind*` helpers set the environment variable the code reads
  * and grant exactly what lib/permissions.ts lists.
  */
-export class AreaFunction extends NodejsFunction {
+export class AreaFunction extends LambdaFunction {
   constructor(scope: Construct, id: string, props: AreaFunctionProps) {
     if (!/^[a-z][a-z0-9-]*$/.test(props.name)) {
       throw new Error(`AreaFunction ${id}: name must be a services/ folder name in kebab-case, got "${props.name}".`);
@@ -118,10 +99,8 @@ export class AreaFunction extends NodejsFunction {
     const sdkTracing = sdkTracingWanted(scope);
 
     super(scope, id, {
-      entry: fromRoot(handlerEntry(props)),
-      handler: 'handler',
-      projectRoot: fromRoot(),
-      depsLockFilePath: fromRoot('package-lock.json'),
+      code: functionCode(handlerEntry(props), props.assets),
+      handler: 'index.handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 1024,
@@ -142,30 +121,6 @@ export class AreaFunction extends NodejsFunction {
         // Without SDK tracing the code never loads the Tracer (services/shared/observability.ts).
         ...(sdkTracing ? {} : { POWERTOOLS_TRACE_ENABLED: 'false' }),
         [ENV.API_ENVIRONMENT]: props.apiEnvironment,
-      },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        bundleAwsSDK: true,
-        // The Tracer is never in a bundle: the TracerLayer serves it where SDK tracing is on.
-        // Nor are the credential providers that Lambda never reaches (above).
-        externalModules: [...TRACER_MODULES, ...UNREACHED_CREDENTIAL_PROVIDERS],
-        forceDockerBundling: false,
-        logLevel: LogLevel.WARNING,
-        // Part of the bundle's output, so its hash changes with them.
-        ...(assets.length > 0
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling: (inputDir: string, outputDir: string) => assets.map(([name, from]) => `cp "${inputDir}/${from}" "${outputDir}/${name}"`),
-              },
-            }
-          : {}),
       },
     });
 

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { UNREACHED_CREDENTIAL_PROVIDERS } from '../../lib/constructs/area-function';
+import { assetCode, ESM_REQUIRE_BANNER, staticClosure } from '../../lib/constructs/bundling';
 import { FUNCTION_TIMEOUT } from '../../lib/stacks/api-stack';
 import { join } from 'node:path';
 import type { Stack } from 'aws-cdk-lib';
@@ -70,22 +71,36 @@ describe('functions', () => {
     expect(logGroup.Properties?.RetentionInDays).toBe(30);
   });
 
-  it('bundles each handler into one ESM file with source map, a require() shim and the AWS SDK inside', () => {
+  it('bundles each handler into an ESM entry and its chunks, each with a source map and a require() shim, the AWS SDK inside', () => {
     for (const name of FUNCTION_NAMES) {
       const asset = assetDirOf(name);
       expect(existsSync(join(asset, 'index.mjs.map'))).toBe(true);
-      const code = readFileSync(join(asset, 'index.mjs'), 'utf8');
-      expect(code.startsWith("import { createRequire as topLevelCreateRequire } from 'node:module';")).toBe(true);
+      for (const file of staticClosure(join(asset, 'index.mjs')).files) {
+        const code = readFileSync(file, 'utf8');
+        expect({ file, banner: code.startsWith(ESM_REQUIRE_BANNER) }).toEqual({ file, banner: true });
+        expect(existsSync(`${file}.map`)).toBe(true);
+      }
+      const code = assetCode(asset);
       expect(code).not.toMatch(/from\s*"@aws-sdk\//);
       // The Tracer and the X-Ray SDK stay out of every bundle: the tracer layer serves them.
       expect(code).not.toContain('AWS_XRAY_DAEMON_ADDRESS');
     }
   });
 
+  it('keeps the clients only some routes need out of what a cold start reads: S3, SQS, KMS and Secrets Manager load on first use (issue 18)', () => {
+    // Each client names its base exception in its own chunk; none is in the entry's static imports.
+    const lazy = { documents: 'S3ServiceException', reports: 'SQSServiceException', employees: 'KMSServiceException', materials: 'SecretsManagerServiceException' } as const;
+    for (const [name, marker] of Object.entries(lazy)) {
+      const asset = assetDirOf(name as FunctionName);
+      const coldStart = staticClosure(join(asset, 'index.mjs')).files.map((f) => readFileSync(f, 'utf8')).join('\n');
+      expect({ name, inAsset: assetCode(asset).includes(marker), atColdStart: coldStart.includes(marker) }).toEqual({ name, inAsset: true, atColdStart: false });
+    }
+  });
+
   it('leaves out of every bundle the credential providers Lambda never reaches, still loaded by dynamic import only', () => {
     const withChain: string[] = [];
     for (const name of FUNCTION_NAMES) {
-      const code = readFileSync(join(assetDirOf(name), 'index.mjs'), 'utf8');
+      const code = assetCode(assetDirOf(name));
       // A bundle with an SDK client has the default chain; its own import() calls stay,
       // unresolved, behind fromEnv (area-function.ts). The openapi function has no client.
       if (code.includes('defaultProvider::fromEnv')) {
