@@ -89,6 +89,15 @@ export interface RouteContract {
    */
   readonly idempotencyInTransaction?: boolean;
   /**
+   * The stored response of this route (its idempotency record, kept 24 h for replays) concerns
+   * a personal-data subject whose erasure must reach it: the record goes on the subject's
+   * sparse index (GSI1 `IDEMSUBJ#<org>#<type>#<id>`), where the area's erasure finds it and
+   * replaces the response by a tombstone (`eraseStoredResponses`, shared/http/idempotent.ts).
+   * Needs `idempotencyKey`; only routes whose responses carry the subject's personal values.
+   * @default - the stored response concerns no erasable subject (off the index)
+   */
+  readonly erasableSubject?: ErasableSubject;
+  /**
    * If-Match: `required` answers 428 ETAG_REQUIRED without it; the operation compares it.
    * @default - not read
    */
@@ -111,6 +120,16 @@ export interface RouteContract {
    * @default - generated from `body` and `success.schema`
    */
   readonly examples?: { readonly request?: unknown; readonly response?: unknown };
+}
+
+/**
+ * Whose personal data a route's stored response holds: the subject's `type` (e.g. `candidate`)
+ * and where its id is: a path parameter of the route (`{ param: 'candidateId' }`), or a string
+ * member of the success body (`{ responseMember: 'id' }`, for the create that names it).
+ */
+export interface ErasableSubject {
+  readonly type: string;
+  readonly idFrom: { readonly param: string } | { readonly responseMember: string };
 }
 
 /** A Lambda function and what it may do. */

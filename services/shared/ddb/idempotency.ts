@@ -11,7 +11,9 @@ import { BasePersistenceLayer, IdempotencyRecord } from '@aws-lambda-powertools/
 import type { JsonValue as JSONValue } from '../json';
 import { AppError, IdempotencyInProgressError, IdempotencyKeyReusedError } from '../errors';
 import { logger } from '../logger';
-import type { Db } from './client';
+import { conditionalUpdate, type Db } from './client';
+import { collectAll } from './read';
+import { onIndexes } from './table-spec';
 import { TransactionCancelledError, type TxItem } from './transaction';
 
 /** What a replay gives back: the original status, headers and body. */
@@ -29,6 +31,19 @@ export interface StoredResponse {
 /** decisions.md: idempotency records are kept 24 hours (DynamoDB TTL). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 export const IDEMPOTENCY_LABEL = 'idempotency';
+
+/**
+ * The personal-data subject a stored response concerns (a route's `erasableSubject`): its
+ * record joins the subject's sparse GSI1 partition, where an erasure finds it.
+ */
+export interface ResponseSubject {
+  readonly organizationId: string;
+  readonly type: string;
+  readonly id: string;
+}
+
+/** `IDEMSUBJ#<org>#<type>#<id>`: the GSI1 partition of the records about one subject (ids only, never a value). */
+export const subjectPartition = (s: ResponseSubject): string => `IDEMSUBJ#${s.organizationId}#${s.type}#${s.id}`;
 
 interface IdempotencyData {
   /** organization + API key + method + route + Idempotency-Key */
@@ -74,18 +89,20 @@ export class TransactionalIdempotencyStore extends BasePersistenceLayer {
    * that finds the key free does (as the lock's own PutItem would): a concurrent duplicate
    * loses that condition in its transaction, nothing of it commits, and it replays.
    */
-  async completionItem(data: IdempotencyData, response: StoredResponse, locked = true): Promise<TxItem> {
+  async completionItem(data: IdempotencyData, response: StoredResponse, locked = true, subject?: ResponseSubject): Promise<TxItem> {
     const token = { ...response };
     await this.saveSuccess(data, token as unknown as JSONValue);
     const record = this.#captured.get(token);
     this.#captured.delete(token);
     if (!record) throw new Error('The completed idempotency record was not captured.');
-    if (!locked) return { label: IDEMPOTENCY_LABEL, op: { Put: { Item: toItem(record), ...keyIsFree(Date.now()) } } };
+    // A response about an erasable subject sorts by its creation time on the subject's partition.
+    const item = { ...toItem(record), ...(subject ? onIndexes(new Date().toISOString(), { GSI1: subjectPartition(subject) }) : {}) };
+    if (!locked) return { label: IDEMPOTENCY_LABEL, op: { Put: { Item: item, ...keyIsFree(Date.now()) } } };
     return {
       label: IDEMPOTENCY_LABEL,
       op: {
         Put: {
-          Item: toItem(record),
+          Item: item,
           // Only the request holding the IN_PROGRESS lock completes it, and only once.
           ConditionExpression: '#status = :inProgress',
           ExpressionAttributeNames: { '#status': 'status' },
@@ -186,8 +203,11 @@ export interface IdempotentOutcome {
   readonly replayed: boolean;
 }
 
-/** Builds the transaction item that completes the idempotency record with this response. */
-export type Completion = (response: StoredResponse) => Promise<TxItem>;
+/**
+ * Builds the transaction item that completes the idempotency record with this response; with
+ * a `subject`, the record joins that subject's index (an erasure of it finds the record).
+ */
+export type Completion = (response: StoredResponse, subject?: ResponseSubject) => Promise<TxItem>;
 
 /**
  * Runs `work` at most once per idempotency key.
@@ -213,7 +233,7 @@ export async function runIdempotent(
     throw error;
   }
   try {
-    const response = await work((r) => store.completionItem(data, r));
+    const response = await work((r, subject) => store.completionItem(data, r, true, subject));
     return { response, replayed: false };
   } catch (error) {
     if (error instanceof TransactionCancelledError && error.failed(IDEMPOTENCY_LABEL)) {
@@ -275,7 +295,7 @@ export async function runIdempotentInTransaction(
     },
   };
   try {
-    const response = await work((r) => store.completionItem(data, r, false), readAlong);
+    const response = await work((r, subject) => store.completionItem(data, r, false, subject), readAlong);
     return { response, replayed: false };
   } catch (error) {
     if (error instanceof IdempotentOutcomeFound) return error.outcome;
@@ -287,6 +307,47 @@ export async function runIdempotentInTransaction(
     if (lostTheRecord) throw new IdempotencyInProgressError();
     throw error;
   }
+}
+
+/** How many stored responses of one subject an erasure rewrites at once. */
+export const ERASE_BATCH_SIZE = 25;
+
+/**
+ * Replaces every stored response about `subject` by `tombstone` (an erasure's last step):
+ * 1. Query the subject's GSI1 partition, all pages (records of earlier writes, live or
+ *    expired and not yet removed by TTL; IN_PROGRESS locks are never on it).
+ * 2. In batches of `batchSize` conditional UpdateItems: only while the record is still there,
+ *    COMPLETED and about this subject (a key freed and reused meanwhile is another record),
+ *    set the response to the tombstone and take the record off the index. Status, payload hash
+ *    and expiry stay: a retry with the same key still never runs the write again, and
+ *    replays the tombstone. A record gone meanwhile is skipped.
+ * Running it again finds only what a failed run left: it completes an interrupted purge.
+ * Returns how many records were rewritten.
+ */
+export async function eraseStoredResponses(db: Db, subject: ResponseSubject, tombstone: StoredResponse, { batchSize = ERASE_BATCH_SIZE }: { readonly batchSize?: number } = {}): Promise<number> {
+  const partition = subjectPartition(subject);
+  const records = await collectAll(db, {
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :subject',
+    ExpressionAttributeValues: { ':subject': partition },
+    ProjectionExpression: 'PK, SK',
+  });
+  let rewritten = 0;
+  for (let i = 0; i < records.length; i += batchSize) {
+    const applied = await Promise.all(
+      records.slice(i, i + batchSize).map((record) =>
+        conditionalUpdate(db, {
+          Key: { PK: record.PK, SK: record.SK },
+          UpdateExpression: 'SET #response = :tombstone REMOVE GSI1PK, GSI1SK',
+          ConditionExpression: 'attribute_exists(PK) AND #status = :completed AND GSI1PK = :subject',
+          ExpressionAttributeNames: { '#response': 'response', '#status': 'status' },
+          ExpressionAttributeValues: { ':tombstone': { ...tombstone }, ':completed': IdempotencyRecordStatus.COMPLETED, ':subject': partition },
+        }),
+      ),
+    );
+    rewritten += applied.filter(Boolean).length;
+  }
+  return rewritten;
 }
 
 function resolveExisting(

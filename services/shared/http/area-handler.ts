@@ -15,7 +15,7 @@ import { MetricsBuffer, publishRequestFigures, tracingMiddleware, type BusinessM
 import { isUuid } from '../time';
 import { renderProblem } from './render-problem';
 import { idempotentWrite, idempotentWriteInTransaction, requestInput, toStored } from './idempotent';
-import type { ReadAlong } from '../ddb/idempotency';
+import type { ReadAlong, ResponseSubject } from '../ddb/idempotency';
 import { authorizeRoute, errorResponses, jsonBody, requestIdHeader, requestIdOf, requestLogKeys, toProxyResult, type ApiEvent, type ErrorRenderer } from './middleware';
 import { optionalIdempotencyKey, optionalIfMatch, requireIdempotencyKey, requireIfMatch } from './preconditions';
 import type { ApiRequest, HttpResult } from './request';
@@ -97,6 +97,7 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
   const rows = routeRows(area);
   const missing = rows.filter((r) => typeof (options.operations as Record<string, unknown>)[r.operation] !== 'function');
   if (missing.length > 0) throw new Error(`Area ${area.name} has no operation for: ${missing.map((r) => r.operation).join(', ')}.`);
+  for (const r of rows) checkErasableSubject(area.name, r);
   const mediaType = options.mediaType ?? 'application/json';
   const operations = options.operations as unknown as Record<string, (request: OperationRequest<RouteContract, P>) => Promise<HttpResult>>;
 
@@ -134,12 +135,13 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
           { remainingMs: raw.remainingTimeMs },
         );
       let fresh: HttpResult | undefined;
+      const subject = (r: HttpResult) => responseSubject(route, input.params, input.principal.organizationId, r);
       const result =
         idempotencyKey === undefined
           ? await attempt()
           : route.idempotencyInTransaction
-            ? await idempotentWriteInTransaction(db, raw, idempotencyKey, requestInput(raw), (complete, readAlong) => attempt(async (r) => complete(toStored((fresh = r))), readAlong))
-            : await idempotentWrite(db, raw, idempotencyKey, requestInput(raw), (complete) => attempt(async (r) => complete(toStored((fresh = r)))));
+            ? await idempotentWriteInTransaction(db, raw, idempotencyKey, requestInput(raw), (complete, readAlong) => attempt(async (r) => complete(toStored((fresh = r)), subject(r)), readAlong))
+            : await idempotentWrite(db, raw, idempotencyKey, requestInput(raw), (complete) => attempt(async (r) => complete(toStored((fresh = r)), subject(r))));
       return toProxyResult(withOnce(result, idempotencyKey === undefined ? result : fresh), mediaType);
     });
   // Each invocation logs under its own request's keys, even when one process serves many.
@@ -165,6 +167,28 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
         });
       }
     });
+}
+
+/** A route's `erasableSubject` must name a path parameter it has, and the route must store responses (Idempotency-Key). */
+function checkErasableSubject(areaName: string, route: RouteRow): void {
+  const subject = route.erasableSubject;
+  if (!subject) return;
+  const where = `${areaName}.${route.operation}`;
+  if (!route.idempotencyKey) throw new Error(`${where} declares erasableSubject but stores no response (no idempotencyKey).`);
+  if ('param' in subject.idFrom && !pathParamNames(route.path).includes(subject.idFrom.param)) throw new Error(`${where}: erasableSubject names {${subject.idFrom.param}}, which ${route.path} lacks.`);
+}
+
+/**
+ * The subject the stored response of `route` concerns (its `erasableSubject`), from the path
+ * parameter or the success body member it names; undefined for other routes. A body without
+ * the member is a programming error: the write fails before its commit.
+ */
+export function responseSubject(route: RouteContract, params: Readonly<Record<string, string>>, organizationId: string, result: HttpResult): ResponseSubject | undefined {
+  const subject = route.erasableSubject;
+  if (!subject) return undefined;
+  const id = 'param' in subject.idFrom ? params[subject.idFrom.param] : (result.body as Record<string, unknown> | undefined)?.[subject.idFrom.responseMember];
+  if (typeof id !== 'string' || id === '') throw new Error(`The response names no ${subject.type} id where the route's erasableSubject says it is.`);
+  return { organizationId, type: subject.type, id };
 }
 
 /** Where the request's committed figures wait for the end of the request. */

@@ -4,7 +4,9 @@ import type { Db } from '../ddb/client';
 import { canonical } from '../ddb/cursor';
 import { runIdempotent, runIdempotentInTransaction, TransactionalIdempotencyStore, type Completion, type ReadAlong, type StoredResponse } from '../ddb/idempotency';
 import type { TxItem } from '../ddb/transaction';
+import type { AppError } from '../errors';
 import type { JsonValue } from '../json';
+import { renderProblem } from './render-problem';
 import type { ApiRequest, HttpResult } from './request';
 
 const stores = new WeakMap<Db, TransactionalIdempotencyStore>();
@@ -110,6 +112,14 @@ export const toStored = (r: HttpResult): StoredResponse => ({
   ...(r.body !== undefined ? { bodyText: JSON.stringify(r.body) } : {}),
   ...(r.contentType ? { contentType: r.contentType } : {}),
 });
+
+/**
+ * The response a refusal answers (problem+json, as the kit renders it), as a stored response:
+ * the tombstone an erasure writes over the stored responses about its subject
+ * (`eraseStoredResponses`), so that their replays answer what a change to the erased subject
+ * answers now, with nothing of the erased values.
+ */
+export const refusalResponse = (refusal: AppError, requestId: string, instance: string): StoredResponse => toStored(renderProblem(refusal, requestId, instance));
 
 const fromStored = (r: StoredResponse): HttpResult => ({
   statusCode: r.statusCode,
