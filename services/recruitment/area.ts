@@ -18,6 +18,9 @@ import { PROBLEMS } from './problems';
 const ERASED = 'Once erased (`erased: true`), names, e-mail, phone and source are `null`.';
 const FINAL = '409 `CANDIDATE_HIRED`, `CANDIDATE_REJECTED` or `CANDIDATE_WITHDRAWN` in a final stage and `CANDIDATE_ERASED` after erasure, each with `stage` and `allowedStages`.';
 
+/** Their stored responses (Idempotency-Key replays) hold the candidate's personal values: erasure reaches them. */
+const ABOUT_THE_CANDIDATE = { type: 'candidate', idFrom: { param: 'candidateId' } } as const;
+
 const candidateList = pageSchema(candidateResponseSchema);
 const candidateMessageList = pageSchema(candidateMessageResponseSchema);
 
@@ -51,6 +54,7 @@ export const recruitmentArea = defineArea({
       description: 'Creates a candidate in stage `APPLIED`, atomically with its audit entry (attribute names only, never values).',
       body: createCandidateBody,
       idempotencyKey: 'required',
+      erasableSubject: { type: 'candidate', idFrom: { responseMember: 'id' } },
       success: { status: 201, description: 'The created candidate.', schema: candidateResponseSchema, headers: ['ETag', 'Location'] },
       problems: [],
     },
@@ -72,6 +76,7 @@ export const recruitmentArea = defineArea({
       body: updateCandidateBody,
       ifMatch: 'required',
       idempotencyKey: 'optional',
+      erasableSubject: ABOUT_THE_CANDIDATE,
       success: { status: 200, description: 'The candidate after the change.', schema: candidateResponseSchema, headers: ['ETag'] },
       problems: [PROBLEMS.CANDIDATE_ERASED],
     },
@@ -84,6 +89,7 @@ export const recruitmentArea = defineArea({
       body: moveCandidateBody,
       ifMatch: 'required',
       idempotencyKey: 'required',
+      erasableSubject: ABOUT_THE_CANDIDATE,
       success: { status: 200, description: 'The candidate in its new stage.', schema: candidateResponseSchema, headers: ['ETag'] },
       problems: [PROBLEMS.CANDIDATE_STAGE_PASSED, PROBLEMS.CANDIDATE_HIRED, PROBLEMS.CANDIDATE_REJECTED, PROBLEMS.CANDIDATE_WITHDRAWN, PROBLEMS.CANDIDATE_ERASED],
     },
@@ -97,6 +103,7 @@ export const recruitmentArea = defineArea({
       bodyOptional: true,
       ifMatch: 'required',
       idempotencyKey: 'required',
+      erasableSubject: ABOUT_THE_CANDIDATE,
       success: { status: 200, description: 'The hired candidate; `employeeId` names the new employee.', schema: candidateResponseSchema, headers: ['ETag'] },
       problems: [PROBLEMS.CANDIDATE_NOT_OFFERED, 'UNIQUENESS_CONFLICT', PROBLEMS.CANDIDATE_HIRED, PROBLEMS.CANDIDATE_REJECTED, PROBLEMS.CANDIDATE_WITHDRAWN, PROBLEMS.CANDIDATE_ERASED],
     },
@@ -106,7 +113,7 @@ export const recruitmentArea = defineArea({
       scopes: ['recruitment:write'],
       summary: "Erase a candidate's personal data",
       description:
-        "Erases on request, in ONE transaction: names, e-mail, phone and source of the candidate, subject and body of every message, and the candidate's search words. The record (position, stage, dates, employee link), the messages' direction, channel and time, and the audit trail stay. Erasing again changes nothing. An employee created by a hire is another record and is not changed. The body may be absent or `{}`.",
+        "Erases on request, in ONE transaction: names, e-mail, phone and source of the candidate, subject and body of every message, and the candidate's search words. The record (position, stage, dates, employee link), the messages' direction, channel and time, and the audit trail stay. Then the stored responses of earlier writes about the candidate (its create, changes, moves, hire and messages, kept 24 h for Idempotency-Key replays) are replaced: a replay answers 409 `CANDIDATE_ERASED` (with `Idempotency-Replayed: true`) and runs nothing again. Erasing again changes nothing but completes that replacement, should it have failed. An employee created by a hire is another record and is not changed. The body may be absent or `{}`.",
       body: emptyBody,
       bodyOptional: true,
       ifMatch: 'required',
@@ -132,6 +139,7 @@ export const recruitmentArea = defineArea({
       description: `Records one message of the conversation; messages are immutable. A candidate holds at most 60 (409 \`CANDIDATE_MESSAGE_LIMIT\`: its erasure stays one atomic change). Recording a message moves the candidate's ETag. 409 \`CANDIDATE_ERASED\` after erasure.`,
       body: postMessageBody,
       idempotencyKey: 'required',
+      erasableSubject: ABOUT_THE_CANDIDATE,
       success: { status: 201, description: 'The recorded message.', schema: candidateMessageResponseSchema, headers: ['ETag', 'Location'] },
       problems: [PROBLEMS.CANDIDATE_MESSAGE_LIMIT, PROBLEMS.CANDIDATE_ERASED],
     },

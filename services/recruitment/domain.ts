@@ -67,8 +67,11 @@ export function assertMove(c: Candidate, to: Stage): boolean {
   return outcome.kind === 'move';
 }
 
+/** What a change to an erased candidate answers (409 CANDIDATE_ERASED); also what replays of earlier writes answer once erased. */
+export const erasedRefusal = (): AppError => new AppError(PROBLEMS.CANDIDATE_ERASED, "The candidate's personal data was erased on request; the record can no longer change.");
+
 export function assertNotErased(c: Candidate): void {
-  if (c.erased) throw new AppError(PROBLEMS.CANDIDATE_ERASED, "The candidate's personal data was erased on request; the record can no longer change.");
+  if (c.erased) throw erasedRefusal();
 }
 
 // ---- erasure (pure) --------------------------------------------------------------------------
@@ -124,6 +127,13 @@ export interface RecruitmentStore {
   saveHire(change: HireChange): void;
   saveMessage(change: MessageChange): void;
   saveErasure(change: ErasureChange): void;
+  /**
+   * After the commit, the stored responses of earlier writes about the candidate (their
+   * idempotency records) answer `refusal` instead, with nothing of the erased values; a
+   * failure fails the request, and erasing again completes it. `requestId` names the erasing
+   * request in the refusal.
+   */
+  eraseStoredResponses(organizationId: string, candidateId: string, refusal: AppError, requestId: string): void;
 }
 
 export type RecruitmentPorts = UseCasePorts<RecruitmentStore>;
@@ -346,15 +356,19 @@ export async function postMessage(ports: RecruitmentPorts, actor: Who, candidate
 
 /**
  * Erases a candidate's personal data on request: the values go, the record and its audit
- * trail stay. Erasing an erased candidate changes nothing.
+ * trail stay. Erasing an erased candidate changes nothing (no audit entry) but steps 4 again.
  * 1. Read the candidate (404); If-Match (412).  2. Read the whole conversation.
  * 3. Stage in ONE transaction: the candidate without names, e-mail, phone and source
  *    (erased, at the version read, so no message can arrive unseen), every message without
  *    subject and body, the removal of its search words, and an audit entry naming the
  *    erased attributes. The employee a hire created is another record and stays.
+ * 4. After that commit, the stored responses of earlier writes about the candidate answer 409
+ *    CANDIDATE_ERASED (the transaction of 3 has no room for them: <= 100 items); also for an
+ *    erased candidate, so that erasing again completes a replacement that failed.
  */
 export async function eraseCandidate(ports: RecruitmentPorts, actor: Who, id: string, ifMatch: string): Promise<Candidate> {
   const current = await readCandidate(ports, organizationOf(actor), id, ifMatch);
+  ports.store.eraseStoredResponses(current.organizationId, id, erasedRefusal(), actor.requestId);
   if (current.erased) return current;
   const messages = await ports.store.messagesOf(current.organizationId, id);
   const now = ports.now().toISOString();

@@ -1,12 +1,16 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { holderKey, readGuardHolders, saveEmployee, type UniqueAttribute, type UniqueValue } from '../employees/public';
+import { ORG_PREFIX } from '../shared/area';
 import type { Db } from '../shared/ddb/client';
+import { eraseStoredResponses } from '../shared/ddb/idempotency';
 import { movedOn, searchUpkeep, versionedPut, type SearchState } from '../shared/ddb/entity';
 import { getByIds, indexPage, searchPage, type Page, type PagePosition } from '../shared/ddb/paging';
 import { collectAll, getOne } from '../shared/ddb/read';
 import { searchWords } from '../shared/ddb/search';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
+import type { AppError } from '../shared/errors';
+import { refusalResponse } from '../shared/http/idempotent';
 import type { CandidateChange, ErasureChange, HireChange, MessageChange, RecruitmentStore } from './domain';
 import { candidateFromItem, candidateKeys, candidateToItem, CANDIDATE_SEARCH_SCOPE, messageFromItem, messageToItem, type Candidate, type CandidateMessage, type Stage } from './model';
 
@@ -121,8 +125,23 @@ export function saveErasure(unit: UnitOfWork, change: ErasureChange): void {
   unit.stage({ items: [...putCandidate(change), ...messages], audit: change.audit, explain: movedOn(CANDIDATE_LABEL, MESSAGE_LABEL) });
 }
 
+export interface ErasureOptions {
+  /** Stored responses rewritten at once (eraseStoredResponses). @default ERASE_BATCH_SIZE */
+  readonly batchSize?: number;
+}
+
+/**
+ * Replaces the stored responses of the candidate's earlier writes (the routes that declare it
+ * their `erasableSubject`) by the refusal an erased candidate answers; `instance` is the
+ * candidate's path. Returns how many it rewrote.
+ */
+export function eraseCandidateResponses(db: Db, org: string, candidateId: string, refusal: AppError, requestId: string, options: ErasureOptions = {}): Promise<number> {
+  const instance = `${ORG_PREFIX.replace('{organizationId}', org)}/recruitment/candidates/${candidateId}`;
+  return eraseStoredResponses(db, { organizationId: org, type: 'candidate', id: candidateId }, refusalResponse(refusal, requestId, instance), options);
+}
+
 /** The recruitment store port on DynamoDB, staging writes in `unit`. */
-export const recruitmentStore = (db: Db, unit: UnitOfWork): RecruitmentStore => ({
+export const recruitmentStore = (db: Db, unit: UnitOfWork, erasure: ErasureOptions = {}): RecruitmentStore => ({
   getCandidate: (org, id) => getCandidate(db, org, id),
   messagesOf: (org, id) => messagesOf(db, org, id),
   takenEmployeeValues: (org, values) => takenEmployeeValues(db, org, values),
@@ -130,4 +149,8 @@ export const recruitmentStore = (db: Db, unit: UnitOfWork): RecruitmentStore => 
   saveHire: (change) => saveHire(unit, change),
   saveMessage: (change) => saveMessage(unit, change),
   saveErasure: (change) => saveErasure(unit, change),
+  eraseStoredResponses: (org, id, refusal, requestId) =>
+    unit.afterCommit(async () => {
+      await eraseCandidateResponses(db, org, id, refusal, requestId, erasure);
+    }),
 });
