@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { DEMO_CANDIDATE_IDS } from '../../services/recruitment/seed';
 import { candidateMessageResponseSchema, candidateResponseSchema } from '../../services/recruitment/schemas';
 import { call, countByType, expectParameters, expectPointers, expectProblem, scanTable, startApi, walkPages, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
+import { logger } from '../../services/shared/logger';
+import { withCapturedLogs } from '../support/logs';
 import { auditOf, ids, keyWith, read, send, sent } from './locations-fixture';
 
 /**
@@ -253,11 +255,11 @@ describe('POST /recruitment/candidates/{candidateId}/erase', () => {
     expect(messages.body.items).toEqual([expect.objectContaining({ direction: 'INBOUND', channel: 'EMAIL', subject: null, body: null, erased: true })]);
     expect(ids(await read(api, withQuery(C, { q: `Thistlewood${tag}` })))).toEqual([]);
 
-    // No entity, index or audit item holds a value. Idempotency records keep the responses of
-    // earlier writes for their 24 h (docs/decisions.md); they are the only items left.
+    // No item holds a value: entities, index, audit, and the idempotency records of the earlier
+    // writes, whose stored responses the erasure replaced.
     const values = [`wilhelmina${tag}`, `thistlewood${tag}`, `wt.${tag}`, '5550199', `bartholomew${tag}`];
     const holding = (await scanTable(api.db)).filter((item) => values.some((v) => JSON.stringify(item).toLowerCase().includes(v)));
-    expect(holding.map((i) => i.itemType).filter((t) => t !== 'IdempotencyRecord')).toEqual([]);
+    expect(holding.map((i) => i.itemType)).toEqual([]);
     const audit = await auditOf(api, c.body.id);
     expect(audit.map((a) => a.action)).toEqual(['candidate.created', 'candidate.erased']);
     expect(audit[1]).toMatchObject({ changedAttributes: ['email', 'familyName', 'givenName', 'messages', 'phone', 'source'], after: { erased: true, messagesErased: 1 } });
@@ -277,6 +279,135 @@ describe('POST /recruitment/candidates/{candidateId}/erase', () => {
     const erased = await send(api, 'POST', `${C}/${c.body.id}/erase`, {}, { ifMatch: etag(hired) });
     expect(erased.body).toMatchObject({ stage: 'HIRED', employeeId: hired.body.employeeId, email: null, erased: true });
     expect(await read(api, `/employees/${hired.body.employeeId}`)).toMatchObject({ status: 200, body: { userName: c.body.email, active: true } });
+  });
+});
+
+describe('erasure and the stored responses of earlier writes', () => {
+  const secrets = (tag: string) => ({
+    givenName: `Philippa${tag}`,
+    familyName: `Marchbanks${tag}`,
+    email: `pm.${tag}@private.example`,
+    phone: '+49 40 7770123',
+    subject: `Contract for Philippa${tag}`,
+    body: `Dear Marchbanks${tag}, call 7770123`,
+    patchedSource: `Referred by Cornelius${tag}`,
+  });
+  const valuesOf = (s: ReturnType<typeof secrets>) => [s.givenName, s.familyName, s.email, '7770123', s.subject, `Cornelius`].map((v) => v.toLowerCase());
+  const holdsAny = (text: string, values: readonly string[]) => values.filter((v) => text.toLowerCase().includes(v));
+  const recordsAbout = async (candidateId: string) => (await scanTable(api.db)).filter((i) => i.itemType === 'IdempotencyRecord' && i.GSI1PK === `IDEMSUBJ#${api.demo.organizationId}#candidate#${candidateId}`);
+  const recordsByPk = async (pks: readonly string[]) => (await scanTable(api.db)).filter((i) => pks.includes(i.PK));
+
+  /** Create (key K), a message (key M) and a PATCH (key P) of one candidate; the requests, to replay them. */
+  async function candidateWithHistory(s: ReturnType<typeof secrets>) {
+    const K = randomUUID();
+    const M = randomUUID();
+    const P = randomUUID();
+    const createBody = newCandidate({ givenName: s.givenName, familyName: s.familyName, email: s.email, phone: s.phone });
+    const c = await sent(api, 'POST', C, createBody, 201, { idempotencyKey: K });
+    const messageBody = { direction: 'OUTBOUND', channel: 'EMAIL', subject: s.subject, body: s.body };
+    await sent(api, 'POST', `${C}/${c.body.id}/messages`, messageBody, 201, { idempotencyKey: M });
+    const ifMatch = etag(await read(api, `${C}/${c.body.id}`));
+    const patchBody = { source: s.patchedSource };
+    const patched = await sent(api, 'PATCH', `${C}/${c.body.id}`, patchBody, 200, { idempotencyKey: P, ifMatch });
+    const replays = {
+      K: () => send(api, 'POST', C, createBody, { idempotencyKey: K }),
+      M: () => send(api, 'POST', `${C}/${c.body.id}/messages`, messageBody, { idempotencyKey: M }),
+      P: () => send(api, 'PATCH', `${C}/${c.body.id}`, patchBody, { idempotencyKey: P, ifMatch }),
+    };
+    return { id: c.body.id as string, created: c, patched, replays };
+  }
+
+  it('replays the create, a message and a PATCH of an erased candidate as 409 CANDIDATE_ERASED, holding no erased value', async () => {
+    const s = secrets(randomUUID().slice(0, 8));
+    const values = valuesOf(s);
+    // Powertools' injectLambdaContext puts the logger back to its configured level (SILENT in
+    // tests) at every warm invocation; held at DEBUG here, so that the capture sees every line.
+    const keepLevel = jest.spyOn(logger, 'refreshSampleRateCalculation').mockImplementation(() => undefined);
+    const captured: string[] = [];
+    const logged = async <T>(work: () => Promise<T>): Promise<T> => {
+      const { result, logs } = await withCapturedLogs(work);
+      captured.push(logs);
+      return result;
+    };
+    try {
+      const mine = await logged(() => candidateWithHistory(s));
+      const records = await recordsAbout(mine.id);
+      expect(records).toHaveLength(3);
+      expect(records.every((r) => holdsAny(JSON.stringify(r), values).length > 0)).toBe(true);
+
+      const erased = await logged(() => send(api, 'POST', `${C}/${mine.id}/erase`, undefined, { ifMatch: etag(mine.patched) }));
+      expect(erased.status).toBe(200);
+
+      for (const [name, replay] of Object.entries(mine.replays)) {
+        const res = await logged(replay);
+        // The problem a change to the erased candidate answers; its requestId names the erasure
+        // (the stored body is replayed as it is, so not the replay's own X-Request-Id).
+        expect({ name, status: res.status, replayed: res.headers.get('idempotency-replayed'), contentType: res.headers.get('content-type') }).toEqual({ name, status: 409, replayed: 'true', contentType: 'application/problem+json' });
+        expect(res.body).toEqual({
+          type: 'https://errors.wfm-api.example/candidate-erased',
+          title: "Candidate's personal data is erased",
+          status: 409,
+          code: 'CANDIDATE_ERASED',
+          detail: expect.any(String),
+          instance: `/v1/organizations/${api.demo.organizationId}${C}/${mine.id}`,
+          requestId: erased.requestId,
+        });
+        expect(res.headers.get('etag')).toBeNull();
+        expect(res.headers.get('location')).toBeNull();
+        expect(holdsAny(`${res.text} ${JSON.stringify([...res.headers])}`, values)).toEqual([]);
+      }
+
+      // The raw records: the same keys, still COMPLETED with their payload hash and expiry, the
+      // response replaced, off the subject's index, and none of the erased values anywhere.
+      const after = await recordsByPk(records.map((r) => r.PK));
+      expect(after).toHaveLength(3);
+      for (const record of after) {
+        const before = records.find((r) => r.PK === record.PK)!;
+        expect(record).toMatchObject({ status: 'COMPLETED', payloadHash: before.payloadHash, expiresAt: before.expiresAt, response: { statusCode: 409, contentType: 'application/problem+json' } });
+        expect(record.GSI1PK).toBeUndefined();
+        expect(holdsAny(JSON.stringify(record), values)).toEqual([]);
+      }
+      // A change sent afresh is refused as before (and logged, by code only).
+      expectProblem(await logged(() => send(api, 'PATCH', `${C}/${mine.id}`, { givenName: s.givenName }, { ifMatch: etag(erased) })), 409, 'CANDIDATE_ERASED');
+      // Erasing again writes no second audit entry and finds nothing left to replace.
+      const again = await logged(() => send(api, 'POST', `${C}/${mine.id}/erase`, {}, { ifMatch: etag(erased) }));
+      expect(again.status).toBe(200);
+      expect((await auditOf(api, mine.id)).filter((a) => a.action === 'candidate.erased')).toHaveLength(1);
+      expect(await recordsAbout(mine.id)).toEqual([]);
+    } finally {
+      keepLevel.mockRestore();
+    }
+    const logs = captured.join('');
+    expect(logs).toContain('CANDIDATE_ERASED');
+    expect(holdsAny(logs, values)).toEqual([]);
+  });
+
+  it("leaves another candidate's records and other areas' records as they were: they still replay their responses", async () => {
+    const mine = await candidateWithHistory(secrets(randomUUID().slice(0, 8)));
+    const otherSecrets = secrets(randomUUID().slice(0, 8));
+    const other = await candidateWithHistory(otherSecrets);
+    const originals = { K: other.created.text, P: other.patched.text };
+    const otherRecords = await recordsAbout(other.id);
+    expect(otherRecords).toHaveLength(3);
+    const materialKey = randomUUID();
+    const materialBody = { name: `Sealant ${randomUUID().slice(0, 8)}`, unit: 'l' };
+    const material = await sent(api, 'POST', '/materials', materialBody, 201, { idempotencyKey: materialKey });
+
+    expect((await send(api, 'POST', `${C}/${mine.id}/erase`, {}, { ifMatch: etag(mine.patched) })).status).toBe(200);
+
+    expect(await recordsAbout(other.id)).toEqual(otherRecords);
+    const created = await other.replays.K();
+    expect(created).toMatchObject({ status: 201, text: originals.K });
+    expect(created.headers.get('idempotency-replayed')).toBe('true');
+    expect((await other.replays.M()).body).toMatchObject({ subject: otherSecrets.subject, body: otherSecrets.body });
+    expect(await other.replays.P()).toMatchObject({ status: 200, text: originals.P });
+    const replayedMaterial = await send(api, 'POST', '/materials', materialBody, { idempotencyKey: materialKey });
+    expect(replayedMaterial).toMatchObject({ status: 201, text: material.text });
+    expect(replayedMaterial.headers.get('idempotency-replayed')).toBe('true');
+    // Records of other routes never join an index of subjects.
+    const materialRecords = (await scanTable(api.db)).filter((i) => i.itemType === 'IdempotencyRecord' && typeof i.response?.bodyText === 'string' && i.response.bodyText.includes(materialBody.name));
+    expect(materialRecords).toHaveLength(1);
+    expect(materialRecords[0].GSI1PK).toBeUndefined();
   });
 });
 

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getEmployee, putEmployee } from '../../services/employees/public';
-import { candidateEtag, createCandidate, eraseCandidate, hireCandidate, moveCandidate, postMessage, type Candidate, type RecruitmentPorts, type RecruitmentStore } from '../../services/recruitment/domain';
+import { candidateEtag, createCandidate, eraseCandidate, hireCandidate, moveCandidate, postMessage, type Candidate, type CandidateMessage, type RecruitmentPorts, type RecruitmentStore } from '../../services/recruitment/domain';
 import { getCandidate, listCandidates, messagesOf, recruitmentStore } from '../../services/recruitment/store';
+import { runIdempotent, TransactionalIdempotencyStore, type IdempotentCall, type StoredResponse } from '../../services/shared/ddb/idempotency';
+import { logger } from '../../services/shared/logger';
 import type { Principal } from '../../services/shared/auth/principal';
 import type { Db } from '../../services/shared/ddb/client';
 import { inUnitOfWork, TransactionUnit, type UnitOfWork } from '../../services/shared/ddb/unit-of-work';
 import { ConcurrentChangeError } from '../../services/shared/domain/conflict';
 import { AppError, EtagMismatchError, UniquenessConflictError } from '../../services/shared/errors';
 import { scanTable } from '../support/api';
+import { withCapturedLogs } from '../support/logs';
 import { createTestTable } from '../support/table';
 
 /**
@@ -154,5 +158,95 @@ describe('erasure', () => {
     const current = (await getCandidate(db, ORG, c.id))!;
     await run((p) => eraseCandidate(p, actor, c.id, candidateEtag(current)));
     expect((await messagesOf(db, ORG, c.id)).map((m) => m.body)).toEqual([null]);
+  });
+});
+
+describe('erasure of the stored responses about a candidate', () => {
+  const idem = () => new TransactionalIdempotencyStore(db);
+  const callOf = (): IdempotentCall => ({ scope: `${ORG}#recruit#POST#/recruitment/test`, idempotencyKey: randomUUID(), input: { n: randomUUID() }, lockMillis: 5_000 });
+
+  /** A use case run as the kit runs a keyed write of a route whose erasableSubject is the candidate: its response stored on the candidate's index. */
+  async function recorded<T extends { id: string }>(call: IdempotentCall, candidateIdOf: (result: T) => string, work: (ports: RecruitmentPorts) => Promise<T>): Promise<T> {
+    let result!: T;
+    await runIdempotent(idem(), call, async (complete) => {
+      const unit = new TransactionUnit(db);
+      result = await work(portsOf(unit));
+      const response: StoredResponse = { statusCode: 201, headers: { ETag: `"x:${result.id}"` }, bodyText: JSON.stringify(result), contentType: 'application/json' };
+      await unit.commit([await complete(response, { organizationId: ORG, type: 'candidate', id: candidateIdOf(result) })]);
+      return response;
+    });
+    return result;
+  }
+
+  /** The table, as the store sees it, except that every UpdateItem after the first `allowed` fails. */
+  function failingAfter(allowed: number): Db {
+    let updates = 0;
+    const send = (command: unknown) => (command instanceof UpdateCommand && ++updates > allowed ? Promise.reject(new Error('Storage unavailable (test)')) : db.doc.send(command as never));
+    return { tableName: db.tableName, doc: { send } as unknown as DynamoDBDocumentClient };
+  }
+
+  const recordItems = async (calls: readonly IdempotentCall[]) => {
+    const keys = new Set(calls.map((c) => idem().recordKey({ key: `${c.scope}#${c.idempotencyKey}`, input: c.input }).PK));
+    return (await scanTable(db)).filter((i) => keys.has(i.PK));
+  };
+
+  it('completes an interrupted replacement when the erasure is repeated; replays then answer the refusal; nothing personal in the logs', async () => {
+    const tag = randomUUID().slice(0, 8);
+    const values = [`Rosalind${tag}`, `Featherstone${tag}`, `rf.${tag}@private.example`, `Note for Featherstone${tag}`].map((v) => v.toLowerCase());
+    const holds = (x: unknown) => values.filter((v) => JSON.stringify(x).toLowerCase().includes(v));
+    const calls = Array.from({ length: 5 }, callOf);
+    const c = await recorded(calls[0], (r) => r.id, (p) => createCandidate(p, actor, { givenName: `Rosalind${tag}`, familyName: `Featherstone${tag}`, email: `rf.${tag}@private.example`, position: 'Gardener' }));
+    for (const call of calls.slice(1)) await recorded<CandidateMessage>(call, (m) => m.candidateId, (p) => postMessage(p, actor, c.id, { direction: 'OUTBOUND', channel: 'EMAIL', body: `Note for Featherstone${tag}` }));
+    // Another candidate's record, which no erasure of c touches.
+    const otherCall = callOf();
+    const other = await recorded(otherCall, (r) => r.id, (p) => createCandidate(p, actor, person(randomUUID().slice(0, 8))));
+    const otherBefore = await recordItems([otherCall]);
+    const before = await recordItems(calls);
+    expect(before).toHaveLength(5);
+    expect(before.every((r) => holds(r).length > 0 && r.GSI1PK === `IDEMSUBJ#${ORG}#candidate#${c.id}`)).toBe(true);
+
+    const current = (await getCandidate(db, ORG, c.id))!;
+    let failure: unknown;
+    const { logs } = await withCapturedLogs(async () => {
+      // Batches of 2: the first is written, the second fails. The erasure itself has committed.
+      await inUnitOfWork(db, (unit) => eraseCandidate(portsOf(unit, recruitmentStore(failingAfter(2), unit, { batchSize: 2 })), actor, c.id, candidateEtag(current))).catch((error: unknown) => {
+        failure = error;
+        logger.error('Request failed', { error: error as Error });
+      });
+      expect(failure).toBeInstanceOf(Error);
+      const erased = (await getCandidate(db, ORG, c.id))!;
+      expect(erased).toMatchObject({ erased: true, givenName: null });
+      const interrupted = await recordItems(calls);
+      expect(interrupted.filter((r) => r.response.statusCode === 409)).toHaveLength(2);
+      expect(interrupted.filter((r) => holds(r).length > 0)).toHaveLength(3);
+
+      // Erasing the erased candidate again: no change of its own, the replacement completed.
+      const again = await run((p) => eraseCandidate(p, actor, c.id, candidateEtag(erased)));
+      expect(again.version).toBe(erased.version);
+    });
+    expect(logs).toContain('Storage unavailable');
+    expect(holds(logs)).toEqual([]);
+
+    const after = await recordItems(calls);
+    expect(after).toHaveLength(5);
+    for (const record of after) {
+      const was = before.find((r) => r.PK === record.PK)!;
+      expect(record).toMatchObject({ status: 'COMPLETED', payloadHash: was.payloadHash, expiresAt: was.expiresAt, response: { statusCode: 409, contentType: 'application/problem+json' } });
+      expect(JSON.parse(record.response.bodyText)).toMatchObject({ code: 'CANDIDATE_ERASED', status: 409, requestId: actor.requestId });
+      expect(record.GSI1PK).toBeUndefined();
+    }
+    // No item of the table holds a value any more, and the erasure was audited once.
+    expect((await scanTable(db)).filter((i) => holds(i).length > 0)).toEqual([]);
+    const audit = (await scanTable(db)).filter((i) => i.itemType === 'AuditEntry' && i.entity.id === c.id).map((i) => i.action);
+    expect(audit.filter((a) => a === 'candidate.erased')).toHaveLength(1);
+
+    // A retry with one of the keys runs nothing again and answers the refusal.
+    const work = jest.fn();
+    const replay = await runIdempotent(idem(), calls[1], work);
+    expect(work).not.toHaveBeenCalled();
+    expect(replay).toMatchObject({ replayed: true, response: { statusCode: 409, contentType: 'application/problem+json' } });
+    // The other candidate's record is as it was.
+    expect(await recordItems([otherCall])).toEqual(otherBefore);
+    expect(JSON.parse(otherBefore[0].response.bodyText).id).toBe(other.id);
   });
 });

@@ -2,7 +2,7 @@ import { PROBLEMS as TIMESHEET_PROBLEMS } from '../../services/timesheets/proble
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { z } from 'zod';
 import { defineArea } from '../../services/shared/area';
-import { areaHandler } from '../../services/shared/http/area-handler';
+import { areaHandler, responseSubject } from '../../services/shared/http/area-handler';
 import { requestIdOf } from '../../services/shared/http/middleware';
 import { noContent, ok } from '../../services/shared/http/request';
 import { AppError } from '../../services/shared/errors';
@@ -90,6 +90,24 @@ const thingEvent = (over: Partial<APIGatewayProxyEvent> = {}) =>
 describe('areaHandler', () => {
   it('refuses to build a handler that lacks an operation of its area', () => {
     expect(() => areaHandler(testArea, { ports: () => ({}), operations: {} as never })).toThrow(/listThings/);
+  });
+
+  it('refuses an erasableSubject that names a path parameter the route lacks, or a route that stores no response', () => {
+    const route = testArea.routes.renameThing;
+    const withSubject = (over: Record<string, unknown>) => defineArea({ ...testArea, routes: { ...testArea.routes, renameThing: { ...route, ...over } } });
+    const build = (area: ReturnType<typeof withSubject>) => () => areaHandler(area, { ports: () => ({}), operations: Object.fromEntries(Object.keys(area.routes).map((name) => [name, async () => ok({})])) as never });
+    expect(build(withSubject({ erasableSubject: { type: 'thing', idFrom: { param: 'otherId' } } }))).toThrow(/otherId/);
+    expect(build(withSubject({ idempotencyKey: undefined, erasableSubject: { type: 'thing', idFrom: { param: 'thingId' } } }))).toThrow(/idempotencyKey/);
+    expect(build(withSubject({ erasableSubject: { type: 'thing', idFrom: { param: 'thingId' } } }))).not.toThrow();
+  });
+
+  it("finds a stored response's erasable subject in the path or in the success body, and none for other routes", () => {
+    const base = testArea.routes.renameThing;
+    const result = ok({ id: 'new-id' });
+    expect(responseSubject(base, { thingId: THING }, ORG, result)).toBeUndefined();
+    expect(responseSubject({ ...base, erasableSubject: { type: 'thing', idFrom: { param: 'thingId' } } }, { thingId: THING }, ORG, result)).toEqual({ organizationId: ORG, type: 'thing', id: THING });
+    expect(responseSubject({ ...base, erasableSubject: { type: 'thing', idFrom: { responseMember: 'id' } } }, {}, ORG, result)).toEqual({ organizationId: ORG, type: 'thing', id: 'new-id' });
+    expect(() => responseSubject({ ...base, erasableSubject: { type: 'thing', idFrom: { responseMember: 'id' } } }, {}, ORG, ok({}))).toThrow(/no thing id/);
   });
 
   it('answers with X-Request-Id from API Gateway on success', async () => {
