@@ -2019,7 +2019,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a candidate's personal data
-         * @description Erases on request, in ONE transaction: names, e-mail, phone and source of the candidate, subject and body of every message, and the candidate's search words. The record (position, stage, dates, employee link), the messages' direction, channel and time, and the audit trail stay. Erasing again changes nothing. An employee created by a hire is another record and is not changed. The body may be absent or `{}`.
+         * @description Erases on request, in ONE transaction: names, e-mail, phone and source of the candidate, subject and body of every message, and the candidate's search words. The record (position, stage, dates, employee link), the messages' direction, channel and time, and the audit trail stay. Then the stored responses of earlier writes about the candidate (its create, changes, moves, hire and messages, kept 24 h for Idempotency-Key replays) are replaced: a replay answers 409 `CANDIDATE_ERASED` (with `Idempotency-Replayed: true`) and runs nothing again. Erasing again changes nothing but completes that replacement, should it have failed. An employee created by a hire is another record and is not changed. The body may be absent or `{}`.
          *
          *     Scopes: recruitment:write.
          */
