@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { DEMO_CANDIDATE_IDS } from '../../services/recruitment/seed';
 import { candidateMessageResponseSchema, candidateResponseSchema } from '../../services/recruitment/schemas';
 import { call, countByType, expectParameters, expectPointers, expectProblem, scanTable, startApi, walkPages, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
-import { logger } from '../../services/shared/logger';
 import { withCapturedLogs } from '../support/logs';
 import { auditOf, ids, keyWith, read, send, sent } from './locations-fixture';
 
@@ -320,63 +319,56 @@ describe('erasure and the stored responses of earlier writes', () => {
   it('replays the create, a message and a PATCH of an erased candidate as 409 CANDIDATE_ERASED, holding no erased value', async () => {
     const s = secrets(randomUUID().slice(0, 8));
     const values = valuesOf(s);
-    // Powertools' injectLambdaContext puts the logger back to its configured level (SILENT in
-    // tests) at every warm invocation; held at DEBUG here, so that the capture sees every line.
-    const keepLevel = jest.spyOn(logger, 'refreshSampleRateCalculation').mockImplementation(() => undefined);
     const captured: string[] = [];
     const logged = async <T>(work: () => Promise<T>): Promise<T> => {
       const { result, logs } = await withCapturedLogs(work);
       captured.push(logs);
       return result;
     };
-    try {
-      const mine = await logged(() => candidateWithHistory(s));
-      const records = await recordsAbout(mine.id);
-      expect(records).toHaveLength(3);
-      expect(records.every((r) => holdsAny(JSON.stringify(r), values).length > 0)).toBe(true);
+    const mine = await logged(() => candidateWithHistory(s));
+    const records = await recordsAbout(mine.id);
+    expect(records).toHaveLength(3);
+    expect(records.every((r) => holdsAny(JSON.stringify(r), values).length > 0)).toBe(true);
 
-      const erased = await logged(() => send(api, 'POST', `${C}/${mine.id}/erase`, undefined, { ifMatch: etag(mine.patched) }));
-      expect(erased.status).toBe(200);
+    const erased = await logged(() => send(api, 'POST', `${C}/${mine.id}/erase`, undefined, { ifMatch: etag(mine.patched) }));
+    expect(erased.status).toBe(200);
 
-      for (const [name, replay] of Object.entries(mine.replays)) {
-        const res = await logged(replay);
-        // The problem a change to the erased candidate answers; its requestId names the erasure
-        // (the stored body is replayed as it is, so not the replay's own X-Request-Id).
-        expect({ name, status: res.status, replayed: res.headers.get('idempotency-replayed'), contentType: res.headers.get('content-type') }).toEqual({ name, status: 409, replayed: 'true', contentType: 'application/problem+json' });
-        expect(res.body).toEqual({
-          type: 'https://errors.wfm-api.example/candidate-erased',
-          title: "Candidate's personal data is erased",
-          status: 409,
-          code: 'CANDIDATE_ERASED',
-          detail: expect.any(String),
-          instance: `/v1/organizations/${api.demo.organizationId}${C}/${mine.id}`,
-          requestId: erased.requestId,
-        });
-        expect(res.headers.get('etag')).toBeNull();
-        expect(res.headers.get('location')).toBeNull();
-        expect(holdsAny(`${res.text} ${JSON.stringify([...res.headers])}`, values)).toEqual([]);
-      }
-
-      // The raw records: the same keys, still COMPLETED with their payload hash and expiry, the
-      // response replaced, off the subject's index, and none of the erased values anywhere.
-      const after = await recordsByPk(records.map((r) => r.PK));
-      expect(after).toHaveLength(3);
-      for (const record of after) {
-        const before = records.find((r) => r.PK === record.PK)!;
-        expect(record).toMatchObject({ status: 'COMPLETED', payloadHash: before.payloadHash, expiresAt: before.expiresAt, response: { statusCode: 409, contentType: 'application/problem+json' } });
-        expect(record.GSI1PK).toBeUndefined();
-        expect(holdsAny(JSON.stringify(record), values)).toEqual([]);
-      }
-      // A change sent afresh is refused as before (and logged, by code only).
-      expectProblem(await logged(() => send(api, 'PATCH', `${C}/${mine.id}`, { givenName: s.givenName }, { ifMatch: etag(erased) })), 409, 'CANDIDATE_ERASED');
-      // Erasing again writes no second audit entry and finds nothing left to replace.
-      const again = await logged(() => send(api, 'POST', `${C}/${mine.id}/erase`, {}, { ifMatch: etag(erased) }));
-      expect(again.status).toBe(200);
-      expect((await auditOf(api, mine.id)).filter((a) => a.action === 'candidate.erased')).toHaveLength(1);
-      expect(await recordsAbout(mine.id)).toEqual([]);
-    } finally {
-      keepLevel.mockRestore();
+    for (const [name, replay] of Object.entries(mine.replays)) {
+      const res = await logged(replay);
+      // The problem a change to the erased candidate answers; its requestId names the erasure
+      // (the stored body is replayed as it is, so not the replay's own X-Request-Id).
+      expect({ name, status: res.status, replayed: res.headers.get('idempotency-replayed'), contentType: res.headers.get('content-type') }).toEqual({ name, status: 409, replayed: 'true', contentType: 'application/problem+json' });
+      expect(res.body).toEqual({
+        type: 'https://errors.wfm-api.example/candidate-erased',
+        title: "Candidate's personal data is erased",
+        status: 409,
+        code: 'CANDIDATE_ERASED',
+        detail: expect.any(String),
+        instance: `/v1/organizations/${api.demo.organizationId}${C}/${mine.id}`,
+        requestId: erased.requestId,
+      });
+      expect(res.headers.get('etag')).toBeNull();
+      expect(res.headers.get('location')).toBeNull();
+      expect(holdsAny(`${res.text} ${JSON.stringify([...res.headers])}`, values)).toEqual([]);
     }
+
+    // The raw records: the same keys, still COMPLETED with their payload hash and expiry, the
+    // response replaced, off the subject's index, and none of the erased values anywhere.
+    const after = await recordsByPk(records.map((r) => r.PK));
+    expect(after).toHaveLength(3);
+    for (const record of after) {
+      const before = records.find((r) => r.PK === record.PK)!;
+      expect(record).toMatchObject({ status: 'COMPLETED', payloadHash: before.payloadHash, expiresAt: before.expiresAt, response: { statusCode: 409, contentType: 'application/problem+json' } });
+      expect(record.GSI1PK).toBeUndefined();
+      expect(holdsAny(JSON.stringify(record), values)).toEqual([]);
+    }
+    // A change sent afresh is refused as before (and logged, by code only).
+    expectProblem(await logged(() => send(api, 'PATCH', `${C}/${mine.id}`, { givenName: s.givenName }, { ifMatch: etag(erased) })), 409, 'CANDIDATE_ERASED');
+    // Erasing again writes no second audit entry and finds nothing left to replace.
+    const again = await logged(() => send(api, 'POST', `${C}/${mine.id}/erase`, {}, { ifMatch: etag(erased) }));
+    expect(again.status).toBe(200);
+    expect((await auditOf(api, mine.id)).filter((a) => a.action === 'candidate.erased')).toHaveLength(1);
+    expect(await recordsAbout(mine.id)).toEqual([]);
     const logs = captured.join('');
     expect(logs).toContain('CANDIDATE_ERASED');
     expect(holdsAny(logs, values)).toEqual([]);

@@ -40,6 +40,16 @@ const event = (n: number) =>
     requestContext: { requestId: `req-${n}`, authorizer: { organizationId: ORG, keyId: `key-${n}`, keyLabel: 'L', environment: 'TEST', scopes: 'audit:read' } },
   }) as unknown as APIGatewayProxyEvent;
 
+describe('withCapturedLogs (test/support/logs.ts)', () => {
+  it('captures the lines of every request it makes, not only the first: the Lambda-context middleware would put the level back between invocations', async () => {
+    const { logs } = await withCapturedLogs(async () => {
+      for (let n = 0; n < 3; n += 1) expect((await handler(event(n), context)).statusCode).toBe(500);
+    });
+    const failed = logs.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((l) => l.message === 'Request failed');
+    expect(failed.map((l) => l.requestId)).toEqual(['req-0', 'req-1', 'req-2']);
+  });
+});
+
 describe('log lines of concurrent requests', () => {
   it('each carry their own request id, route and key id', async () => {
     // The Lambda-context middleware resets the level to the initial one (SILENT in tests) per invocation.
