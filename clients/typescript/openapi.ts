@@ -2595,7 +2595,7 @@ export interface paths {
         put?: never;
         /**
          * Send a draft
-         * @description DRAFT -> SENT. Resolves the audience to concrete active employees now (explicit employees that are still active; a location's team: active employees with a PUBLISHED shift there starting within 14 days before or after now; everyone: the active employees) and writes one recipient per employee with the SENT message in one transaction. An audience of nobody is 422 MESSAGE_NO_RECIPIENTS, of more than 95 employees 422 MESSAGE_TOO_MANY_RECIPIENTS. The body may be absent.
+         * @description DRAFT -> SENT. Resolves the audience to concrete active employees now (explicit employees that are still active; a location's team: active employees with a PUBLISHED shift there starting within 14 days before or after now; everyone: the active employees) and writes one recipient per employee; recipients become visible all at once, when the message commits as SENT (a send that fails leaves the draft as it was and no recipient). An audience of nobody is 422 MESSAGE_NO_RECIPIENTS, of more than 1000 employees 422 MESSAGE_TOO_MANY_RECIPIENTS (`maxRecipients`). The body may be absent.
          *
          *     Scopes: messages:write.
          */
@@ -29361,7 +29361,7 @@ export interface operations {
                      * @example The depot is closed on 24 December.
                      */
                     body: string;
-                    /** @description Who receives the message, resolved to concrete active employees when it is sent: explicit employees (1..95), a location's team (active employees with a PUBLISHED shift at the location starting within 14 days before or after the send), or EVERYONE (the organization's active employees). One send reaches at most 95 employees. */
+                    /** @description Who receives the message, resolved to concrete active employees when it is sent: explicit employees (1..500), a location's team (active employees with a PUBLISHED shift at the location starting within 14 days before or after the send), or EVERYONE (the organization's active employees). One send reaches at most 1000 employees. */
                     audience: {
                         /** @constant */
                         type: "EMPLOYEES";
@@ -29710,7 +29710,7 @@ export interface operations {
                      * @example The depot is closed on 24 December.
                      */
                     body?: string;
-                    /** @description Who receives the message, resolved to concrete active employees when it is sent: explicit employees (1..95), a location's team (active employees with a PUBLISHED shift at the location starting within 14 days before or after the send), or EVERYONE (the organization's active employees). One send reaches at most 95 employees. */
+                    /** @description Who receives the message, resolved to concrete active employees when it is sent: explicit employees (1..500), a location's team (active employees with a PUBLISHED shift at the location starting within 14 days before or after the send), or EVERYONE (the organization's active employees). One send reaches at most 1000 employees. */
                     audience?: {
                         /** @constant */
                         type: "EMPLOYEES";

@@ -2,6 +2,7 @@ import { DOCUMENT_PROBLEMS } from '../documents/public';
 import { defineArea } from '../shared/area';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
+import { MAX_RECIPIENTS } from './domain';
 import { PROBLEMS } from './problems';
 import {
   attachBody,
@@ -81,7 +82,7 @@ export const messagesArea = defineArea({
       scopes: ['messages:write'],
       summary: 'Send a draft',
       description:
-        "DRAFT -> SENT. Resolves the audience to concrete active employees now (explicit employees that are still active; a location's team: active employees with a PUBLISHED shift there starting within 14 days before or after now; everyone: the active employees) and writes one recipient per employee with the SENT message in one transaction. An audience of nobody is 422 MESSAGE_NO_RECIPIENTS, of more than 95 employees 422 MESSAGE_TOO_MANY_RECIPIENTS. The body may be absent.",
+        `DRAFT -> SENT. Resolves the audience to concrete active employees now (explicit employees that are still active; a location's team: active employees with a PUBLISHED shift there starting within 14 days before or after now; everyone: the active employees) and writes one recipient per employee; recipients become visible all at once, when the message commits as SENT (a send that fails leaves the draft as it was and no recipient). An audience of nobody is 422 MESSAGE_NO_RECIPIENTS, of more than ${MAX_RECIPIENTS} employees 422 MESSAGE_TOO_MANY_RECIPIENTS (\`maxRecipients\`). The body may be absent.`,
       body: emptyBody,
       bodyOptional: true,
       ifMatch: 'required',

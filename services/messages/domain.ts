@@ -2,7 +2,7 @@ import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, type Problem } from '../shared/errors';
-import type { Attachment, Audience, Message, Recipient } from './model';
+import { recipientCounts, type Attachment, type Audience, type Message, type Recipient } from './model';
 import { PROBLEMS } from './problems';
 
 export type { Attachment, Audience, Message, MessageState, Recipient } from './model';
@@ -10,17 +10,36 @@ export type { Attachment, Audience, Message, MessageState, Recipient } from './m
 /**
  * Messages from the organization to its employees: a DRAFT (subject, body, audience,
  * attachments) that may change until it is sent; sending resolves the audience to concrete
- * employees (one recipient item each, in the same transaction as the SENT message); a sent
+ * employees (one recipient item each, visible only once the SENT message commits); a sent
  * message is immutable; retracting keeps it as RETRACTED. Subject and body are message content:
  * they never reach the audit trail or the logs (only their attribute names do).
  */
 
 /**
- * The most employees one send reaches: the send is ONE transaction (the message, one item per
- * recipient, the audit entry and the idempotency record) and a transaction holds at most 100
- * items; five stay spare. test/unit/messages-rules.test.ts checks the arithmetic.
+ * The most employees one send reaches. A send of more than MAX_TRANSACTION_RECIPIENTS writes its
+ * recipient items ahead of the commit, and all of them share the message's partition, which
+ * DynamoDB writes at most 1,000 WCU a second (one WCU per item < 1 KB): 1,000 recipients are
+ * about one second of that partition's capacity, plus about 0.5 s of audience reads, claim and
+ * commit, which leaves the 10 s function timeout room for throttling backoff and a rerun.
  */
-export const MAX_RECIPIENTS = 95;
+export const MAX_RECIPIENTS = 1_000;
+/**
+ * Sends up to this many recipients stay ONE transaction (the message, one item per recipient,
+ * the audit entry and the idempotency record; a transaction holds at most 100 items, five stay
+ * spare): no claim and no batch writes. test/unit/messages-rules.test.ts checks the arithmetic.
+ */
+export const MAX_TRANSACTION_RECIPIENTS = 95;
+/**
+ * The most employees an EMPLOYEES audience lists: 500 ids are about 20 KB of JSON, which with
+ * a 10,000-character body (at most 30 KB of UTF-8) stays within the 64 KB request body.
+ */
+export const MAX_LISTED_EMPLOYEES = 500;
+/**
+ * How long a large send's claim keeps other sends of the draft from writing its recipient
+ * keys: longer than the function's 10 s timeout, so that a claim is only taken over from a
+ * send that can no longer write. A send that died leaves the draft claimed this long (503).
+ */
+export const SEND_CLAIM_MS = 30_000;
 /** The most documents one message carries. */
 export const MAX_ATTACHMENTS = 10;
 /**
@@ -45,10 +64,24 @@ export interface MessageChange {
   readonly attachedDocumentId?: string;
 }
 
+/** A send attempt's hold on a draft: by whom (the request), when, until when. */
+export interface SendClaim {
+  readonly owner: string;
+  readonly at: string;
+  readonly until: string;
+}
+
 export interface SendChange {
   readonly before: Message;
   readonly after: Message;
   readonly recipients: readonly Recipient[];
+  /**
+   * True: the recipients were written ahead under `claim` (writeRecipients), and the SENT
+   * message commits only while the claim holds. False: they go into the transaction, which
+   * commits only while no other send holds a claim.
+   */
+  readonly written: boolean;
+  readonly claim: SendClaim;
   readonly audit: AuditEntry;
 }
 
@@ -74,6 +107,13 @@ export interface MessagesStore {
   everyActiveEmployee(organizationId: string, max: number): Promise<string[]>;
   /** Employees of PUBLISHED shifts at the location that start in [from, to). */
   scheduledAt(organizationId: string, locationId: string, from: string, to: string): Promise<string[]>;
+  /**
+   * Claims the draft for this send attempt (not a new version): holds while the message is the
+   * DRAFT read and no other send holds an unexpired claim; otherwise ConcurrentChangeError.
+   */
+  claimSend(message: Message, claim: SendClaim): Promise<void>;
+  /** Writes recipient items now, outside the unit of work (batches); they count once the send commits. */
+  writeRecipients(recipients: readonly Recipient[]): Promise<void>;
   saveMessage(change: MessageChange): void;
   saveSend(change: SendChange): void;
   saveRead(change: ReadChange): void;
@@ -145,6 +185,7 @@ export async function createMessage(ports: MessagePorts, actor: Actor, input: Me
     state: 'DRAFT',
     attachments: [],
     recipientCount: null,
+    sendId: null,
     sentAt: null,
     retractedAt: null,
     version: 1,
@@ -239,9 +280,15 @@ export function assertRecipientCount(messageId: string, count: number): void {
  * Sends a DRAFT (POST /messages/{id}/send).
  * 1. Read (404); If-Match (412); sent or retracted 409.
  * 2. Resolve the audience to concrete active employees now (422 for none or too many).
- * 3. Stage the SENT message at the version read and one recipient item per employee, in one
- *    transaction: an attach, a change or another send of the same draft that commits first
- *    makes this one run again (and answer 409 or 412 then).
+ * 3. A new send id for this attempt; every recipient item carries it, and an item counts only
+ *    when the message is SENT (or later RETRACTED) with that id (recipientCounts).
+ * 4. Up to MAX_TRANSACTION_RECIPIENTS: stage the SENT message at the version read and the
+ *    recipient items in one transaction. More: claim the draft, write the recipient items in
+ *    batches, then stage the SENT message at the version read, on condition that the claim
+ *    still holds. Either way the message, its audit entry and the idempotency record commit
+ *    in one transaction: an attach, a change or another send of the same draft that commits
+ *    first makes this one run again (and answer 409 or 412 then), and recipient items
+ *    written by an attempt that lost stay invisible until a later attempt overwrites them.
  */
 export async function sendMessage(ports: MessagePorts, actor: Actor, id: string, ifMatch: string): Promise<Message> {
   const org = actor.principal.organizationId;
@@ -252,12 +299,21 @@ export async function sendMessage(ports: MessagePorts, actor: Actor, id: string,
   const employeeIds = await resolveAudience(ports.store, org, current.audience, at);
   assertRecipientCount(id, employeeIds.length);
   const now = at.toISOString();
-  const next: Message = { ...current, state: 'SENT', recipientCount: employeeIds.length, sentAt: now, version: current.version + 1, updatedAt: now };
-  const recipients: Recipient[] = employeeIds.map((employeeId) => ({ organizationId: org, messageId: id, employeeId, sentAt: now, readAt: null, version: 1 }));
+  const sendId = ports.newId();
+  const next: Message = { ...current, state: 'SENT', sendId, recipientCount: employeeIds.length, sentAt: now, version: current.version + 1, updatedAt: now };
+  const recipients: Recipient[] = employeeIds.map((employeeId) => ({ organizationId: org, messageId: id, employeeId, sentAt: now, readAt: null, sendId, version: 1 }));
+  const written = recipients.length > MAX_TRANSACTION_RECIPIENTS;
+  const claim: SendClaim = { owner: actor.requestId, at: now, until: new Date(at.getTime() + SEND_CLAIM_MS).toISOString() };
+  if (written) {
+    await ports.store.claimSend(current, claim);
+    await ports.store.writeRecipients(recipients);
+  }
   ports.store.saveSend({
     before: current,
     after: next,
     recipients,
+    written,
+    claim,
     audit: audit(ports, actor, now, {
       action: 'message.sent',
       entity: { type: 'message', id },
@@ -359,7 +415,7 @@ export async function markRead(ports: MessagePorts, actor: Actor, id: string, em
   const org = actor.principal.organizationId;
   const message = await draftFor(ports, org, id);
   const recipient = await ports.store.getRecipient(org, id, employeeId);
-  if (!recipient) throw new NotFoundError(`Employee ${employeeId} among the recipients of message ${id}`);
+  if (!recipient || !recipientCounts(message, recipient)) throw new NotFoundError(`Employee ${employeeId} among the recipients of message ${id}`);
   if (recipient.readAt !== null) return recipient;
   if (message.state === 'RETRACTED') throw new AppError(PROBLEMS.MESSAGE_RETRACTED, `Message ${id} was retracted at ${message.retractedAt}: it takes no new reads.`);
   const at = ports.now();

@@ -9,7 +9,7 @@ import { created, noContent, ok } from '../shared/http/request';
 import { messagesArea } from './area';
 import { attachDocument, createMessage, detachDocument, markRead, messageEtag, retractMessage, sendMessage, updateMessage, type MessagePorts } from './domain';
 import { attachmentResponse, messageResponse, recipientResponse } from './schemas';
-import { getMessage, getMessages, listMessages, listReceived, listRecipients, messagesStore } from './store';
+import { getMessage, listMessages, listReceived, listRecipients, messagesStore } from './store';
 import type { Message } from './model';
 
 const messageResult = (m: Message) => ok(messageResponse(m), { ETag: messageEtag(m) });
@@ -29,13 +29,9 @@ export const handler = areaHandler(messagesArea, {
       const limit = query.limit ?? DEFAULT_LIMIT;
       const { binding, position } = await listPosition<PagePosition>(request);
       if (query.employeeId) {
-        // The employee's recipient items in send order, then their messages (state filtered here).
+        // The employee's recipient items that count, in send order, with their messages (state filtered here).
         const page = await listReceived(defaultDb(), org, query.employeeId, limit, position);
-        const messages = await getMessages(defaultDb(), org, page.items.map((r) => r.messageId));
-        const items = page.items.flatMap((r) => {
-          const m = messages.get(r.messageId);
-          return m && (!query.state || m.state === query.state) ? [messageResponse(m)] : [];
-        });
+        const items = page.items.flatMap(({ message: m }) => (!query.state || m.state === query.state ? [messageResponse(m)] : []));
         return ok({ items, nextCursor: await nextCursor(binding, page.next) });
       }
       const page = await listMessages(defaultDb(), org, { ...(query.state ? { state: query.state } : {}), limit, ...(position ? { after: position } : {}) });
@@ -59,8 +55,8 @@ export const handler = areaHandler(messagesArea, {
       const { messageId } = request.params;
       const org = request.principal.organizationId;
       const { binding, position } = await listPosition<{ after: string }>(request, { messageId });
-      await existingMessage(org, messageId);
-      const page = await listRecipients(defaultDb(), org, messageId, request.query.limit ?? DEFAULT_LIMIT, position?.after);
+      const message = await existingMessage(org, messageId);
+      const page = await listRecipients(defaultDb(), message, request.query.limit ?? DEFAULT_LIMIT, position?.after);
       return ok({ items: page.items.map(recipientResponse), nextCursor: await nextCursor(binding, page.after ? { after: page.after } : undefined) });
     },
 

@@ -9,6 +9,12 @@ import { versionedFields } from '../shared/schemas/stored';
  *   GSI1 ORG#<org>#MESSAGES              / <createdAt>#<id>          every message, oldest first
  *   GSI2 ORG#<org>#MESSAGES#<state>      / <createdAt>#<id>          messages in one state
  *   GSI1 ORG#<org>#EMP#<employee>#MESSAGES / <sentAt>#<messageId>    (recipient items) one employee's messages
+ * A recipient item counts only when its message is SENT or RETRACTED with the same `sendId`
+ * (recipientCounts): a large send writes its recipients before the commit that makes the
+ * message SENT, so the items of an attempt that never committed stay invisible and the next
+ * attempt overwrites them (same keys). While a large send writes, the draft's item holds a
+ * claim (`sendClaimBy`, `sendClaimUntil`; not part of the model, so any new version of the
+ * message drops it) that keeps other sends of the draft from writing the same keys.
  * Attachments live on the message item (at most MAX_ATTACHMENTS document ids): attaching is a
  * new version of the draft, so an attach and a send of one draft can never both commit.
  */
@@ -39,6 +45,8 @@ export const messageSchema = z
     attachments: z.array(attachmentSchema).readonly().default([]),
     /** The number of employees the audience resolved to at send; null while a draft never sent. */
     recipientCount: z.number().int().nullable().default(null),
+    /** The send attempt that committed (its recipient items carry it); null before the send (and on messages sent before send ids). */
+    sendId: z.string().nullable().default(null),
     sentAt: z.string().nullable().default(null),
     retractedAt: z.string().nullable().default(null),
     ...versionedFields,
@@ -54,6 +62,8 @@ export const recipientSchema = z
     employeeId: z.string(),
     sentAt: z.string(),
     readAt: z.string().nullable().default(null),
+    /** The send attempt that wrote the item; null on items written before send ids. */
+    sendId: z.string().nullable().default(null),
     version: z.number().int(),
   })
   .readonly();
@@ -90,3 +100,11 @@ export const recipientToItem = (r: Recipient): Record<string, unknown> => ({
 
 export const messageFromItem = (item: Record<string, unknown>): Message => messageSchema.parse(item);
 export const recipientFromItem = (item: Record<string, unknown>): Recipient => recipientSchema.parse(item);
+
+/**
+ * A recipient item counts only when its message was sent by the attempt that wrote it: the
+ * message is SENT or RETRACTED with the item's `sendId` (both null on sends before send ids).
+ * Items of an attempt that never committed, or of a draft, never count.
+ */
+export const recipientCounts = (message: Pick<Message, 'state' | 'sendId'>, recipient: Pick<Recipient, 'sendId'>): boolean =>
+  (message.state === 'SENT' || message.state === 'RETRACTED') && recipient.sendId === message.sendId;

@@ -3,7 +3,7 @@ import { documentResponse, documentResponseSchema, type Document } from '../docu
 import { limitParameter } from '../shared/http/query';
 import { cursorParameter, requiredName, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
-import { MAX_RECIPIENTS } from './domain';
+import { MAX_LISTED_EMPLOYEES, MAX_RECIPIENTS } from './domain';
 import { AUDIENCE_TYPES, MESSAGE_STATES, type Attachment, type Message, type Recipient } from './model';
 
 /** Request and response shapes of messages, their recipients and attachments. */
@@ -21,7 +21,7 @@ const audience = z
           employeeIds: z
             .array(uuid(), { error: 'employeeIds must be an array of employee ids.' })
             .min(1, { message: 'employeeIds needs at least one employee.' })
-            .max(MAX_RECIPIENTS, { message: `employeeIds holds at most ${MAX_RECIPIENTS} employees.` }),
+            .max(MAX_LISTED_EMPLOYEES, { message: `employeeIds holds at most ${MAX_LISTED_EMPLOYEES} employees.` }),
         })
         .strict(),
       z.object({ type: z.literal('LOCATION'), locationId: uuid() }).strict(),
@@ -30,7 +30,7 @@ const audience = z
     { error: 'audience.type must be EMPLOYEES (with employeeIds), LOCATION (with locationId) or EVERYONE.' },
   )
   .meta({
-    description: `Who receives the message, resolved to concrete active employees when it is sent: explicit employees (1..${MAX_RECIPIENTS}), a location's team (active employees with a PUBLISHED shift at the location starting within 14 days before or after the send), or EVERYONE (the organization's active employees). One send reaches at most ${MAX_RECIPIENTS} employees.`,
+    description: `Who receives the message, resolved to concrete active employees when it is sent: explicit employees (1..${MAX_LISTED_EMPLOYEES}), a location's team (active employees with a PUBLISHED shift at the location starting within 14 days before or after the send), or EVERYONE (the organization's active employees). One send reaches at most ${MAX_RECIPIENTS} employees.`,
   });
 
 const subject = requiredName('subject', MAX_SUBJECT).meta({ description: 'The subject line (message content: never audited or logged).', examples: ['Holiday opening hours'] });

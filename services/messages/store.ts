@@ -2,19 +2,23 @@ import { DOCUMENT_LABEL, documentAvailableCheck, getDocument } from '../document
 import { getEmployees, listEmployeesPage } from '../employees/public';
 import { getLocation } from '../locations/public';
 import { employeesWithPublishedShifts } from '../planning/public';
-import type { Db } from '../shared/ddb/client';
+import { conditionalUpdate, type Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
-import { getByIds, indexPage, prefixPage, type Page, type PagePosition } from '../shared/ddb/paging';
-import { getOne } from '../shared/ddb/read';
+import { getByIds, indexPage, type Page, type PagePosition } from '../shared/ddb/paging';
+import { collect, getOne } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
-import type { MessageChange, MessagesStore, ReadChange, SendChange } from './domain';
-import { messageFromItem, messageKeys, messageToItem, recipientFromItem, recipientToItem, type Message, type MessageState, type Recipient } from './model';
+import { batchPut } from '../shared/ddb/write';
+import { ConcurrentChangeError } from '../shared/domain/conflict';
+import type { MessageChange, MessagesStore, ReadChange, SendChange, SendClaim } from './domain';
+import { messageFromItem, messageKeys, messageToItem, recipientCounts, recipientFromItem, recipientToItem, type Message, type MessageState, type Recipient } from './model';
 
 /**
  * The DynamoDB adapter of messages and their recipients (keys and item shapes: model.ts).
  * Every write is one versioned put of the message (attachments live on it), plus, at send,
- * one put per recipient; an attached document is checked AVAILABLE in the same transaction.
+ * one put per recipient (in the transaction, or ahead of it in batches for a large send under
+ * the draft's claim); an attached document is checked AVAILABLE in the same transaction.
+ * Recipient reads return only the items that count (model.ts recipientCounts).
  */
 
 /** Transaction item labels: roles, never values (they reach the logs). */
@@ -33,17 +37,47 @@ export async function listMessages(db: Db, org: string, q: { state?: MessageStat
   return { items: page.items.map(messageFromItem), ...(page.next ? { next: page.next } : {}) };
 }
 
-/** One page of an employee's recipient items, in send order (GSI1). */
-export async function listReceived(db: Db, org: string, employeeId: string, limit: number, after?: PagePosition): Promise<Page<Recipient>> {
-  const page = await indexPage(db, 'GSI1', messageKeys.ofEmployee(org, employeeId), limit, after);
-  return { items: page.items.map(recipientFromItem), ...(page.next ? { next: page.next } : {}) };
+export interface Received {
+  readonly recipient: Recipient;
+  readonly message: Message;
 }
 
-/** One page of a message's recipients by employee id (consistent Query of the message's partition). */
-export async function listRecipients(db: Db, org: string, messageId: string, limit: number, afterEmployeeId?: string): Promise<{ items: Recipient[]; after?: string }> {
-  const page = await prefixPage(db, messageKeys.messagePartition(org, messageId), 'RCPT#', limit, afterEmployeeId ? messageKeys.recipient(org, messageId, afterEmployeeId) : undefined);
-  const items = page.items.map(recipientFromItem);
-  return { items, ...(page.more ? { after: items.at(-1)!.employeeId } : {}) };
+/**
+ * One page of an employee's recipient items, in send order (GSI1), with their messages (one
+ * BatchGetItem): items that do not count (a send that never committed) are dropped, so a page
+ * may hold fewer than `limit`; `next` follows the items read, so no item is skipped.
+ */
+export async function listReceived(db: Db, org: string, employeeId: string, limit: number, after?: PagePosition): Promise<Page<Received>> {
+  const page = await indexPage(db, 'GSI1', messageKeys.ofEmployee(org, employeeId), limit, after);
+  const recipients = page.items.map(recipientFromItem);
+  const messages = await getMessages(db, org, recipients.map((r) => r.messageId));
+  const items = recipients.flatMap((recipient) => {
+    const message = messages.get(recipient.messageId);
+    return message && recipientCounts(message, recipient) ? [{ recipient, message }] : [];
+  });
+  return { items, ...(page.next ? { next: page.next } : {}) };
+}
+
+/**
+ * One page of a sent message's recipients by employee id (consistent Query of the message's
+ * partition, filtered to the items of the send that committed; the Query reads on past items
+ * that do not count until the page is full). A draft has none.
+ */
+export async function listRecipients(db: Db, message: Message, limit: number, afterEmployeeId?: string): Promise<{ items: Recipient[]; after?: string }> {
+  if (message.state === 'DRAFT') return { items: [] };
+  const first = afterEmployeeId ? `${messageKeys.recipient(message.organizationId, message.id, afterEmployeeId).SK}!` : 'RCPT#';
+  const { items, exhausted } = await collect(
+    db,
+    {
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+      ...(message.sendId !== null ? { FilterExpression: 'sendId = :sendId' } : {}),
+      ExpressionAttributeValues: { ':pk': messageKeys.messagePartition(message.organizationId, message.id), ':first': first, ':last': 'RCPT$', ...(message.sendId !== null ? { ':sendId': message.sendId } : {}) },
+      ConsistentRead: true,
+    },
+    limit,
+  );
+  const recipients = items.map(recipientFromItem).filter((r) => recipientCounts(message, r));
+  return { items: recipients, ...(!exhausted && recipients.length > 0 ? { after: recipients.at(-1)!.employeeId } : {}) };
 }
 
 /** A message change; an attached document must still be AVAILABLE in this organization when it commits. */
@@ -53,13 +87,45 @@ export function saveMessage(unit: UnitOfWork, change: MessageChange): void {
   unit.stage({ items: [versionedPut(MESSAGE_LABEL, messageToItem(after), change.before), ...checks], audit: change.audit, explain: movedOn(MESSAGE_LABEL, DOCUMENT_LABEL) });
 }
 
-/** The SENT message at the version read and one new recipient item per employee: one transaction. */
-export function saveSend(unit: UnitOfWork, change: SendChange): void {
-  unit.stage({
-    items: [versionedPut(MESSAGE_LABEL, messageToItem(change.after), change.before), ...change.recipients.map((r) => versionedPut(RECIPIENT_LABEL, recipientToItem(r)))],
-    audit: change.audit,
-    explain: movedOn(MESSAGE_LABEL, RECIPIENT_LABEL),
+/**
+ * Claims a DRAFT for one send (an update that is not a new version): while it is the version
+ * read and no other send holds an unexpired claim (this request may take its own again).
+ */
+export async function claimSend(db: Db, message: Message, claim: SendClaim): Promise<void> {
+  const claimed = await conditionalUpdate(db, {
+    Key: messageKeys.message(message.organizationId, message.id),
+    UpdateExpression: 'SET sendClaimBy = :owner, sendClaimUntil = :until',
+    ConditionExpression: 'version = :expected AND #state = :draft AND (attribute_not_exists(sendClaimBy) OR sendClaimBy = :owner OR sendClaimUntil < :at)',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':expected': message.version, ':draft': 'DRAFT', ':owner': claim.owner, ':until': claim.until, ':at': claim.at },
   });
+  if (!claimed) throw new ConcurrentChangeError('The message (or another send of it)');
+}
+
+/** Recipient items of a send attempt, ahead of its commit (plain puts: they overwrite a failed attempt's items). */
+export const writeRecipients = (db: Db, recipients: readonly Recipient[]): Promise<void> => batchPut(db, recipients.map(recipientToItem));
+
+/**
+ * The SENT message at the version read (a put without the claim's attributes, so the claim
+ * ends with it): with its recipient items in the same transaction, while no other send holds
+ * a claim; or, when they were written ahead, only while this send's claim still holds.
+ * Recipient items are plain puts: on a draft, any item already there is a failed attempt's.
+ */
+export function saveSend(unit: UnitOfWork, change: SendChange): void {
+  const { claim, written } = change;
+  const claimCondition = written ? 'sendClaimBy = :owner' : '(attribute_not_exists(sendClaimBy) OR sendClaimBy = :owner OR sendClaimUntil < :at)';
+  const message: TxItem = {
+    label: MESSAGE_LABEL,
+    op: {
+      Put: {
+        Item: messageToItem(change.after),
+        ConditionExpression: `version = :expected AND ${claimCondition}`,
+        ExpressionAttributeValues: { ':expected': change.before.version, ':owner': claim.owner, ...(written ? {} : { ':at': claim.at }) },
+      },
+    },
+  };
+  const recipients: TxItem[] = written ? [] : change.recipients.map((r) => ({ label: RECIPIENT_LABEL, op: { Put: { Item: recipientToItem(r) } } }));
+  unit.stage({ items: [message, ...recipients], audit: change.audit, explain: movedOn(MESSAGE_LABEL) });
 }
 
 /** The recipient's next version, while the message is still SENT. */
@@ -105,6 +171,8 @@ export const messagesStore = (db: Db, unit: UnitOfWork): MessagesStore => ({
     return found.slice(0, max);
   },
   scheduledAt: (org, locationId, from, to) => employeesWithPublishedShifts(db, org, locationId, from, to),
+  claimSend: (message, claim) => claimSend(db, message, claim),
+  writeRecipients: (recipients) => writeRecipients(db, recipients),
   saveMessage: (change) => saveMessage(unit, change),
   saveSend: (change) => saveSend(unit, change),
   saveRead: (change) => saveRead(unit, change),

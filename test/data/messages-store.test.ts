@@ -3,8 +3,9 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentKeys, documentToItem, type Document } from '../../services/documents/model';
 import { PROBLEMS as DOCUMENT_PROBLEMS } from '../../services/documents/problems';
 import { putEmployee } from '../../services/employees/store';
-import { attachDocument, createMessage, MAX_RECIPIENTS, messageEtag, sendMessage, type MessagePorts } from '../../services/messages/domain';
-import { getMessage, messagesStore } from '../../services/messages/store';
+import { attachDocument, createMessage, markRead, MAX_RECIPIENTS, MAX_TRANSACTION_RECIPIENTS, messageEtag, sendMessage, updateMessage, type MessagePorts } from '../../services/messages/domain';
+import type { Message } from '../../services/messages/model';
+import { getMessage, listReceived, listRecipients, messagesStore } from '../../services/messages/store';
 import { shiftToItem, type Shift } from '../../services/planning/model';
 import type { Principal } from '../../services/shared/auth/principal';
 import type { Db } from '../../services/shared/ddb/client';
@@ -17,8 +18,10 @@ import { createTestTable } from '../support/table';
 /**
  * The messages store on DynamoDB Local: an attachment commits only while its document is
  * AVAILABLE (the documents port's condition check, in the same transaction); a send and an
- * attach of one draft never both commit; a send of MAX_RECIPIENTS fits one transaction and one
- * more is refused; a location's team is read from published shifts near the send.
+ * attach of one draft never both commit; a send of MAX_TRANSACTION_RECIPIENTS fits one
+ * transaction, a larger one writes its recipients ahead under a claim and they count only once
+ * the SENT message commits, MAX_RECIPIENTS + 1 is refused; a location's team is read from
+ * published shifts near the send.
  */
 let db: Db;
 
@@ -34,7 +37,9 @@ const notAvailable = DOCUMENT_PROBLEMS.DOCUMENT_NOT_AVAILABLE;
 async function employees(org: string, count: number, active = true): Promise<string[]> {
   const at = new Date().toISOString();
   const ids = Array.from({ length: count }, () => randomUUID());
-  for (const id of ids) await putEmployee(db, { id, organizationId: org, userName: `${id}@msg.example`, emails: [], active, createdAt: at, updatedAt: at, version: 1 });
+  for (let i = 0; i < ids.length; i += 50) {
+    await Promise.all(ids.slice(i, i + 50).map((id) => putEmployee(db, { id, organizationId: org, userName: `${id}@msg.example`, emails: [], active, createdAt: at, updatedAt: at, version: 1 })));
+  }
   return ids;
 }
 
@@ -134,24 +139,30 @@ describe('send against attach', () => {
 });
 
 describe('recipients', () => {
-  it(`writes ${MAX_RECIPIENTS} recipients with the SENT message in one transaction, and refuses one more (nothing written)`, async () => {
+  it(`writes ${MAX_TRANSACTION_RECIPIENTS} recipients with the SENT message in one transaction, and refuses ${MAX_RECIPIENTS} + 1 (nothing written)`, async () => {
     const org = randomUUID();
     const actor = actorOf(org);
-    const ids = await employees(org, MAX_RECIPIENTS);
+    const ids = await employees(org, MAX_TRANSACTION_RECIPIENTS);
     await employees(org, 3, false); // inactive: never recipients
     const draft = await run((p) => createMessage(p, actor, { subject: 's', body: 'b', audience: { type: 'EVERYONE' } }));
-    const sent = await run((p) => sendMessage(p, actor, draft.id, messageEtag(draft)));
-    expect(sent).toMatchObject({ state: 'SENT', recipientCount: MAX_RECIPIENTS });
-    expect((await itemsOf(org, 'MessageRecipient')).map((r) => r.employeeId).sort()).toEqual([...ids].sort());
+    const unit = new TransactionUnit(db);
+    const sent = await sendMessage(portsOn(unit), actor, draft.id, messageEtag(draft));
+    expect(await itemsOf(org, 'MessageRecipient')).toEqual([]); // nothing before the commit: one transaction
+    await unit.commit();
+    expect(sent).toMatchObject({ state: 'SENT', recipientCount: MAX_TRANSACTION_RECIPIENTS });
+    const items = await itemsOf(org, 'MessageRecipient');
+    expect(items.map((r) => r.employeeId).sort()).toEqual([...ids].sort());
+    expect(new Set(items.map((r) => r.sendId))).toEqual(new Set([sent.sendId]));
 
-    await employees(org, 1);
+    await employees(org, MAX_RECIPIENTS + 1 - MAX_TRANSACTION_RECIPIENTS);
     const second = await run((p) => createMessage(p, actor, { subject: 's', body: 'b', audience: { type: 'EVERYONE' } }));
     const error = await run((p) => sendMessage(p, actor, second.id, messageEtag(second))).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'MESSAGE_TOO_MANY_RECIPIENTS' });
+    expect(error).toMatchObject({ extensions: { maxRecipients: MAX_RECIPIENTS } });
     expect(await getMessage(db, org, second.id)).toMatchObject({ state: 'DRAFT', version: 1 });
     expect((await itemsOf(org, 'MessageRecipient')).filter((r) => r.messageId === second.id)).toEqual([]);
-  });
+  }, 60_000);
 
   it("resolves a location's team from PUBLISHED shifts starting within 14 days of the send, active employees only", async () => {
     const org = randomUUID();
@@ -178,4 +189,79 @@ describe('recipients', () => {
     await run((p) => sendMessage(p, actor, draft.id, messageEtag(draft)));
     expect((await itemsOf(org, 'MessageRecipient')).map((r) => r.employeeId)).toEqual([near]);
   });
+
+  const visible = async (message: Message) => (await listRecipients(db, message, 1_000)).items.map((r) => r.employeeId).sort();
+  const received = async (org: string, employeeId: string) => (await listReceived(db, org, employeeId, 50)).items.map((r) => r.message.id);
+
+  it('writes a large send in batches that count only once the SENT message commits; a commit that loses leaves them invisible and the next send overwrites them', async () => {
+    const org = randomUUID();
+    const actor = actorOf(org);
+    const ids = (await employees(org, 130)).sort();
+    const draft = await run((p) => createMessage(p, actor, { subject: 's', body: 'b', audience: { type: 'EVERYONE' } }));
+
+    // The attempt writes its 130 recipient items, then the draft changes before its commit.
+    const unit = new TransactionUnit(db);
+    await sendMessage(portsOn(unit), actor, draft.id, messageEtag(draft));
+    expect(await itemsOf(org, 'MessageRecipient')).toHaveLength(130);
+    const few = ids.slice(0, 3);
+    const changed = await run((p) => updateMessage(p, actorOf(org), draft.id, messageEtag(draft), { audience: { type: 'EMPLOYEES', employeeIds: few } }));
+    await expect(unit.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
+
+    const stillDraft = (await getMessage(db, org, draft.id))!;
+    expect(stillDraft).toMatchObject({ state: 'DRAFT', version: 2, sendId: null, recipientCount: null });
+    expect(await visible(stillDraft)).toEqual([]);
+    expect(await received(org, ids[0]!)).toEqual([]);
+    expect(await received(org, ids[100]!)).toEqual([]);
+    await expect(run((p) => markRead(p, actor, draft.id, ids[0]!))).rejects.toMatchObject({ code: 'RESOURCE_NOT_FOUND' });
+    expect((await itemsOf(org, 'AuditEntry')).map((a) => a.action).sort()).toEqual(['message.created', 'message.updated']);
+
+    // The next send reaches exactly the new audience; the lost attempt's other items stay invisible.
+    const sent = await run((p) => sendMessage(p, actor, draft.id, messageEtag(changed)));
+    expect(sent).toMatchObject({ state: 'SENT', recipientCount: 3 });
+    expect(await visible(sent)).toEqual(few);
+    expect(await received(org, few[0]!)).toEqual([draft.id]);
+    expect(await received(org, ids[100]!)).toEqual([]);
+    await expect(run((p) => markRead(p, actor, draft.id, ids[100]!))).rejects.toMatchObject({ code: 'RESOURCE_NOT_FOUND' });
+    expect(await run((p) => markRead(p, actor, draft.id, few[1]!))).toMatchObject({ readAt: expect.any(String) });
+  }, 60_000);
+
+  it('lets a large send commit only while its claim holds: another send of the draft is refused as a conflict, and reruns after the commit see it sent', async () => {
+    const org = randomUUID();
+    const actor = actorOf(org);
+    const ids = (await employees(org, MAX_TRANSACTION_RECIPIENTS + 5)).sort();
+    const draft = await run((p) => createMessage(p, actor, { subject: 's', body: 'b', audience: { type: 'EVERYONE' } }));
+    const first = new TransactionUnit(db);
+    await sendMessage(portsOn(first), actor, draft.id, messageEtag(draft));
+    // A second request decided on the same draft version: its claim fails while the first holds one.
+    await expect(sendMessage(portsOn(new TransactionUnit(db)), actorOf(org), draft.id, messageEtag(draft))).rejects.toBeInstanceOf(ConcurrentChangeError);
+    await first.commit();
+    const sent = (await getMessage(db, org, draft.id))!;
+    expect(sent).toMatchObject({ state: 'SENT', recipientCount: ids.length });
+    expect(await visible(sent)).toEqual(ids);
+    // The claim ended with the commit: the stored item holds none.
+    expect((await scanTable(db)).find((i) => i.itemType === 'Message' && i.id === draft.id)).not.toHaveProperty('sendClaimBy');
+    await expect(run((p) => sendMessage(p, actorOf(org), draft.id, messageEtag(draft)))).rejects.toMatchObject({ code: 'ETAG_MISMATCH' });
+  }, 60_000);
+
+  it('pages through a sent message by employee id, skipping the items of a lost attempt', async () => {
+    const org = randomUUID();
+    const actor = actorOf(org);
+    const ids = (await employees(org, 120)).sort();
+    const draft = await run((p) => createMessage(p, actor, { subject: 's', body: 'b', audience: { type: 'EVERYONE' } }));
+    const lost = new TransactionUnit(db);
+    await sendMessage(portsOn(lost), actor, draft.id, messageEtag(draft));
+    const half = ids.filter((_, i) => i % 2 === 0);
+    const changed = await run((p) => updateMessage(p, actorOf(org), draft.id, messageEtag(draft), { audience: { type: 'EMPLOYEES', employeeIds: half } }));
+    await expect(lost.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
+    const sent = await run((p) => sendMessage(p, actor, draft.id, messageEtag(changed)));
+    const seen: string[] = [];
+    let after: string | undefined;
+    do {
+      const page = await listRecipients(db, sent, 7, after);
+      expect(page.items.length).toBeLessThanOrEqual(7);
+      seen.push(...page.items.map((r) => r.employeeId));
+      after = page.after;
+    } while (after);
+    expect(seen).toEqual(half);
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { assertDraft, assertRecipientCount, MAX_RECIPIENTS, normalizeAudience, readInstant, resolveAudience, teamWindow, TEAM_DAYS, type Message, type MessagesStore } from '../../services/messages/domain';
+import { assertDraft, assertRecipientCount, MAX_LISTED_EMPLOYEES, MAX_RECIPIENTS, MAX_TRANSACTION_RECIPIENTS, normalizeAudience, readInstant, resolveAudience, teamWindow, TEAM_DAYS, type Message, type MessagesStore } from '../../services/messages/domain';
 import { createMessageBody, markReadBody, messageListQuery, updateMessageBody } from '../../services/messages/schemas';
 import { MAX_TRANSACTION_ITEMS } from '../../services/shared/ddb/transaction';
 
@@ -13,6 +13,7 @@ const draft: Message = {
   state: 'DRAFT',
   attachments: [],
   recipientCount: null,
+  sendId: null,
   sentAt: null,
   retractedAt: null,
   version: 1,
@@ -29,8 +30,15 @@ describe('states', () => {
 });
 
 describe('the recipient bound', () => {
-  it('keeps a send of MAX_RECIPIENTS within one transaction: message + recipients + audit entry + idempotency record', () => {
-    expect(1 + MAX_RECIPIENTS + 1 + 1).toBeLessThanOrEqual(MAX_TRANSACTION_ITEMS);
+  it('keeps a send of MAX_TRANSACTION_RECIPIENTS within one transaction: message + recipients + audit entry + idempotency record', () => {
+    expect(1 + MAX_TRANSACTION_RECIPIENTS + 1 + 1).toBeLessThanOrEqual(MAX_TRANSACTION_ITEMS);
+    expect(MAX_RECIPIENTS).toBe(1_000);
+  });
+
+  it('keeps an EMPLOYEES audience of MAX_LISTED_EMPLOYEES with the longest body within the 64 KB request body', () => {
+    const body = JSON.stringify({ subject: 'x'.repeat(200), body: '\u20ac'.repeat(10_000), audience: { type: 'EMPLOYEES', employeeIds: Array(MAX_LISTED_EMPLOYEES).fill('1b2c3d4e-5f60-4718-89a0-b1c2d3e4f501') } });
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(64 * 1024);
+    expect(MAX_LISTED_EMPLOYEES).toBeLessThanOrEqual(MAX_RECIPIENTS);
   });
 
   it('refuses nobody and more than MAX_RECIPIENTS with 422', () => {
@@ -91,7 +99,8 @@ describe('input shapes', () => {
     expect(createMessageBody.safeParse({ subject: 'Hi', body: 'x', audience: { type: 'LOCATION', locationId: employee.toUpperCase() } }).data?.audience).toEqual({ type: 'LOCATION', locationId: employee });
     expect(createMessageBody.safeParse({ subject: 'Hi', body: 'x', audience: { type: 'EMPLOYEES', employeeIds: [employee] } }).success).toBe(true);
     expect(createMessageBody.safeParse({ subject: 'Hi', body: 'x', audience: { type: 'EMPLOYEES', employeeIds: [] } }).success).toBe(false);
-    expect(createMessageBody.safeParse({ subject: 'Hi', body: 'x', audience: { type: 'EMPLOYEES', employeeIds: Array(MAX_RECIPIENTS + 1).fill(employee) } }).success).toBe(false);
+    expect(createMessageBody.safeParse({ subject: 'Hi', body: 'x', audience: { type: 'EMPLOYEES', employeeIds: Array(MAX_LISTED_EMPLOYEES).fill(employee) } }).success).toBe(true);
+    expect(createMessageBody.safeParse({ subject: 'Hi', body: 'x', audience: { type: 'EMPLOYEES', employeeIds: Array(MAX_LISTED_EMPLOYEES + 1).fill(employee) } }).success).toBe(false);
     expect(createMessageBody.safeParse({ subject: 'Hi', body: 'x', audience: { type: 'EVERYONE', locationId: employee } }).success).toBe(false);
     expect(createMessageBody.safeParse({ subject: 'Hi', body: 'x', audience: { type: 'TEAM' } }).success).toBe(false);
     expect(createMessageBody.safeParse({ subject: 'x'.repeat(201), body: 'x', audience: { type: 'EVERYONE' } }).success).toBe(false);
