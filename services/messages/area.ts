@@ -27,7 +27,8 @@ export const messagesArea = defineArea({
   api: 'public',
   description:
     "Messages from the organization to employees, a location's team or everyone: DRAFT -> SENT (immutable) -> RETRACTED, recipients resolved at send with their read state, and attachments that reference AVAILABLE documents.",
-  permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
+  // BatchWriteItem: a send above 95 recipients writes them in batches ahead of its commit (domain.ts sendMessage).
+  permissions: { table: [...READ_WRITE, 'BatchWriteItem'], cursorSecret: true, restrictedDataKey: false },
   problems: PROBLEMS,
   demoSeed: true,
   auditEntityTypes: ['message'],
