@@ -24,6 +24,8 @@ import {
   type GatewayResponseType,
 } from '../shared/http/gateway-responses';
 import { loadAreaHandler, type ProxyHandler } from './areas';
+import { guardTablePermissions, runAsFunction } from './table-permissions';
+import { defaultDb } from '../shared/ddb/client';
 
 /**
  * A local API Gateway: the same route table as the deployed REST APIs, the same REQUEST
@@ -122,15 +124,19 @@ export function apiOfPath(path: string): ApiName {
 export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
   // Locally there is no SQS: a report job runs in this process after the response, as the
   // queue would run it. Loaded on first use, as the worker function is its own Lambda.
-  setLocalReportWorker(async (message) => {
-    const [{ runReportJob }, { workerPorts }] = await Promise.all([import('../reports/domain-worker'), import('../reports/store-worker')]);
-    await runReportJob(workerPorts(), message);
-  });
+  setLocalReportWorker((message) =>
+    runAsFunction('reports-worker', async () => {
+      const [{ runReportJob }, { workerPorts }] = await Promise.all([import('../reports/domain-worker'), import('../reports/store-worker')]);
+      await runReportJob(workerPorts(), message);
+    }),
+  );
   // The same for integration jobs (the API's and the sweeper's queue; the worker passes its own).
-  setLocalIntegrationWorker(async (message) => {
-    const [{ runIntegrationJob }, { workerPorts }] = await Promise.all([import('../integrations/domain-worker'), import('../integrations/store-worker')]);
-    await runIntegrationJob(workerPorts(), message);
-  });
+  setLocalIntegrationWorker((message) =>
+    runAsFunction('integrations-worker', async () => {
+      const [{ runIntegrationJob }, { workerPorts }] = await Promise.all([import('../integrations/domain-worker'), import('../integrations/store-worker')]);
+      await runIntegrationJob(workerPorts(), message);
+    }),
+  );
   const cacheSeconds = options.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS;
   const policyCache = new Map<string, { expires: number; result: APIGatewayAuthorizerResult }>();
   const handlers = new Map<string, ProxyHandler>();
@@ -250,7 +256,8 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     let auth = policyCache.get(cacheKey);
     if (!auth || auth.expires <= Date.now()) {
       try {
-        const result = await authorizerHandler(authorizerEvent(event, api));
+        guardTablePermissions(defaultDb());
+        const result = await runAsFunction('authorizer', () => authorizerHandler(authorizerEvent(event, api)));
         auth = { expires: Date.now() + cacheSeconds * 1000, result };
         if (cacheSeconds > 0) policyCache.set(cacheKey, auth);
       } catch (error) {
@@ -276,9 +283,11 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   /** Runs the Lambda proxy handler of `name` and writes its result, as API Gateway would. */
   async function invoke(res: ServerResponse, name: string, event: APIGatewayProxyEvent, requestId: string, path: string): Promise<void> {
     const handler = await handlerOf(name);
+    guardTablePermissions(defaultDb());
     let result: APIGatewayProxyResult;
     try {
-      result = await handler(event, lambdaContext(name, requestId));
+      // As the function: its DynamoDB calls must stay within its role's grants (table-permissions.ts).
+      result = await runAsFunction(name, () => handler(event, lambdaContext(name, requestId)));
     } catch (error) {
       // An unhandled Lambda error is a 502 from API Gateway.
       console.error('handler failed', error);
