@@ -26,7 +26,7 @@ export function renderMarkdown(r: BenchResults): string {
   );
   const paired = r.throughput?.paired;
   if (paired) {
-    push(`Paired (API and raw alternating in ${paired.sliceS}-second slices at ${paired.connections} connections, ${paired.rounds} rounds, median; both sides of a ratio see the same moment of the machine): createVsRawTransact **${paired.createVsRawTransact}**, listVsRawQuery **${paired.listVsRawQuery}** (per round: ${paired.perRound.map((p) => `${p.create} / ${p.list}`).join(', ')}).`, '');
+    push(`Paired (API and raw alternating in ${paired.sliceS}-second slices at ${paired.connections} connections, ${paired.rounds} rounds with the order inside a round alternating, median; both sides of a ratio see the same moment of the machine): createVsRawTransact **${paired.createVsRawTransact}**, listVsRawQuery **${paired.listVsRawQuery}** (per round: ${paired.perRound.map((p) => `${p.create} / ${p.list}`).join(', ')}).${paired.createVsRawSequence !== undefined ? ` The API create against the raw run of its own three calls (BatchGetItem, Query, TransactWriteItems), what the handler, HTTP and the gateway add: **${paired.createVsRawSequence}** (per round: ${paired.perRound.map((p) => p.createVsSequence).join(', ')}).` : ''}`, '');
   }
   if (r.ratios.byConnections) {
     table(['Connections', 'create / raw transact', 'list / raw query'], Object.entries(r.ratios.byConnections).map(([c, v]) => [c, v.createVsRawTransact, v.listVsRawQuery]));

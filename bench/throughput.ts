@@ -23,6 +23,9 @@ import { percentile, round } from './lib/stats';
  */
 /** The raw shape a list page is set against. */
 export const RAW_LIST_QUERY = 'Query (list page shape: GSI1, limit 51)';
+export const RAW_CREATE_SEQUENCE = 'create call sequence (BatchGetItem, Query, TransactWriteItems)';
+/** Paired rounds: the ratios are their medians. */
+const PAIRED_ROUNDS = 5;
 
 export interface LoadResult {
   readonly connections: number;
@@ -48,7 +51,7 @@ export interface ThroughputResults {
    * (same connections), so that both sides of a ratio see the same moment of a shared
    * machine; the median of the per-round ratios.
    */
-  readonly paired?: { readonly connections: number; readonly sliceS: number; readonly rounds: number; readonly createVsRawTransact: number; readonly listVsRawQuery: number; readonly perRound: { create: number; list: number }[] };
+  readonly paired?: { readonly connections: number; readonly sliceS: number; readonly rounds: number; readonly createVsRawTransact: number; readonly listVsRawQuery: number; readonly createVsRawSequence?: number; readonly perRound: { create: number; list: number; createVsSequence?: number }[] };
 }
 
 const ADMIN_SCOPES = 'admin';
@@ -267,7 +270,7 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
 
   const rawScenarios: Record<string, (worker: number) => Promise<unknown>> = {
     'TransactWriteItems (create shape)': (w) => rawTransact(rawEmployees[w]),
-    'create call sequence (BatchGetItem, Query, TransactWriteItems)': (w) => rawCreateSequence(rawEmployees[w]),
+    [RAW_CREATE_SEQUENCE]: (w) => rawCreateSequence(rawEmployees[w]),
     // The physical minimum of a page: ONE Query of the organization's entries by start (limit + 1, to know whether more follow).
     [RAW_LIST_QUERY]: () => rawDb.doc.send(new QueryCommand({ TableName: rawDb.tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': entryKeys.byOrganization(demo.organizationId) }, Limit: 51 })),
   };
@@ -283,17 +286,37 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
   // Paired: API and raw alternate slice by slice, so that load from outside hits both alike.
   const pairedConnections = 8;
   const sliceS = options.durationS >= 5 ? 3 : 2;
-  const perRound: { create: number; list: number }[] = [];
-  for (let round = 0; round < 3; round += 1) {
-    const apiCreate = await autocannonRun(pairedConnections, sliceS, scenarios['POST /timesheets (distinct intervals)']({}), {});
-    const rawCreate = await closedLoop(pairedConnections, sliceS, rawScenarios['TransactWriteItems (create shape)']);
-    const apiList = await autocannonRun(pairedConnections, sliceS, scenarios['GET /timesheets (limit 50)']({}), {});
-    const rawList = await closedLoop(pairedConnections, sliceS, rawScenarios[RAW_LIST_QUERY]);
-    perRound.push({ create: round3(apiCreate.reqPerSec / rawCreate.reqPerSec), list: round3(apiList.reqPerSec / rawList.reqPerSec) });
-    log(`paired round ${round + 1}: create ${perRound.at(-1)!.create}, list ${perRound.at(-1)!.list}`);
+  const perRound: { create: number; list: number; createVsSequence: number }[] = [];
+  // Five rounds, the order inside a round alternating (API first, then raw first), so that
+  // neither side always follows the other's leftovers (DynamoDB Local's GC, a warm cache).
+  for (let round = 0; round < PAIRED_ROUNDS; round += 1) {
+    const apiFirst = round % 2 === 0;
+    const pair = async <T>(api: () => Promise<T>, raw: () => Promise<T>): Promise<[T, T]> => {
+      if (apiFirst) {
+        const a = await api();
+        return [a, await raw()];
+      }
+      const r = await raw();
+      return [await api(), r];
+    };
+    const [apiCreate, rawCreate] = await pair(
+      () => autocannonRun(pairedConnections, sliceS, scenarios['POST /timesheets (distinct intervals)']({}), {}),
+      () => closedLoop(pairedConnections, sliceS, rawScenarios['TransactWriteItems (create shape)']),
+    );
+    const rawSequence = await closedLoop(pairedConnections, sliceS, rawScenarios[RAW_CREATE_SEQUENCE]);
+    const [apiList, rawList] = await pair(
+      () => autocannonRun(pairedConnections, sliceS, scenarios['GET /timesheets (limit 50)']({}), {}),
+      () => closedLoop(pairedConnections, sliceS, rawScenarios[RAW_LIST_QUERY]),
+    );
+    perRound.push({
+      create: round3(apiCreate.reqPerSec / rawCreate.reqPerSec),
+      list: round3(apiList.reqPerSec / rawList.reqPerSec),
+      createVsSequence: round3(apiCreate.reqPerSec / rawSequence.reqPerSec),
+    });
+    log(`paired round ${round + 1}: create ${perRound.at(-1)!.create}, list ${perRound.at(-1)!.list}, create vs its raw call sequence ${perRound.at(-1)!.createVsSequence}`);
   }
   const mid = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  const paired = { connections: pairedConnections, sliceS, rounds: perRound.length, createVsRawTransact: mid(perRound.map((r) => r.create)), listVsRawQuery: mid(perRound.map((r) => r.list)), perRound };
+  const paired = { connections: pairedConnections, sliceS, rounds: perRound.length, createVsRawTransact: mid(perRound.map((r) => r.create)), listVsRawQuery: mid(perRound.map((r) => r.list)), createVsRawSequence: mid(perRound.map((r) => r.createVsSequence)), perRound };
   rawDb.doc.destroy();
   db.doc.destroy();
   return { api, raw, rawTransactShape: { items: shape.length, actions: shape.map((i) => `${Object.keys(i.op)[0]} ${i.label}`) }, paired };
