@@ -60,7 +60,7 @@ describe('public routes (the API reference)', () => {
 
   it('runs a function that reads no table, holds no secret and no key', () => {
     const props = resourcesOf(template, 'AWS::Lambda::Function')[openapiFunction].Properties ?? {};
-    expect(Object.keys(props.Environment.Variables).sort()).toEqual(['API_ENVIRONMENT', 'NODE_OPTIONS', 'POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_TRACER_CAPTURE_RESPONSE', 'POWERTOOLS_TRACE_ENABLED']);
+    expect(Object.keys(props.Environment.Variables).sort()).toEqual(['API_ENVIRONMENT', 'POWERTOOLS_LOG_LEVEL', 'POWERTOOLS_METRICS_NAMESPACE', 'POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_TRACER_CAPTURE_RESPONSE', 'POWERTOOLS_TRACE_ENABLED']);
     const roleId = logicalIdOf(props.Role);
     const statements = Object.values(resourcesOf(template, 'AWS::IAM::Policy'))
       .filter((p) => (p.Properties?.Roles as unknown[]).some((r) => logicalIdOf(r) === roleId))
