@@ -100,12 +100,17 @@ async function main(): Promise<void> {
   });
   // The reports sweeper, as the EventBridge rule runs it in AWS: once a minute, re-queues
   // export jobs still QUEUED after 2 minutes (their message was lost).
+  // Each as its own function: its DynamoDB calls must stay within its grants (table-permissions.ts).
   const { handler: sweepReports } = await import('../reports/handler-sweeper');
   const { handler: sweepIntegrations } = await import('../integrations/handler-sweeper');
-  sweeper = setInterval(() => {
-    sweepReports().catch((error: unknown) => log(`reports sweeper failed: ${(error as Error).message}`));
-    sweepIntegrations().catch((error: unknown) => log(`integrations sweeper failed: ${(error as Error).message}`));
-  }, 60_000);
+  const { guardTablePermissions, runAsFunction } = await import('./table-permissions');
+  const { defaultDb } = await import('../shared/ddb/client');
+  guardTablePermissions(defaultDb());
+  const sweep = () => {
+    runAsFunction('reports-sweeper', () => sweepReports()).catch((error: unknown) => log(`reports sweeper failed: ${(error as Error).message}`));
+    runAsFunction('integrations-sweeper', () => sweepIntegrations()).catch((error: unknown) => log(`integrations sweeper failed: ${(error as Error).message}`));
+  };
+  sweeper = setInterval(sweep, 60_000);
   sweeper.unref();
   step(`gateway listening at ${gateway.url}`);
   const baseUrl = `${gateway.url}/v1/organizations/${demo.organizationId}`;

@@ -41,6 +41,16 @@ describe('local table permissions', () => {
     expect(tableActionsOf('ScanCommand', {})).toEqual(['Scan']);
   });
 
+  it('lets the sweepers run within their grants, as npm start runs them every minute', async () => {
+    // The handlers use the process's client (TABLE_NAME of this test file's table).
+    const { defaultDb } = await import('../../services/shared/ddb/client');
+    guardTablePermissions(defaultDb());
+    const { handler: sweepReports } = await import('../../services/reports/handler-sweeper');
+    const { handler: sweepIntegrations } = await import('../../services/integrations/handler-sweeper');
+    await expect(runAsFunction('reports-sweeper', () => sweepReports())).resolves.toEqual({ requeued: 0 });
+    await expect(runAsFunction('integrations-sweeper', () => sweepIntegrations())).resolves.toEqual({ requeued: 0 });
+  });
+
   it('refuses a function the registry does not know', () => {
     expect(() => runAsFunction('no-such-function', async () => undefined)).toThrow(/no function named no-such-function/);
   });
