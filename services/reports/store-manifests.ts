@@ -1,8 +1,9 @@
-import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionFailed, type Db } from '../shared/ddb/client';
 import { newestFirstPage } from '../shared/ddb/paging';
 import { batchGet, collectAll, getOne } from '../shared/ddb/read';
 import { commit, TransactionCancelledError, type TxItem } from '../shared/ddb/transaction';
+import { batchPut } from '../shared/ddb/write';
 import type { TimeEntry } from '../timesheets/public';
 import { changesExport, monthOf } from './domain';
 import {
@@ -107,18 +108,9 @@ export async function openManifest(db: Db, manifest: Manifest, months: readonly 
   }
 }
 
-/** Writes the manifest's entry items (25 per BatchWriteItem) while it is still PENDING. */
-export async function putManifestEntries(db: Db, org: string, manifestId: string, entries: readonly Pick<TimeEntry, 'id' | 'revision'>[]): Promise<void> {
-  for (let i = 0; i < entries.length; i += 25) {
-    let requests = entries.slice(i, i + 25).map((e) => ({ PutRequest: { Item: manifestEntryToItem(org, manifestId, e) } }));
-    for (let attempt = 0; requests.length > 0; attempt += 1) {
-      if (attempt > 5) throw new Error('BatchWriteItem left items unprocessed after retries.');
-      const out = await db.doc.send(new BatchWriteCommand({ RequestItems: { [db.tableName]: requests } }));
-      requests = (out.UnprocessedItems?.[db.tableName] as typeof requests | undefined) ?? [];
-      if (requests.length > 0) await new Promise((r) => setTimeout(r, 25 * 2 ** attempt));
-    }
-  }
-}
+/** Writes the manifest's entry items (batches of 25, at most 6 calls each) while it is still PENDING. */
+export const putManifestEntries = (db: Db, org: string, manifestId: string, entries: readonly Pick<TimeEntry, 'id' | 'revision'>[]): Promise<void> =>
+  batchPut(db, entries.map((e) => manifestEntryToItem(org, manifestId, e)), { attempts: 6 });
 
 /**
  * Transaction items that publish a manifest: only if it is still PENDING and no change made

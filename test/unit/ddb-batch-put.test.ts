@@ -23,7 +23,7 @@ const noSleep = async () => {};
 describe('batchPut', () => {
   it('writes every item once, in batches of at most 25', async () => {
     const { db, calls } = fakeDb(() => []);
-    await batchPut(db, items(130), noSleep);
+    await batchPut(db, items(130), { sleep: noSleep });
     expect(calls.map((c) => c.length).sort((a, b) => a - b)).toEqual([5, 25, 25, 25, 25, 25]);
     expect(new Set(calls.flat().map((r) => r.PutRequest.Item.PK)).size).toBe(130);
   });
@@ -31,7 +31,7 @@ describe('batchPut', () => {
   it('writes unprocessed items again after a backoff', async () => {
     const waits: number[] = [];
     const { db, calls } = fakeDb((batch, call) => (call === 1 ? batch.slice(0, 10) : []));
-    await batchPut(db, items(25), async (ms) => void waits.push(ms));
+    await batchPut(db, items(25), { sleep: async (ms) => void waits.push(ms) });
     expect(calls.map((c) => c.length)).toEqual([25, 10]);
     expect(waits).toHaveLength(1);
     expect(waits[0]).toBeGreaterThan(0);
@@ -39,6 +39,6 @@ describe('batchPut', () => {
 
   it('gives up with an error when items stay unprocessed', async () => {
     const { db } = fakeDb((batch) => batch.slice(0, 1));
-    await expect(batchPut(db, items(3), noSleep)).rejects.toThrow(/unprocessed/);
+    await expect(batchPut(db, items(3), { sleep: noSleep })).rejects.toThrow(/unprocessed/);
   });
 });

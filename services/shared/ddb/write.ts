@@ -7,7 +7,15 @@ type Item = Record<string, unknown>;
 export const BATCH_WRITE_ITEMS = 25;
 /** Calls in flight at once: enough to hide round trips, few enough not to throttle one partition at once. */
 const CONCURRENCY = 4;
+/** Calls per batch at most (the first and its retries of unprocessed items). */
 const ATTEMPTS = 8;
+
+export interface BatchPutOptions {
+  /** @default 8 */
+  readonly attempts?: number;
+  /** Waits between attempts (tests pass one that does not wait). */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
 
 /**
  * Puts `items` (plain, unconditional puts: BatchWriteItem takes no conditions) in batches of
@@ -16,23 +24,25 @@ const ATTEMPTS = 8;
  * transaction: a caller that needs all-or-nothing makes the items count only through a later
  * commit (e.g. messages' send id).
  */
-export async function batchPut(db: Db, items: readonly Item[], sleep: (ms: number) => Promise<void> = defaultSleep): Promise<void> {
+export async function batchPut(db: Db, items: readonly Item[], options: BatchPutOptions = {}): Promise<void> {
+  const attempts = options.attempts ?? ATTEMPTS;
+  const sleep = options.sleep ?? defaultSleep;
   const batches: Item[][] = [];
   for (let i = 0; i < items.length; i += BATCH_WRITE_ITEMS) batches.push(items.slice(i, i + BATCH_WRITE_ITEMS));
   let next = 0;
   const worker = async () => {
     while (next < batches.length) {
       const batch = batches[next++]!;
-      await putBatch(db, batch, sleep);
+      await putBatch(db, batch, attempts, sleep);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, batches.length) }, worker));
 }
 
-async function putBatch(db: Db, batch: readonly Item[], sleep: (ms: number) => Promise<void>): Promise<void> {
+async function putBatch(db: Db, batch: readonly Item[], attempts: number, sleep: (ms: number) => Promise<void>): Promise<void> {
   let pending = batch.map((Item) => ({ PutRequest: { Item } }));
   for (let attempt = 0; pending.length > 0; attempt += 1) {
-    if (attempt >= ATTEMPTS) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${ATTEMPTS} attempts.`);
+    if (attempt >= attempts) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${attempts} attempts.`);
     if (attempt > 0) await sleep(Math.min(1_000, 25 * 2 ** attempt) * (0.5 + Math.random() / 2));
     const out = await db.doc.send(new BatchWriteCommand({ RequestItems: { [db.tableName]: pending } }));
     pending = (out.UnprocessedItems?.[db.tableName] ?? []).flatMap((r) => (r.PutRequest?.Item ? [{ PutRequest: { Item: r.PutRequest.Item } }] : []));
