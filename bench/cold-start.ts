@@ -8,7 +8,8 @@ import { AREAS, FUNCTIONS } from '../services/registry';
 import { functionConstructId, handlerEntry } from '../services/shared/area';
 import { REPO_ROOT } from './lib/local-runtime';
 import { buildLikeStack, STACK_EXTERNALS, stackBuildOptions } from './lib/stack-build';
-import { staticClosure } from '../lib/constructs/bundling';
+import { bundleFiles, staticClosure } from '../lib/constructs/bundling';
+import { loadOnce } from './lib/import-time';
 import { median, round } from './lib/stats';
 
 /**
@@ -100,7 +101,7 @@ export async function measureColdStart(runs: number): Promise<ColdStartResults> 
         samples[name].processes.push(one.processMs);
       }
     }
-    const summary = (name: string) => ({ bytes: staticClosure(files[name]).bytes, assetBytes: mjsBytes(dirname(files[name])), importMsMedian: round(median(samples[name].imports)), processMsMedian: round(median(samples[name].processes)) });
+    const summary = (name: string) => ({ bytes: staticClosure(files[name]).bytes, assetBytes: bundleFiles(dirname(files[name])).reduce((sum, f) => sum + statSync(f).size, 0), importMsMedian: round(median(samples[name].imports)), processMsMedian: round(median(samples[name].processes)) });
     const bareLoad = summary(BARE);
     const wholeChainLoad = summary(BARE_WHOLE_CHAIN);
     const contents = await bundleContents();
@@ -185,24 +186,3 @@ async function bundleContents(): Promise<Record<string, { name: string; kb: numb
   return out;
 }
 
-/** Bytes of every .mjs file below `dir` (entry and chunks). */
-function mjsBytes(dir: string): number {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.mjs'))
-    .reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
-}
-
-/** One fresh Node process: the time to import the bundle inside it, and the whole process's time. */
-function loadOnce(file: string): { importMs: number; processMs: number } {
-  const script = `const t = performance.now(); await import(${JSON.stringify(`file://${file}`)}); process.stdout.write(String(performance.now() - t));`;
-  const start = performance.now();
-  const res = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-    encoding: 'utf8',
-    // Module-scope code may read its configuration; give it what Lambda would.
-    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-central-1', TABLE_NAME: 'bench', API_ENVIRONMENT: 'TEST', POWERTOOLS_LOG_LEVEL: 'ERROR', AWS_LAMBDA_FUNCTION_NAME: 'bench' },
-    timeout: 60_000,
-  });
-  const processMs = performance.now() - start;
-  if (res.status !== 0) throw new Error(`Loading ${file} failed: ${res.stderr.slice(-1000)}`);
-  return { importMs: Number(res.stdout), processMs };
-}

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { API_FUNCTIONS, spread, type RatioSpread } from './cold-start';
 import { REPO_ROOT } from './lib/local-runtime';
 import { buildLikeStack } from './lib/stack-build';
 import { staticClosure } from '../lib/constructs/bundling';
+import { loadOnce } from './lib/import-time';
 import { median, round } from './lib/stats';
 
 /**
@@ -125,9 +125,9 @@ export async function measureObservabilityCost(runs: number): Promise<Observabil
       loads.push({ key: `${name}/without`, file: f.without, env: lambdaDefault }, { key: `${name}/off`, file: f.with, env: lambdaDefault }, { key: `${name}/on`, file: f.with, env: lambdaTracing });
     }
     // One untimed pass warms the file cache; then round-robin, so that a slow moment hits all alike.
-    for (const l of loads) importOnce(l.file, l.env);
+    for (const l of loads) loadOnce(l.file, l.env).importMs;
     const samples: Record<string, number[]> = {};
-    for (let i = 0; i < runs; i += 1) for (const l of loads) (samples[l.key] ??= []).push(importOnce(l.file, l.env));
+    for (let i = 0; i < runs; i += 1) for (const l of loads) (samples[l.key] ??= []).push(loadOnce(l.file, l.env).importMs);
     const ms = (key: string) => round(median(samples[key]));
     // The three loads of one function run back to back in each round: the median of the
     // per-round ratios cancels most of what a busy machine does between rounds.
@@ -181,16 +181,4 @@ export async function measureObservabilityCost(runs: number): Promise<Observabil
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-}
-
-/** Milliseconds to import `file` in a fresh Node process (the environment Lambda would give, plus `env`). */
-function importOnce(file: string, env: Record<string, string>): number {
-  const script = `const t = performance.now(); await import(${JSON.stringify(`file://${file}`)}); process.stdout.write(String(performance.now() - t));`;
-  const res = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-central-1', TABLE_NAME: 'bench', API_ENVIRONMENT: 'TEST', POWERTOOLS_LOG_LEVEL: 'ERROR', AWS_LAMBDA_FUNCTION_NAME: 'bench', ...env },
-    timeout: 60_000,
-  });
-  if (res.status !== 0) throw new Error(`Loading ${file} failed: ${res.stderr.slice(-1000)}`);
-  return Number(res.stdout);
 }

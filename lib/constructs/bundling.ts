@@ -100,16 +100,17 @@ export function staticClosure(entryFile: string): { files: string[]; bytes: numb
   return { files, bytes: files.reduce((sum, f) => sum + statSync(f).size, 0) };
 }
 
+/** Every JavaScript file of a function's bundle folder (the entry and its chunks), sorted. */
+export function bundleFiles(bundleDir: string): string[] {
+  return readdirSync(bundleDir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.mjs'))
+    .map((f) => join(bundleDir, f))
+    .sort();
+}
+
 /** Every JavaScript file of a function's asset (entry and chunks), concatenated: what the function can ever run. */
 export function assetCode(assetDir: string): string {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith('.mjs')) files.push(path);
-    }
-  };
-  walk(assetDir);
-  return files.sort().map((f) => readFileSync(f, 'utf8')).join('\n');
+  return bundleFiles(assetDir)
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
 }
