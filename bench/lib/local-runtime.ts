@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { stopChild } from '../../services/local/process';
 
 /**
  * The local runtime as `npm start` runs it (services/local/main.ts: DynamoDB Local, the demo
@@ -109,20 +110,10 @@ async function start(options: LocalRuntimeOptions): Promise<LocalRuntime> {
     localDir,
     demo,
     output: () => output,
-    stop: () =>
-      new Promise<void>((done) => {
-        const finish = () => {
-          rmSync(localDir, { recursive: true, force: true });
-          done();
-        };
-        if (child.exitCode !== null || child.signalCode !== null) return finish();
-        const hard = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        child.once('exit', () => {
-          clearTimeout(hard);
-          finish();
-        });
-        child.kill('SIGTERM');
-      }),
+    stop: async () => {
+      await stopChild(child, 10_000);
+      rmSync(localDir, { recursive: true, force: true });
+    },
   };
 }
 

