@@ -18,8 +18,6 @@ import { AppTable } from './app-table';
 import { functionCode } from './bundling';
 import { sdkTracingWanted, TracerLayer } from './tracer-layer';
 
-export { ESM_REQUIRE_BANNER, UNREACHED_CREDENTIAL_PROVIDERS } from './bundling';
-
 export interface AreaFunctionProps {
   /** The function's registry name, e.g. `timesheets` (kebab-case). */
   readonly name: string;

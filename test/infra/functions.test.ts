@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { UNREACHED_CREDENTIAL_PROVIDERS } from '../../lib/constructs/area-function';
-import { assetCode, ESM_REQUIRE_BANNER, staticClosure } from '../../lib/constructs/bundling';
+import { assetCode, ESM_REQUIRE_BANNER, staticClosure, UNREACHED_CREDENTIAL_PROVIDERS } from '../../lib/constructs/bundling';
 import { FUNCTION_TIMEOUT } from '../../lib/stacks/api-stack';
 import { join } from 'node:path';
 import type { Stack } from 'aws-cdk-lib';
