@@ -84,7 +84,7 @@ export async function seedPlanning(db: Db, ids: PlanningSeedIds, now: Date): Pro
 
   const deps = { db, now: () => now, newId: randomUUID, seal: sealRestricted };
   await ingestVisitConfirmation(deps, ids.organizationId, { id: PLANNING_IDS.visits[0], locationId: l0, employeeIds: [e0], shiftId: PLANNING_IDS.shifts[2], confirmedAt: iso(-1, 15), method: 'CUSTOMER_CONTACT', verificationState: 'VERIFIED', restricted: { signature: 'data:image/png;base64,AAAA', deviceId: 'demo-device' } });
-  await ingestVisitConfirmation(deps, ids.organizationId, { id: PLANNING_IDS.visits[1], locationId: l1, employeeIds: [e1], confirmedAt: iso(0, 0), method: 'LOCATION_TAG', verificationState: 'REVIEW_REQUIRED', restricted: { tagId: 'tag-depot-1', latitude: 53.55, longitude: 9.99 } });
+  await ingestVisitConfirmation(deps, ids.organizationId, { id: PLANNING_IDS.visits[1], locationId: l1, employeeIds: [e1], confirmedAt: iso(0, 0), method: 'LOCATION_TAG', verificationState: 'REVIEW_REQUIRED', restricted: { tagId: 'tag-depot-1', latitude: 53.55127, longitude: 9.99341 } });
   await ingestVisitConfirmation(deps, ids.otherOrganizationId, { id: PLANNING_IDS.otherVisit, locationId: ids.otherLocation, employeeIds: [ids.otherEmployee], confirmedAt: iso(-1, 14), method: 'LOCATION_TAG', verificationState: 'VERIFIED' });
 }
 
