@@ -7,7 +7,7 @@ import { BUCKET_ENV, S3_ENDPOINT_ENV } from '../services/shared/aws/s3';
 import { seedDemo, type DemoData } from '../services/local/seed';
 import { putEmployee } from '../services/employees/store';
 import { defaultDb, type Db } from '../services/shared/ddb/client';
-import { entryKeys, entryToItem } from '../services/timesheets/model';
+import { dayAttribute, DAY_ITEM_TYPE, entryKeys, entryToItem, intervalValue } from '../services/timesheets/model';
 import type { TimeEntry } from '../services/timesheets/domain';
 import { callSummary, installMeter, type Call, type Meter } from './lib/meter';
 import { round, since, summarize } from './lib/stats';
@@ -278,7 +278,7 @@ export interface ScaleShape {
   readonly seedItemsPerSecond: number;
 }
 
-/** Writes `count` closed 8-hour entries (entry + timeline items) for one employee, one per day from 2001. */
+/** Writes `count` closed 8-hour entries (entry, timeline and day items) for one employee, one per day from 2001. */
 async function seedEntries(db: Db, organizationId: string, employeeId: string, count: number): Promise<number> {
   const start = performance.now();
   const items: Record<string, unknown>[] = [];
@@ -301,9 +301,10 @@ async function seedEntries(db: Db, organizationId: string, employeeId: string, c
       updatedAt: at,
     } as TimeEntry;
     items.push(entryToItem(e), { ...entryKeys.timeline(e), itemType: 'TimelineEntry', id: e.id, startedAt: e.startedAt, endedAt: e.endedAt, state: e.state });
+    items.push({ ...entryKeys.day(organizationId, employeeId, date), itemType: DAY_ITEM_TYPE, [dayAttribute(e.id)]: intervalValue(e) });
   }
   // The guard and the organization's bound know the longest interval, as a real write leaves them.
-  items.push({ ...entryKeys.guard(organizationId, employeeId), itemType: 'OverlapGuard', version: 1, openEntries: {}, maxClosedDurationMs: 8 * 3_600_000 });
+  items.push({ ...entryKeys.guard(organizationId, employeeId), itemType: 'OverlapGuard', version: 1, openEntries: {}, maxClosedDurationMs: 8 * 3_600_000, dayIndex: true, longEntries: {} });
   const chunks: Record<string, unknown>[][] = [];
   for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
   const lanes = 4;

@@ -8,8 +8,8 @@ import { fenceFromItem, planStaleness, reportKeys } from '../services/reports/pu
 import { createDb, type Db } from '../services/shared/ddb/client';
 import { commit, type TxItem } from '../services/shared/ddb/transaction';
 import type { TimeEntry } from '../services/timesheets/domain';
-import { closedEntriesNear, putNewEntry, putNextGuard, timelineItems } from '../services/timesheets/store';
-import { guardFromItem, entryKeys } from '../services/timesheets/model';
+import { dayItems, putNewEntry, putNextGuard, timelineItems } from '../services/timesheets/store';
+import { guardFromItem, entryKeys, nextGuard, utcDaysOf } from '../services/timesheets/model';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../services/shared/ddb/read';
 import { startLocalRuntime, type LocalRuntime } from './lib/local-runtime';
@@ -23,7 +23,7 @@ import { percentile, round } from './lib/stats';
  */
 /** The raw shape a list page is set against. */
 export const RAW_LIST_QUERY = 'Query (list page shape: GSI1, limit 51)';
-export const RAW_CREATE_SEQUENCE = 'create call sequence (BatchGetItem, Query, TransactWriteItems)';
+export const RAW_CREATE_SEQUENCE = 'create call sequence (BatchGetItem, TransactWriteItems)';
 /** Paired rounds: the ratios are their medians. */
 const PAIRED_ROUNDS = 5;
 
@@ -227,13 +227,14 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
       updatedAt: now,
     } as TimeEntry;
     const version = guards.get(employeeId) ?? 0;
-    const guard = guardFromItem(demo.organizationId, employeeId, version === 0 ? undefined : { version, openEntries: {}, maxClosedDurationMs: 8 * 3_600_000 });
+    const guard = guardFromItem(demo.organizationId, employeeId, version === 0 ? undefined : { version, openEntries: {}, maxClosedDurationMs: 8 * 3_600_000, dayIndex: true });
     // The export fence check (and stale marks, none here): the handler's own planner.
     const stale = await planStaleness(rawDb, fenceFromItem(demo.organizationId, undefined), undefined, entry, { at: now, requestId: randomUUID() });
     const items: TxItem[] = [
       putNewEntry(entry),
       ...stale.items,
       ...timelineItems(undefined, entry),
+      ...dayItems(undefined, entry),
       auditItem({
         id: randomUUID(),
         organizationId: entry.organizationId,
@@ -247,7 +248,7 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
         staleExportManifestIds: [],
         requestId: randomUUID(),
       }),
-      putNextGuard(guard, { openEntries: {}, maxClosedDurationMs: 8 * 3_600_000 }),
+      putNextGuard(guard, nextGuard(guard, undefined, entry)),
       employeeExistsCheck(demo.organizationId, employeeId),
       locationExistsCheck(demo.organizationId, demo.locations[0]),
       timesheetCapabilityCheck(demo.organizationId),
@@ -260,11 +261,18 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
   };
   const shape = await rawTransact(rawEmployees[0]);
   const rawCreateSequence = async (employeeId: string) => {
-    // What a create sends besides HTTP: the snapshot (with the idempotency record read along), the overlap window, the transaction.
-    await batchGet(rawDb, [organizationKeys.organization(demo.organizationId), { PK: `ORG#${demo.organizationId}#EMP#${employeeId}`, SK: 'EMP' }, entryKeys.guard(demo.organizationId, employeeId), entryKeys.stats(demo.organizationId), reportKeys.fence(demo.organizationId), { PK: `ORG#${demo.organizationId}#LOC#${demo.locations[0]}`, SK: 'LOC' }, { PK: `IDEM#bench-${randomUUID()}`, SK: 'IDEM' }]);
+    // What a create sends besides HTTP: the snapshot (with the idempotency record and the day items of the interval read along), the transaction.
     const when = interval(dayFor(employeeId));
-    const version = guards.get(employeeId) ?? 0;
-    await closedEntriesNear(rawDb, demo.organizationId, employeeId, when, version === 0 ? 0 : 8 * 3_600_000);
+    await batchGet(rawDb, [
+      organizationKeys.organization(demo.organizationId),
+      { PK: `ORG#${demo.organizationId}#EMP#${employeeId}`, SK: 'EMP' },
+      entryKeys.guard(demo.organizationId, employeeId),
+      entryKeys.stats(demo.organizationId),
+      reportKeys.fence(demo.organizationId),
+      ...utcDaysOf(when).map((day) => entryKeys.day(demo.organizationId, employeeId, day)),
+      { PK: `ORG#${demo.organizationId}#LOC#${demo.locations[0]}`, SK: 'LOC' },
+      { PK: `IDEM#bench-${randomUUID()}`, SK: 'IDEM' },
+    ]);
     await rawTransact(employeeId, when);
   };
 

@@ -2,7 +2,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { operatorDb } from '../services/cli/target';
 import type { Db } from '../services/shared/ddb/client';
 import { employeeKeys } from '../services/employees/store';
-import { entryKeys } from '../services/timesheets/model';
+import { dayAttribute, entryKeys, indexedDaysOf, intervalValue, isLongEntry, type TimeEntry } from '../services/timesheets/model';
 
 /**
  * `npm run check:consistency`: verifies a whole table against the invariants that every
@@ -43,6 +43,8 @@ export const RULES = {
   'timeline.orphan': 'every timeline item belongs to an existing entry at that position (no stale or half-moved items)',
   'guard.open-entries': "the employee's overlap guard lists exactly the employee's OPEN entries",
   'guard.max-duration': "the employee's guard bounds every closed interval of the employee",
+  'entry.days': "where the employee's guard has dayIndex, a CLOSED entry is listed with its interval on the day item of each UTC day it touches (one touching more days than day items take: in the guard's longEntries)",
+  'day.orphan': "every interval a day item (or the guard's longEntries) lists is a CLOSED entry of that employee with that interval, on a day it touches",
   'stats.max-duration': "the organization's TE_STATS bounds every closed interval of the organization",
   'evidence.orphan': 'restricted evidence belongs to an existing entry revision',
   'idempotency.completed-result': 'a COMPLETED idempotency record replays a change that exists (entry at that revision or later, employee)',
@@ -149,6 +151,31 @@ export function checkItems(items: readonly Item[], now = Date.now()): Consistenc
     if (!same) flag('guard.open-entries', g ?? `guard of ${k}`, `guard lists ${JSON.stringify(listed)}, OPEN entries are ${JSON.stringify(open)}`);
     const longest = Math.max(0, ...list.map(durationOf));
     if (list.length > 0 && (g?.maxClosedDurationMs ?? 0) < longest) flag('guard.max-duration', g ?? `guard of ${k}`, `guard bound ${g?.maxClosedDurationMs ?? 0} ms < longest interval ${longest} ms`);
+  }
+  const days = new Map<string, Item>(); // `${PK}|${SK}`
+  for (const d of of('OverlapDay')) {
+    days.set(`${d.PK}|${d.SK}`, d);
+    const m = /^ORG#([^#]+)#EMP#([^#]+)$/.exec(String(d.PK));
+    const day = String(d.SK).replace(/^TE_UTCDAY#/, '');
+    for (const [name, value] of Object.entries(d)) {
+      if (!name.startsWith('e_')) continue;
+      const e = entries.get(`${m?.[1]}#${name.slice(2)}`);
+      if (!e || e.employeeId !== m?.[2] || value !== intervalValue(e as TimeEntry) || !indexedDaysOf(e as TimeEntry).includes(day)) flag('day.orphan', d, `lists ${name.slice(2)} as ${value}; the entry is ${e ? `${e.state} ${intervalValue(e as TimeEntry)}` : 'missing'}`);
+    }
+  }
+  for (const [k, g] of guards) {
+    for (const [id, value] of Object.entries((g.longEntries ?? {}) as Record<string, string>)) {
+      const e = entries.get(`${k.split('#')[0]}#${id}`);
+      if (!e || value !== intervalValue(e as TimeEntry) || !isLongEntry(e as TimeEntry)) flag('day.orphan', g, `longEntries lists ${id} as ${value}; the entry is ${e ? `${e.state} ${intervalValue(e as TimeEntry)}` : 'missing'}`);
+    }
+    if (g.dayIndex !== true) continue;
+    for (const e of entriesOfEmployee.get(k) ?? []) {
+      if (isLongEntry(e as TimeEntry) && g.longEntries?.[e.id] !== intervalValue(e as TimeEntry)) flag('entry.days', e, `a long CLOSED entry the guard's longEntries does not list as ${intervalValue(e as TimeEntry)}`);
+      for (const day of indexedDaysOf(e as TimeEntry)) {
+        const d = days.get(`${entryKeys.day(e.organizationId, e.employeeId, day).PK}|${entryKeys.day(e.organizationId, e.employeeId, day).SK}`);
+        if (d?.[dayAttribute(e.id)] !== intervalValue(e as TimeEntry)) flag('entry.days', e, `day item ${day} does not list it as ${intervalValue(e as TimeEntry)}`);
+      }
+    }
   }
   const stats = new Map(of('TimeEntryStats').map((s) => [String(s.PK).replace(/^ORG#/, ''), s]));
   for (const [org, longest] of maxOfOrg) {

@@ -20,7 +20,7 @@ import {
   type OverlapCandidate,
   type OverlapOutcome,
 } from './domain-rules';
-import type { OverlapGuard, TimeEntry } from './model';
+import { isLongEntry, longEntriesOf, type OverlapGuard, type TimeEntry } from './model';
 
 export * from './domain-rules';
 export type { OverlapGuard } from './model';
@@ -101,8 +101,14 @@ export interface RevisionChange {
  */
 export interface TimesheetStore {
   getEntry(organizationId: string, id: string): Promise<TimeEntry | undefined>;
-  /** Capability, employee, location, guard, longest interval and export fence, read together. */
-  readRevisionContext(organizationId: string, employeeId: string, locationId?: string): Promise<RevisionContext & { readonly guard: OverlapGuard }>;
+  /**
+   * Capability, employee, location, guard, longest interval and export fence, read together;
+   * given an interval on at most MAX_INDEXED_DAYS UTC days, also the CLOSED entries on the
+   * employee's day items of those days (`closedNear`).
+   */
+  readRevisionContext(organizationId: string, employeeId: string, locationId?: string, interval?: Interval): Promise<RevisionContext & { readonly guard: OverlapGuard; readonly closedNear?: OverlapCandidate[] }>;
+  /** The employee's overlap guard alone (consistent). */
+  readGuard(organizationId: string, employeeId: string): Promise<OverlapGuard>;
   /** The entry, capability, location, longest interval and export fence, read together (no guard: its employee is not known yet). */
   readEntryContext(organizationId: string, entryId: string, locationId?: string): Promise<EntryRevisionContext>;
   /** The employee's overlap guard and, read after it, closedEntriesNear (consistent): a change of an existing entry. */
@@ -148,12 +154,14 @@ export interface CorrectCommand extends Correction, OverlapInput {
  * Adds a missed interval as one complete MANUAL entry.
  * Input: the create body; output: the CLOSED entry and the manifests it made stale.
  * 1. Check the interval (end after start, break shorter than the elapsed time).
- * 2. Read the capability, employee, location, guard, longest interval and export fence
- *    together (one BatchGetItem; with it the request's idempotency record).
+ * 2. Read the capability, employee, location, guard, longest interval, export fence and the
+ *    employee's day items of the interval's UTC days together (one BatchGetItem; with it the
+ *    request's idempotency record).
  * 3. Refuse when the timesheet capability is off (409), or the location or employee is not
  *    of this organization (422).
- * 4. Find overlapping entries: CLOSED ones in a bounded window of the employee's timeline,
- *    OPEN ones from the guard; 409 unless overridden with a reason.
+ * 4. Find overlapping entries: CLOSED ones from those day items and the guard's long entries
+ *    (or, for a guard from before day items or an interval on more days, a bounded window of
+ *    the employee's timeline), OPEN ones from the guard; 409 unless overridden with a reason.
  * 5. Stage the revision: entry, timeline item, restricted evidence (ad-hoc), next guard,
  *    stale marks, audit entry, and the capability, employee and location checks.
  */
@@ -163,10 +171,10 @@ export async function createTimeEntry(ports: TimesheetPorts, actor: Actor, cmd: 
   if (errors.length > 0) throw new ValidationError(errors);
   const locationId = cmd.context.kind === 'REGISTERED_LOCATION' ? cmd.context.locationId : undefined;
 
-  const context = checkedContext(await ports.store.readRevisionContext(org, cmd.employeeId, locationId), locationId);
+  const context = checkedContext(await ports.store.readRevisionContext(org, cmd.employeeId, locationId, cmd), locationId);
   if (!context.employeeExists) throw new ValidationError([{ pointer: '/employeeId', detail: `Employee ${cmd.employeeId} does not exist in this organization.` }]);
   const { guard } = context;
-  const closed = await ports.store.closedEntriesNear(org, cmd.employeeId, cmd, guard.maxClosedDurationMs);
+  const closed = guard.dayIndex && context.closedNear ? [...context.closedNear, ...longEntriesOf(guard)] : await ports.store.closedEntriesNear(org, cmd.employeeId, cmd, guard.maxClosedDurationMs);
   const overlap = resolveOverlaps(guard, closed, cmd, cmd);
 
   const now = ports.now().toISOString();
@@ -225,7 +233,9 @@ export async function correctTimeEntry(ports: TimesheetPorts, actor: Actor, entr
  * 1. Read the entry (404); a VOIDED entry is final (409); If-Match must be its ETag (412).
  * 2. Capability (409).  3. Stage the VOIDED revision at the revision read. The entry, the
  *    capability and the export fence are one BatchGetItem; a void never overlaps, so the
- *    guard is not read (an OPEN entry leaves it by an update that needs no read).
+ *    guard is not read (an OPEN entry leaves it by an update that needs no read, a CLOSED one
+ *    its day items). Only an entry on more UTC days than day items take is listed in the
+ *    guard itself: that void reads the guard to take it out.
  */
 export async function voidTimeEntry(ports: TimesheetPorts, actor: Actor, entryId: string, ifMatch: string, reason: string): Promise<WriteOutcome> {
   const org = actor.principal.organizationId;
@@ -234,7 +244,8 @@ export async function voidTimeEntry(ports: TimesheetPorts, actor: Actor, entryId
   assertNotVoided(current);
   assertIfMatch(ifMatch, current);
   const next = applyVoid(current, ports.now().toISOString());
-  const context = checkedContext(read);
+  const checked = checkedContext(read);
+  const context = isLongEntry(current) ? { ...checked, guard: await ports.store.readGuard(org, current.employeeId) } : checked;
   return stageRevision(ports, actor, { action: 'time_entry.voided', context, before: current, after: next, reason, requires: { capability: true, employee: false } });
 }
 

@@ -10,6 +10,7 @@ import type { Key } from '../shared/ddb/read';
  *   evidence     PK ORG#<org>#TE#<id>            SK EVIDENCE#r<revision>   (restricted, no index keys)
  *   guard        PK ORG#<org>#EMP#<employee>     SK TE_GUARD               (overlap guard of one employee)
  *   timeline     PK ORG#<org>#EMP#<employee>     SK TE#<startedAt>#<id>    (the employee's entries: id, interval, state)
+ *   day          PK ORG#<org>#EMP#<employee>     SK TE_UTCDAY#<yyyy-mm-dd> (CLOSED entries touching that UTC day: e_<id> -> "<start>/<end>")
  *   stats        PK ORG#<org>                    SK TE_STATS               (longest closed entry)
  *   GSI1 ORG#<org>#TE                 / <startedAt>#<id>   entries of the organization by start
  *   GSI2 ORG#<org>#EMP#<employee>#TE  / <startedAt>#<id>   entries of one employee by start
@@ -74,6 +75,15 @@ export const overlapGuardSchema = z
     openEntries: z.record(z.string(), z.string()).readonly().default({}),
     /** Longest CLOSED/VOIDED interval the employee ever had: bounds the overlap window. */
     maxClosedDurationMs: z.number().default(0),
+    /**
+     * Every CLOSED entry of the employee is on its day items (or, touching more than
+     * MAX_INDEXED_DAYS UTC days, in `longEntries`): a create reads those instead of the
+     * timeline window. Set when the guard is first written; guards from before day items keep
+     * the timeline Query until backfilled (`npm run backfill:overlap-days`).
+     */
+    dayIndex: z.boolean().default(false),
+    /** CLOSED entries touching more than MAX_INDEXED_DAYS UTC days: id -> "<startedAt>/<endedAt>". */
+    longEntries: z.record(z.string(), z.string()).readonly().default({}),
   })
   .readonly();
 export type OverlapGuard = z.output<typeof overlapGuardSchema>;
@@ -107,6 +117,8 @@ export const entryKeys = {
   evidence: (org: string, id: string, revision: number): Key => ({ PK: `ORG#${org}#TE#${id}`, SK: `EVIDENCE#r${String(revision).padStart(6, '0')}` }),
   guard: (org: string, employeeId: string): Key => ({ PK: `ORG#${org}#EMP#${employeeId}`, SK: 'TE_GUARD' }),
   timeline: (e: Pick<TimeEntry, 'organizationId' | 'employeeId' | 'startedAt' | 'id'>): Key => ({ PK: `ORG#${e.organizationId}#EMP#${e.employeeId}`, SK: `TE#${e.startedAt}#${e.id}` }),
+  /** Sorts after TE_GUARD, so a correction's Query from the timeline up to the guard never reads it. */
+  day: (org: string, employeeId: string, day: string): Key => ({ PK: `ORG#${org}#EMP#${employeeId}`, SK: `TE_UTCDAY#${day}` }),
   stats: (org: string): Key => ({ PK: `ORG#${org}`, SK: 'TE_STATS' }),
   byOrganization: (org: string) => `ORG#${org}#TE`,
   byEmployee: (org: string, employeeId: string) => `ORG#${org}#EMP#${employeeId}#TE`,
@@ -143,7 +155,56 @@ export const guardToItem = (g: OverlapGuard): Record<string, unknown> => ({
   version: g.version,
   openEntries: g.openEntries,
   maxClosedDurationMs: g.maxClosedDurationMs,
+  dayIndex: g.dayIndex,
+  longEntries: g.longEntries,
 });
+
+/** A CLOSED entry on at most this many UTC days goes on day items; a longer one in the guard's `longEntries`. */
+export const MAX_INDEXED_DAYS = 3;
+
+export const DAY_ITEM_TYPE = 'OverlapDay';
+
+/** The UTC days [startedAt, endedAt) touches, as yyyy-mm-dd (at most `max + 1`: enough to tell it is longer). */
+export function utcDaysOf({ startedAt, endedAt }: { readonly startedAt: string; readonly endedAt: string }, max = MAX_INDEXED_DAYS): string[] {
+  const days: string[] = [];
+  const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const last = dayOf(Date.parse(endedAt) - 1);
+  for (let at = Date.parse(dayOf(Date.parse(startedAt))); days.length <= max; at += 86_400_000) {
+    const day = dayOf(at);
+    days.push(day);
+    if (day >= last) break;
+  }
+  return days;
+}
+
+/** The days a CLOSED entry is indexed on; none for an OPEN or VOIDED one, or a long one (the guard holds it). */
+export function indexedDaysOf(e: Pick<TimeEntry, 'state' | 'startedAt' | 'endedAt'> | undefined): string[] {
+  if (!e || e.state !== 'CLOSED' || e.endedAt === null) return [];
+  const days = utcDaysOf({ startedAt: e.startedAt, endedAt: e.endedAt });
+  return days.length > MAX_INDEXED_DAYS ? [] : days;
+}
+
+/** A CLOSED entry too long for day items: the guard lists it. */
+export const isLongEntry = (e: Pick<TimeEntry, 'state' | 'startedAt' | 'endedAt'>): boolean =>
+  e.state === 'CLOSED' && e.endedAt !== null && utcDaysOf({ startedAt: e.startedAt, endedAt: e.endedAt }).length > MAX_INDEXED_DAYS;
+
+/** The attribute of one entry on a day item (top-level, so that SET and REMOVE need no parent map). */
+export const dayAttribute = (entryId: string) => `e_${entryId}`;
+export const intervalValue = (e: { readonly startedAt: string; readonly endedAt: string | null }) => `${e.startedAt}/${e.endedAt}`;
+
+const candidateOf = (id: string, value: unknown): TimelineItem => {
+  const [startedAt, endedAt] = z.string().parse(value).split('/');
+  return timelineItemSchema.parse({ id, startedAt, endedAt, state: 'CLOSED' });
+};
+
+/** The CLOSED entries a day item lists. */
+export const dayEntriesFromItem = (item: Record<string, unknown> | undefined): TimelineItem[] =>
+  Object.entries(item ?? {})
+    .filter(([name]) => name.startsWith('e_'))
+    .map(([name, value]) => candidateOf(name.slice(2), value));
+
+/** The long CLOSED entries a guard lists. */
+export const longEntriesOf = (g: OverlapGuard): TimelineItem[] => Object.entries(g.longEntries).map(([id, value]) => candidateOf(id, value));
 
 export const timelineToItem = (e: TimeEntry): Record<string, unknown> => ({
   ...entryKeys.timeline(e),
@@ -174,9 +235,22 @@ export const durationMs = (e: Pick<TimeEntry, 'startedAt' | 'endedAt'>): number 
  * The guard after `before` became `after` (undefined: the entry is new): the OPEN entries it
  * lists, and the employee's longest interval (never lowered).
  */
-export function nextGuard(guard: OverlapGuard, before: TimeEntry | undefined, after: TimeEntry): Pick<OverlapGuard, 'openEntries' | 'maxClosedDurationMs'> {
+export function nextGuard(guard: OverlapGuard, before: TimeEntry | undefined, after: TimeEntry): GuardChange {
   const openEntries = { ...guard.openEntries };
-  if (before) delete openEntries[before.id];
+  const longEntries = { ...guard.longEntries };
+  if (before) {
+    delete openEntries[before.id];
+    delete longEntries[before.id];
+  }
   if (after.state === 'OPEN') openEntries[after.id] = after.startedAt;
-  return { openEntries, maxClosedDurationMs: Math.max(guard.maxClosedDurationMs, durationMs(after)) };
+  if (isLongEntry(after)) longEntries[after.id] = intervalValue(after);
+  return {
+    openEntries,
+    longEntries,
+    maxClosedDurationMs: Math.max(guard.maxClosedDurationMs, durationMs(after)),
+    // A guard written for the first time has seen every entry of the employee: none yet.
+    dayIndex: guard.version === 0 || guard.dayIndex,
+  };
 }
+
+export type GuardChange = Pick<OverlapGuard, 'openEntries' | 'maxClosedDurationMs' | 'longEntries' | 'dayIndex'>;

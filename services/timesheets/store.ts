@@ -11,6 +11,9 @@ import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import { FeatureNotEnabledError, ValidationError } from '../shared/errors';
 import type { EntryRevisionContext, ExportFence, Interval, OverlapCandidate, RevisionChange, RevisionContext, StalePlan, TimesheetStore } from './domain';
 import {
+  dayAttribute,
+  dayEntriesFromItem,
+  DAY_ITEM_TYPE,
   durationMs,
   entryFromItem,
   entryKeys,
@@ -19,11 +22,16 @@ import {
   GUARD_ITEM_TYPE,
   guardFromItem,
   guardToItem,
+  indexedDaysOf,
+  intervalValue,
+  MAX_INDEXED_DAYS,
   nextGuard,
+  utcDaysOf,
   statsMaxDurationMs,
   statsToItem,
   timelineFromItem,
   timelineToItem,
+  type GuardChange,
   type OverlapGuard,
   type TimeEntry,
 } from './model';
@@ -55,6 +63,7 @@ export const ENTRY_LABEL = 'entry';
 export const GUARD_LABEL = 'guard';
 export const STATS_LABEL = 'stats';
 export const TIMELINE_LABEL = 'timeline';
+export const DAY_LABEL = 'overlap-day';
 export const EVIDENCE_LABEL = 'evidence';
 
 export const getEntry = (db: Db, org: string, id: string): Promise<TimeEntry | undefined> => getOne(db, entryKeys.entry(org, id), entryFromItem);
@@ -75,18 +84,26 @@ async function batchGetWithRecord(db: Db, unit: UnitOfWork, keys: readonly Key[]
 
 /**
  * One BatchGetItem: organization (capability), employee, guard, stats, export fence, the
- * location of a registered context, and the idempotency record when read along. Existence
- * only for employee and location: their items stay theirs.
+ * location of a registered context, the idempotency record when read along, and, for a new
+ * interval on at most MAX_INDEXED_DAYS UTC days, the employee's day items of those days
+ * (`closedNear`: the CLOSED entries on them). Existence only for employee and location: their
+ * items stay theirs.
  */
-export async function readRevisionContext(db: Db, unit: UnitOfWork, exportsPort: ExportsPort, org: string, employeeId: string, locationId?: string): Promise<RevisionContext & { readonly guard: OverlapGuard }> {
-  const [organization, employee, guard, stats, fence, location] = await batchGetWithRecord(db, unit, [
+export async function readRevisionContext(db: Db, unit: UnitOfWork, exportsPort: ExportsPort, org: string, employeeId: string, locationId?: string, interval?: Interval): Promise<RevisionContext & { readonly guard: OverlapGuard; readonly closedNear?: OverlapCandidate[] }> {
+  const days = interval?.endedAt ? utcDaysOf({ startedAt: interval.startedAt, endedAt: interval.endedAt }) : [];
+  const dayKeys = days.length > 0 && days.length <= MAX_INDEXED_DAYS ? days.map((day) => entryKeys.day(org, employeeId, day)) : [];
+  const [organization, employee, guard, stats, fence, ...rest] = await batchGetWithRecord(db, unit, [
     organizationKeys.organization(org),
     employeeKeys.employee(org, employeeId),
     entryKeys.guard(org, employeeId),
     entryKeys.stats(org),
     exportsPort.fenceKey(org),
+    ...dayKeys,
     ...(locationId ? [locationKeys.location(org, locationId)] : []),
   ]);
+  const dayItems = rest.slice(0, dayKeys.length);
+  const location = rest[dayKeys.length];
+  const closedNear = dayKeys.length > 0 ? [...new Map(dayItems.flatMap(dayEntriesFromItem).map((c) => [c.id, c])).values()] : undefined;
   return {
     writesEnabled: capabilityOf(organization),
     employeeExists: employee !== undefined,
@@ -94,7 +111,14 @@ export async function readRevisionContext(db: Db, unit: UnitOfWork, exportsPort:
     guard: guardFromItem(org, employeeId, guard),
     orgMaxDurationMs: statsMaxDurationMs(stats),
     fence: exportsPort.fenceFromItem(org, fence),
+    ...(closedNear ? { closedNear } : {}),
   };
+}
+
+/** The overlap guard of one employee (a void of an entry the guard lists as long). */
+export async function readGuard(db: Db, org: string, employeeId: string): Promise<OverlapGuard> {
+  const out = await db.doc.send(new GetCommand({ TableName: db.tableName, Key: entryKeys.guard(org, employeeId), ConsistentRead: true }));
+  return guardFromItem(org, employeeId, out.Item);
 }
 
 /**
@@ -225,7 +249,7 @@ export const putRestrictedEvidence = (org: string, entryId: string, revision: nu
  * Transaction item: the guard's next version. Two concurrent writes for one employee both
  * read version N; only one can write N+1, the other runs again and re-checks overlaps.
  */
-export const putNextGuard = (guard: OverlapGuard, next: Pick<OverlapGuard, 'openEntries' | 'maxClosedDurationMs'>): TxItem => ({
+export const putNextGuard = (guard: OverlapGuard, next: GuardChange): TxItem => ({
   label: GUARD_LABEL,
   op: {
     Put: {
@@ -277,10 +301,36 @@ export function timelineItems(before: TimeEntry | undefined, after: TimeEntry): 
 }
 
 /**
+ * Transaction items: the employee's day items after a write. A CLOSED entry is listed (its
+ * interval under `e_<id>`) on each UTC day it touches, at most MAX_INDEXED_DAYS (a longer one
+ * is in the guard); a day it left loses it. One Update per day, without a condition: the
+ * guard's version orders the writes that add intervals, and a removal can only lift an
+ * overlap, never make one.
+ */
+export function dayItems(before: TimeEntry | undefined, after: TimeEntry): TxItem[] {
+  const was = indexedDaysOf(before);
+  const is = indexedDaysOf(after);
+  if (before && before.startedAt === after.startedAt && before.endedAt === after.endedAt && was.length === is.length) return [];
+  const name = { '#entry': dayAttribute(after.id), '#type': 'itemType' };
+  return [...new Set([...was, ...is])].sort().map((day) => ({
+    label: DAY_LABEL,
+    op: {
+      Update: {
+        Key: entryKeys.day(after.organizationId, after.employeeId, day),
+        ...(is.includes(day)
+          ? { UpdateExpression: 'SET #entry = :interval, #type = :type', ExpressionAttributeNames: name, ExpressionAttributeValues: { ':interval': intervalValue(after), ':type': DAY_ITEM_TYPE } }
+          : { UpdateExpression: 'REMOVE #entry', ExpressionAttributeNames: { '#entry': name['#entry'] } }),
+      },
+    },
+  }));
+}
+
+/**
  * The items every new revision of an entry commits, whoever writes it (the API's use cases,
  * the evidence projection): the entry (new, or conditioned on the revision it was computed
  * from), the stale marks of the exports it alters with the fence check, its timeline item,
- * the guard's next version, and the organization's longest interval when it grows.
+ * its day items, the guard's next version, and the organization's longest interval when it
+ * grows.
  */
 export function revisionItems(guard: OverlapGuard | undefined, orgMaxDurationMs: number, before: TimeEntry | undefined, after: TimeEntry, stale: StalePlan): TxItem[] {
   const duration = durationMs(after);
@@ -288,6 +338,7 @@ export function revisionItems(guard: OverlapGuard | undefined, orgMaxDurationMs:
     before ? putNextRevision(after, before.revision) : putNewEntry(after),
     ...stale.items,
     ...(guard || !before || before.startedAt !== after.startedAt || before.endedAt !== after.endedAt || before.state !== after.state ? timelineItems(before, after) : []),
+    ...dayItems(before, after),
     ...guardItems(guard, before, after),
     ...(duration > orgMaxDurationMs ? [raiseOrgMaxDuration(after.organizationId, duration)] : []),
   ];
@@ -335,7 +386,8 @@ function explainRequirement(error: TransactionCancelledError, requires: Revision
 /** The timesheets store port on DynamoDB, staging writes in `unit`; `exportsPort` is the reports area's side of a revision. */
 export const timesheetsStore = (db: Db, unit: UnitOfWork, exportsPort: ExportsPort): TimesheetStore => ({
   getEntry: (org, id) => getEntry(db, org, id),
-  readRevisionContext: (org, employeeId, locationId) => readRevisionContext(db, unit, exportsPort, org, employeeId, locationId),
+  readRevisionContext: (org, employeeId, locationId, interval) => readRevisionContext(db, unit, exportsPort, org, employeeId, locationId, interval),
+  readGuard: (org, employeeId) => readGuard(db, org, employeeId),
   readEntryContext: (org, entryId, locationId) => readEntryContext(db, unit, exportsPort, org, entryId, locationId),
   guardAndClosedEntriesNear: (org, employeeId, interval, maxDurationMs) => guardAndClosedEntriesNear(db, org, employeeId, interval, maxDurationMs),
   closedEntriesNear: (org, employeeId, interval, maxDurationMs) => closedEntriesNear(db, org, employeeId, interval, maxDurationMs),

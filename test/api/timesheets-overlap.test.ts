@@ -1,5 +1,5 @@
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { call, countByType, expectProblem, startApi, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
+import { DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { call, countByType, expectProblem, itemsOfType, startApi, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
 import { addEmployee, auditItemsOf, correctEntry, createEntry, createdEntry, manualBody, scan, storedEntriesOf, voidEntry } from './timesheets-fixture';
 
 /**
@@ -228,5 +228,73 @@ describe('overlap check against committed entries, not against an index', () => 
     expect((await voidEntry(api, first.body.id, etag(first), { reason: 'Wrong day' })).status).toBe(200);
     indexesLagBehind([], [closedImage]);
     expect((await createEntry(api, bodyFor(employee, interval('29', '10:00', '14:00')))).status).toBe(201);
+  });
+});
+
+describe('overlap from the employee day items (one BatchGetItem, no Query)', () => {
+  /** The DynamoDB commands the handlers send while `run` runs, by name. */
+  async function commandsDuring<T>(run: () => Promise<T>): Promise<{ result: T; commands: string[] }> {
+    const commands: string[] = [];
+    const send = DynamoDBDocumentClient.prototype.send;
+    const spy = jest.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementation(function (this: DynamoDBDocumentClient, command: { constructor: { name: string } }, ...rest: unknown[]) {
+      commands.push(command.constructor.name.replace(/Command$/, ''));
+      return (send as (...a: unknown[]) => unknown).call(this, command, ...rest);
+    } as never);
+    try {
+      return { result: await run(), commands };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it('a create reads the guard, the day items and the rest in one BatchGetItem and commits in one TransactWriteItems', async () => {
+    const employee = await addEmployee(api);
+    await createdEntry(api, bodyFor(employee, interval('10', '08:00', '12:00')));
+    const { result, commands } = await commandsDuring(() => createEntry(api, bodyFor(employee, interval('10', '12:00', '16:00'))));
+    expect(result.status).toBe(201);
+    expect(commands.filter((c) => c !== 'Get')).toEqual(['BatchGet', 'TransactWrite']);
+    const refused = await commandsDuring(() => createEntry(api, bodyFor(employee, interval('10', '11:00', '13:00'))));
+    expect(refused.commands).not.toContain('Query');
+    expectOverlap(refused.result, await storedEntriesOf(api.db, employee).then((es) => es.map((e) => e.id)));
+  });
+
+  it('finds entries across UTC midnight from either day', async () => {
+    const employee = await addEmployee(api);
+    const night = await createdEntry(api, bodyFor(employee, { startedAt: at('11', '22:00'), endedAt: at('12', '02:00') }));
+    expectOverlap(await createEntry(api, bodyFor(employee, interval('12', '01:00', '03:00'))), [night.body.id]);
+    expectOverlap(await createEntry(api, bodyFor(employee, interval('11', '21:00', '22:30'))), [night.body.id]);
+    expect((await createEntry(api, bodyFor(employee, interval('12', '02:00', '06:00')))).status).toBe(201);
+  });
+
+  it('frees the old days of an entry a correction moved and blocks the new ones', async () => {
+    const employee = await addEmployee(api);
+    const moved = await createdEntry(api, bodyFor(employee, interval('13', '08:00', '12:00')));
+    expect((await correctEntry(api, moved.body.id, etag(moved), { startedAt: at('14', '08:00'), endedAt: at('14', '12:00'), reason: 'Wrong day' })).status).toBe(200);
+    expect((await createEntry(api, bodyFor(employee, interval('13', '09:00', '10:00')))).status).toBe(201);
+    expectOverlap(await createEntry(api, bodyFor(employee, interval('14', '09:00', '10:00'))), [moved.body.id]);
+  });
+
+  it('takes a voided entry longer than the day items hold out of the guard', async () => {
+    const employee = await addEmployee(api);
+    const long = await createdEntry(api, bodyFor(employee, { startedAt: at('15', '08:00'), endedAt: at('19', '08:00') }));
+    expectOverlap(await createEntry(api, bodyFor(employee, interval('17', '10:00', '11:00'))), [long.body.id]);
+    expect((await voidEntry(api, long.body.id, etag(long), { reason: 'Forgotten check-out' })).status).toBe(200);
+    expect((await createEntry(api, bodyFor(employee, interval('17', '10:00', '11:00')))).status).toBe(201);
+    const [guard] = (await itemsOfType(api.db, 'OverlapGuard')).filter((g) => g.PK.endsWith(`#EMP#${employee}`));
+    expect(guard).toMatchObject({ dayIndex: true, longEntries: {} });
+  });
+
+  it('keeps reading the timeline window for a guard written before day items', async () => {
+    const employee = await addEmployee(api);
+    const old = await createdEntry(api, bodyFor(employee, interval('16', '08:00', '12:00')));
+    // What a table from before day items holds: the guard without dayIndex, no day items.
+    const items = await itemsOfType(api.db, 'OverlapGuard');
+    const guard = items.find((g) => g.PK.endsWith(`#EMP#${employee}`))!;
+    const { dayIndex: _dayIndex, longEntries: _longEntries, ...legacy } = guard;
+    await api.db.doc.send(new PutCommand({ TableName: api.db.tableName, Item: legacy }));
+    await api.db.doc.send(new DeleteCommand({ TableName: api.db.tableName, Key: { PK: guard.PK, SK: `TE_UTCDAY#${at('16', '08:00').slice(0, 10)}` } }));
+    const { result, commands } = await commandsDuring(() => createEntry(api, bodyFor(employee, interval('16', '10:00', '14:00'))));
+    expectOverlap(result, [old.body.id]);
+    expect(commands).toContain('Query');
   });
 });
