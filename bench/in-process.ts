@@ -190,8 +190,8 @@ export async function measureCallsPerOp(app: InProcess, repeat = 5): Promise<Rec
     'GET /timesheets/{id}': { run: () => send('GET', `${app.orgUrl}/timesheets/${entryId}`, admin), minimum: 1, reason: 'one GetItem' },
     'POST /timesheets': {
       run: () => send('POST', `${app.orgUrl}/timesheets`, admin, createBody(), { 'Idempotency-Key': randomUUID() }),
-      minimum: 3,
-      reason: 'one BatchGetItem (organization capability, employee, location, guard, bound, export fence, and the idempotency record read along: no IN_PROGRESS lock), one consistent Query of the overlap window, one TransactWriteItems',
+      minimum: 2,
+      reason: "one BatchGetItem (organization capability, employee, location, guard, bound, export fence, the employee's day items of the interval's UTC days, and the idempotency record read along: no IN_PROGRESS lock, no overlap Query), one TransactWriteItems",
     },
     'PATCH /timesheets/{id}': {
       run: async () => {
@@ -217,7 +217,7 @@ export async function measureCallsPerOp(app: InProcess, repeat = 5): Promise<Rec
         return app.meter.during(() => send('POST', `${app.orgUrl}/timesheets/${created.body.id}/void`, admin, { reason: 'Bench' }, { 'Idempotency-Key': randomUUID(), 'If-Match': created.etag! })).then((r) => ({ ...r.result, calls: r.calls }));
       },
       minimum: 2,
-      reason: 'one BatchGetItem (entry, capability, fence, idempotency record), one TransactWriteItems; a void never overlaps, so no guard read (an OPEN entry leaves the guard by an update)',
+      reason: 'one BatchGetItem (entry, capability, fence, idempotency record), one TransactWriteItems; a void never overlaps, so no guard read (an OPEN entry leaves the guard, a CLOSED one its day items, by updates)',
     },
     'GET /audit (limit 50)': { run: () => send('GET', `${app.orgUrl}/audit?limit=50`, admin), minimum: 1, reason: 'one Query on GSI1' },
     'GET /work-events (limit 50)': { run: () => send('GET', `${app.orgUrl}/work-events?limit=50`, admin), minimum: 1, reason: 'one Query on GSI1' },
