@@ -9,9 +9,9 @@ import { createDb, type Db } from '../services/shared/ddb/client';
 import { commit, type TxItem } from '../services/shared/ddb/transaction';
 import type { TimeEntry } from '../services/timesheets/domain';
 import { dayItems, putNewEntry, putNextGuard, timelineItems } from '../services/timesheets/store';
-import { guardFromItem, entryKeys, nextGuard, utcDaysOf } from '../services/timesheets/model';
+import { ENTRY_ATTRIBUTES, guardFromItem, entryKeys, nextGuard, utcDaysOf } from '../services/timesheets/model';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet } from '../services/shared/ddb/read';
+import { batchGet, projectionOf } from '../services/shared/ddb/read';
 import { startLocalRuntime, type LocalRuntime } from './lib/local-runtime';
 import { percentile, round } from './lib/stats';
 
@@ -24,6 +24,7 @@ import { percentile, round } from './lib/stats';
 /** The raw shape a list page is set against. */
 export const RAW_LIST_QUERY = 'Query (list page shape: GSI1, limit 51)';
 export const RAW_CREATE_SEQUENCE = 'create call sequence (BatchGetItem, TransactWriteItems)';
+export const RAW_LIST_QUERY_PROJECTED = "Query (list page shape, the API's projection: the entry's attributes, no keys)";
 /** Paired rounds: the ratios are their medians. */
 const PAIRED_ROUNDS = 5;
 
@@ -51,7 +52,7 @@ export interface ThroughputResults {
    * (same connections), so that both sides of a ratio see the same moment of a shared
    * machine; the median of the per-round ratios.
    */
-  readonly paired?: { readonly connections: number; readonly sliceS: number; readonly rounds: number; readonly createVsRawTransact: number; readonly listVsRawQuery: number; readonly createVsRawSequence?: number; readonly perRound: { create: number; list: number; createVsSequence?: number }[] };
+  readonly paired?: { readonly connections: number; readonly sliceS: number; readonly rounds: number; readonly createVsRawTransact: number; readonly listVsRawQuery: number; readonly createVsRawSequence?: number; readonly listVsProjectedQuery?: number; readonly perRound: { create: number; list: number; createVsSequence?: number; listVsProjected?: number }[] };
 }
 
 const ADMIN_SCOPES = 'admin';
@@ -281,6 +282,8 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
     [RAW_CREATE_SEQUENCE]: (w) => rawCreateSequence(rawEmployees[w]),
     // The physical minimum of a page: ONE Query of the organization's entries by start (limit + 1, to know whether more follow).
     [RAW_LIST_QUERY]: () => rawDb.doc.send(new QueryCommand({ TableName: rawDb.tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': entryKeys.byOrganization(demo.organizationId) }, Limit: 51 })),
+    // The same Query as the API sends it: only the entry's own attributes (like for like).
+    [RAW_LIST_QUERY_PROJECTED]: () => rawDb.doc.send(new QueryCommand({ TableName: rawDb.tableName, IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': entryKeys.byOrganization(demo.organizationId) }, Limit: 51, ...projectionOf(ENTRY_ATTRIBUTES) })),
   };
   const raw: Record<string, LoadResult[]> = {};
   for (const [name, op] of Object.entries(rawScenarios)) {
@@ -294,7 +297,7 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
   // Paired: API and raw alternate slice by slice, so that load from outside hits both alike.
   const pairedConnections = 8;
   const sliceS = options.durationS >= 5 ? 3 : 2;
-  const perRound: { create: number; list: number; createVsSequence: number }[] = [];
+  const perRound: { create: number; list: number; createVsSequence: number; listVsProjected: number }[] = [];
   // Five rounds, the order inside a round alternating (API first, then raw first), so that
   // neither side always follows the other's leftovers (DynamoDB Local's GC, a warm cache).
   for (let round = 0; round < PAIRED_ROUNDS; round += 1) {
@@ -312,6 +315,7 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
       () => closedLoop(pairedConnections, sliceS, rawScenarios['TransactWriteItems (create shape)']),
     );
     const rawSequence = await closedLoop(pairedConnections, sliceS, rawScenarios[RAW_CREATE_SEQUENCE]);
+    const rawProjected = await closedLoop(pairedConnections, sliceS, rawScenarios[RAW_LIST_QUERY_PROJECTED]);
     const [apiList, rawList] = await pair(
       () => autocannonRun(pairedConnections, sliceS, scenarios['GET /timesheets (limit 50)']({}), {}),
       () => closedLoop(pairedConnections, sliceS, rawScenarios[RAW_LIST_QUERY]),
@@ -320,11 +324,12 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
       create: round3(apiCreate.reqPerSec / rawCreate.reqPerSec),
       list: round3(apiList.reqPerSec / rawList.reqPerSec),
       createVsSequence: round3(apiCreate.reqPerSec / rawSequence.reqPerSec),
+      listVsProjected: round3(apiList.reqPerSec / rawProjected.reqPerSec),
     });
     log(`paired round ${round + 1}: create ${perRound.at(-1)!.create}, list ${perRound.at(-1)!.list}, create vs its raw call sequence ${perRound.at(-1)!.createVsSequence}`);
   }
   const mid = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  const paired = { connections: pairedConnections, sliceS, rounds: perRound.length, createVsRawTransact: mid(perRound.map((r) => r.create)), listVsRawQuery: mid(perRound.map((r) => r.list)), createVsRawSequence: mid(perRound.map((r) => r.createVsSequence)), perRound };
+  const paired = { connections: pairedConnections, sliceS, rounds: perRound.length, createVsRawTransact: mid(perRound.map((r) => r.create)), listVsRawQuery: mid(perRound.map((r) => r.list)), createVsRawSequence: mid(perRound.map((r) => r.createVsSequence)), listVsProjectedQuery: mid(perRound.map((r) => r.listVsProjected)), perRound };
   rawDb.doc.destroy();
   db.doc.destroy();
   return { api, raw, rawTransactShape: { items: shape.length, actions: shape.map((i) => `${Object.keys(i.op)[0]} ${i.label}`) }, paired };

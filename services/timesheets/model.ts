@@ -38,25 +38,26 @@ const sourceSchema = z
   .readonly();
 
 /** The current revision of a time entry: the effective interval timesheets, payroll and reports use. */
-export const timeEntrySchema = z
-  .object({
-    id: z.string(),
-    organizationId: z.string(),
-    employeeId: z.string(),
-    context: contextSchema,
-    startedAt: z.string(),
-    endedAt: z.string().nullable().default(null),
-    breakMinutes: z.number().int(),
-    origin: z.enum(['SCANNED', 'MANUAL']),
-    state: z.enum(states),
-    adjusted: z.boolean().default(false),
-    revision: z.number().int(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    source: sourceSchema.optional(),
-  })
-  .readonly();
+const timeEntryObject = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  employeeId: z.string(),
+  context: contextSchema,
+  startedAt: z.string(),
+  endedAt: z.string().nullable().default(null),
+  breakMinutes: z.number().int(),
+  origin: z.enum(['SCANNED', 'MANUAL']),
+  state: z.enum(states),
+  adjusted: z.boolean().default(false),
+  revision: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  source: sourceSchema.optional(),
+});
+export const timeEntrySchema = timeEntryObject.readonly();
 export type TimeEntry = z.output<typeof timeEntrySchema>;
+/** The attributes of an entry item that make the entry (no keys, no index attributes): what a page projects. */
+export const ENTRY_ATTRIBUTES: readonly string[] = Object.keys(timeEntryObject.shape);
 export type Origin = TimeEntry['origin'];
 export type EntryState = TimeEntry['state'];
 export type EntryContext = TimeEntry['context'];

@@ -1,6 +1,9 @@
 import type { Db } from '../shared/ddb/client';
-import { batchGet, collect, collectAll, positionRange } from '../shared/ddb/read';
-import { entryFromItem, entryKeys, statsMaxDurationMs, timelineFromItem, type EntryState, type TimeEntry } from './model';
+import { batchGet, collect, collectAll, positionRange, projectionOf } from '../shared/ddb/read';
+import { ENTRY_ATTRIBUTES, entryFromItem, entryKeys, statsMaxDurationMs, timelineFromItem, type EntryState, type TimeEntry } from './model';
+
+/** A page reads the entry's own attributes only: no keys or index attributes to transfer and parse. */
+const ENTRY_PROJECTION = projectionOf(ENTRY_ATTRIBUTES);
 
 /**
  * The list and range reads of time entries: pages of the organization's or an employee's
@@ -73,7 +76,9 @@ async function endedStream(db: Db, f: ListFilter, max: number, maxDurationMs: nu
       IndexName: index,
       KeyConditionExpression: range.key,
       ExpressionAttributeValues: values,
-      ...(filters.length > 0 ? { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names } : {}),
+      ProjectionExpression: ENTRY_PROJECTION.ProjectionExpression,
+      ExpressionAttributeNames: { ...ENTRY_PROJECTION.ExpressionAttributeNames, ...(filters.length > 0 ? names : {}) },
+      ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
     },
     max,
     // `max` is already the page's limit + 1: that item tells whether more follow.
@@ -91,6 +96,7 @@ async function openStream(db: Db, f: ListFilter, max: number): Promise<TimeEntry
     {
       IndexName: 'GSI3',
       KeyConditionExpression: key,
+      ...ENTRY_PROJECTION,
       ...(f.employeeId ? { FilterExpression: 'employeeId = :employee', ExpressionAttributeValues: { ...values, ':employee': f.employeeId } } : { ExpressionAttributeValues: values }),
     },
     max,

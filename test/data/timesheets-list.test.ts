@@ -9,6 +9,8 @@ import { createTestTable } from '../support/table';
 
 let db: Db;
 let scanned = 0;
+/** The attributes each Query returned, per item. */
+let returnedAttributes: string[][] = [];
 const ORG = '77777777-7777-4777-8777-777777777777';
 const A = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 const B = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb';
@@ -38,6 +40,7 @@ beforeAll(async () => {
   db.doc.middlewareStack.add((next) => async (args) => {
     const out = await next(args);
     scanned += (out.output as { ScannedCount?: number }).ScannedCount ?? 0;
+    returnedAttributes.push(...((out.output as { Items?: Record<string, unknown>[] }).Items ?? []).map((i) => Object.keys(i).sort()));
     return out;
   }, { step: 'initialize', name: 'countScanned' });
   Object.assign(named, {
@@ -58,6 +61,16 @@ beforeAll(async () => {
 const ids = (entries: TimeEntry[]) => entries.map((e) => Object.entries(named).find(([, v]) => v.id === e.id)?.[0] ?? 'history');
 
 describe('listEntries', () => {
+  it("reads only the entry's own attributes: no keys or index attributes to transfer and parse", async () => {
+    returnedAttributes = [];
+    const pages = [await listEntries(db, { organizationId: ORG, to: h(12) }, 5, MAX), await listEntries(db, { organizationId: ORG, from: h(8), to: h(12) }, 5, MAX), await listEntries(db, { organizationId: ORG, state: 'OPEN' }, 5, MAX)];
+    expect(pages.every((p) => p.items.length > 0)).toBe(true);
+    expect(returnedAttributes.length).toBeGreaterThan(0);
+    for (const names of returnedAttributes) expect(names.filter((n) => /^(PK|SK|GSI\dPK|GSI\dSK|itemType)$/.test(n))).toEqual([]);
+    // Nothing the entry holds is lost: every item of the range page is the entry as written.
+    for (const item of pages[1].items) expect(item).toEqual(Object.values(named).find((e) => e.id === item.id));
+  });
+
   it('returns the entries overlapping [from, to) in start order: straddling in, touching out, OPEN in', async () => {
     scanned = 0;
     const page = await listEntries(db, { organizationId: ORG, from: h(8), to: h(12) }, 50, MAX);
