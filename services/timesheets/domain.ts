@@ -63,6 +63,12 @@ export interface RevisionContext {
   readonly guard?: OverlapGuard;
   /** The organization's longest closed interval (raised in the same transaction when it grows). */
   readonly orgMaxDurationMs: number;
+  /**
+   * The versions of the employee's day items read with the guard (a create; 0: no item yet).
+   * A BatchGetItem is not one snapshot: the guard may be read after a concurrent write and a
+   * day item before it, so the write also holds only if each day item read is still as read.
+   */
+  readonly dayVersions?: Readonly<Record<string, number>>;
   /** Which months have export manifests; its version fences manifests being opened. */
   readonly fence: ExportFence;
 }

@@ -198,6 +198,9 @@ const candidateOf = (id: string, value: unknown): TimelineItem => {
   return timelineItemSchema.parse({ id, startedAt, endedAt, state: 'CLOSED' });
 };
 
+/** The version of a day item as read (0: no item, or one from before versions). */
+export const dayVersionOf = (item: Record<string, unknown> | undefined): number => z.number().int().catch(0).parse(item?.version);
+
 /** The CLOSED entries a day item lists. */
 export const dayEntriesFromItem = (item: Record<string, unknown> | undefined): TimelineItem[] =>
   Object.entries(item ?? {})

@@ -72,9 +72,10 @@ export async function indexEmployeeDays(db: Db, { organizationId: org, employeeI
       const set = [...want].filter(([name, value]) => have[name] !== value);
       const remove = Object.keys(have).filter((name) => name.startsWith('e_') && !want.has(name));
       if (set.length === 0 && remove.length === 0) continue;
-      const names: Record<string, string> = { '#type': 'itemType' };
-      const values: Record<string, unknown> = { ':type': DAY_ITEM_TYPE };
-      const assignments = ['#type = :type'];
+      // Each write moves the day's version on, as a revision's does (a create conditions on it).
+      const names: Record<string, string> = { '#type': 'itemType', '#version': 'version' };
+      const values: Record<string, unknown> = { ':type': DAY_ITEM_TYPE, ':zero': 0, ':one': 1 };
+      const assignments = ['#type = :type', '#version = if_not_exists(#version, :zero) + :one'];
       set.forEach(([name, value], i) => {
         names[`#s${i}`] = name;
         values[`:s${i}`] = value;

@@ -13,6 +13,7 @@ import type { EntryRevisionContext, ExportFence, Interval, OverlapCandidate, Rev
 import {
   dayAttribute,
   dayEntriesFromItem,
+  dayVersionOf,
   DAY_ITEM_TYPE,
   durationMs,
   entryFromItem,
@@ -101,9 +102,9 @@ export async function readRevisionContext(db: Db, unit: UnitOfWork, exportsPort:
     ...dayKeys,
     ...(locationId ? [locationKeys.location(org, locationId)] : []),
   ]);
-  const dayItems = rest.slice(0, dayKeys.length);
+  const dayItemsRead = rest.slice(0, dayKeys.length);
   const location = rest[dayKeys.length];
-  const closedNear = dayKeys.length > 0 ? [...new Map(dayItems.flatMap(dayEntriesFromItem).map((c) => [c.id, c])).values()] : undefined;
+  const closedNear = dayKeys.length > 0 ? [...new Map(dayItemsRead.flatMap(dayEntriesFromItem).map((c) => [c.id, c])).values()] : undefined;
   return {
     writesEnabled: capabilityOf(organization),
     employeeExists: employee !== undefined,
@@ -111,7 +112,7 @@ export async function readRevisionContext(db: Db, unit: UnitOfWork, exportsPort:
     guard: guardFromItem(org, employeeId, guard),
     orgMaxDurationMs: statsMaxDurationMs(stats),
     fence: exportsPort.fenceFromItem(org, fence),
-    ...(closedNear ? { closedNear } : {}),
+    ...(closedNear ? { closedNear, dayVersions: Object.fromEntries(dayKeys.map((_, i) => [days[i], dayVersionOf(dayItemsRead[i])])) } : {}),
   };
 }
 
@@ -303,26 +304,33 @@ export function timelineItems(before: TimeEntry | undefined, after: TimeEntry): 
 /**
  * Transaction items: the employee's day items after a write. A CLOSED entry is listed (its
  * interval under `e_<id>`) on each UTC day it touches, at most MAX_INDEXED_DAYS (a longer one
- * is in the guard); a day it left loses it. One Update per day, without a condition: the
- * guard's version orders the writes that add intervals, and a removal can only lift an
- * overlap, never make one.
+ * is in the guard); a day it left loses it. One Update per day, each moving the day's version
+ * on. Conditioned only on the day items a create read with its guard (`readVersions`): the
+ * guard's version orders the writes that add intervals, but a BatchGetItem may read the guard
+ * after a concurrent write and a day item before it. A removal can only lift an overlap.
  */
-export function dayItems(before: TimeEntry | undefined, after: TimeEntry): TxItem[] {
+export function dayItems(before: TimeEntry | undefined, after: TimeEntry, readVersions?: Readonly<Record<string, number>>): TxItem[] {
   const was = indexedDaysOf(before);
   const is = indexedDaysOf(after);
   if (before && before.startedAt === after.startedAt && before.endedAt === after.endedAt && was.length === is.length) return [];
-  const name = { '#entry': dayAttribute(after.id), '#type': 'itemType' };
-  return [...new Set([...was, ...is])].sort().map((day) => ({
-    label: DAY_LABEL,
-    op: {
-      Update: {
-        Key: entryKeys.day(after.organizationId, after.employeeId, day),
-        ...(is.includes(day)
-          ? { UpdateExpression: 'SET #entry = :interval, #type = :type', ExpressionAttributeNames: name, ExpressionAttributeValues: { ':interval': intervalValue(after), ':type': DAY_ITEM_TYPE } }
-          : { UpdateExpression: 'REMOVE #entry', ExpressionAttributeNames: { '#entry': name['#entry'] } }),
+  const bump = '#version = if_not_exists(#version, :zero) + :one';
+  return [...new Set([...was, ...is])].sort().map((day) => {
+    const read = readVersions?.[day];
+    const condition = read === undefined ? {} : read === 0 ? { ConditionExpression: 'attribute_not_exists(#version)' } : { ConditionExpression: '#version = :read' };
+    const listed = is.includes(day);
+    return {
+      label: DAY_LABEL,
+      op: {
+        Update: {
+          Key: entryKeys.day(after.organizationId, after.employeeId, day),
+          UpdateExpression: listed ? `SET #entry = :interval, #type = :type, ${bump}` : `REMOVE #entry SET ${bump}`,
+          ExpressionAttributeNames: { '#entry': dayAttribute(after.id), '#version': 'version', ...(listed ? { '#type': 'itemType' } : {}) },
+          ExpressionAttributeValues: { ':zero': 0, ':one': 1, ...(listed ? { ':interval': intervalValue(after), ':type': DAY_ITEM_TYPE } : {}), ...(read ? { ':read': read } : {}) },
+          ...condition,
+        },
       },
-    },
-  }));
+    };
+  });
 }
 
 /**
@@ -332,13 +340,13 @@ export function dayItems(before: TimeEntry | undefined, after: TimeEntry): TxIte
  * its day items, the guard's next version, and the organization's longest interval when it
  * grows.
  */
-export function revisionItems(guard: OverlapGuard | undefined, orgMaxDurationMs: number, before: TimeEntry | undefined, after: TimeEntry, stale: StalePlan): TxItem[] {
+export function revisionItems(guard: OverlapGuard | undefined, orgMaxDurationMs: number, before: TimeEntry | undefined, after: TimeEntry, stale: StalePlan, dayVersions?: Readonly<Record<string, number>>): TxItem[] {
   const duration = durationMs(after);
   return [
     before ? putNextRevision(after, before.revision) : putNewEntry(after),
     ...stale.items,
     ...(guard || !before || before.startedAt !== after.startedAt || before.endedAt !== after.endedAt || before.state !== after.state ? timelineItems(before, after) : []),
-    ...dayItems(before, after),
+    ...dayItems(before, after, dayVersions),
     ...guardItems(guard, before, after),
     ...(duration > orgMaxDurationMs ? [raiseOrgMaxDuration(after.organizationId, duration)] : []),
   ];
@@ -367,13 +375,13 @@ export function saveRevision(unit: UnitOfWork, exportsPort: ExportsPort, change:
   const { context, before, after, requires } = change;
   const org = after.organizationId;
   const items: TxItem[] = [
-    ...revisionItems(context.guard, context.orgMaxDurationMs, before, after, change.stale),
+    ...revisionItems(context.guard, context.orgMaxDurationMs, before, after, change.stale, context.dayVersions),
     ...(change.evidence ? [putRestrictedEvidence(org, after.id, after.revision, change.evidence, after.updatedAt)] : []),
     ...(requires.capability ? [timesheetCapabilityCheck(org)] : []),
     ...(requires.employee ? [employeeExistsCheck(org, after.employeeId)] : []),
     ...(requires.locationId ? [locationExistsCheck(org, requires.locationId)] : []),
   ];
-  unit.stage({ items, audit: change.audit, explain: (error) => explainRequirement(error, requires) ?? movedOn(ENTRY_LABEL, GUARD_LABEL, STATS_LABEL, exportsPort.fenceLabel)(error) });
+  unit.stage({ items, audit: change.audit, explain: (error) => explainRequirement(error, requires) ?? movedOn(ENTRY_LABEL, GUARD_LABEL, DAY_LABEL, STATS_LABEL, exportsPort.fenceLabel)(error) });
 }
 
 function explainRequirement(error: TransactionCancelledError, requires: RevisionChange['requires']): Error | undefined {

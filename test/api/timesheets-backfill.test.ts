@@ -55,8 +55,10 @@ describe('backfill of day items', () => {
     const outcome = await indexEmployeeDays(api.db, { organizationId: api.demo.organizationId, employeeId });
     expect(outcome).toEqual({ status: 'indexed', dayItems: 5, longEntries: 1, attempts: 1 });
     expect(await violationsOf()).toEqual([]);
-    const after = (await itemsOfType(api.db, 'OverlapDay')).filter((i) => i.PK.endsWith(`#EMP#${employeeId}`) && Object.keys(i).some((k) => k.startsWith('e_')));
-    expect(after.map((d) => [d.SK, d]).sort()).toEqual(dayItemsBefore.filter((d) => Object.keys(d).some((k) => k.startsWith('e_'))).map((d) => [d.SK, d]).sort());
+    // The same intervals on the same days as the writes had put there (versions aside: each write moves them on).
+    const listing = (items: Record<string, any>[]) =>
+      items.filter((d) => Object.keys(d).some((k) => k.startsWith('e_'))).map(({ version: _version, ...d }) => [d.SK, d]).sort();
+    expect(listing((await itemsOfType(api.db, 'OverlapDay')).filter((i) => i.PK.endsWith(`#EMP#${employeeId}`)))).toEqual(listing(dayItemsBefore));
     expect(await guardOf(employeeId)).toMatchObject({ dayIndex: true, longEntries: { [ids.long]: `${at('05', '08:00').replace('Z', '.000Z')}/${at('09', '08:00').replace('Z', '.000Z')}` } });
     expect(await unindexedGuards(api.db)).not.toContainEqual(expect.objectContaining({ employeeId }));
     expect(await indexEmployeeDays(api.db, { organizationId: api.demo.organizationId, employeeId })).toEqual({ status: 'already-indexed' });

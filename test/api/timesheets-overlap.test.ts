@@ -1,4 +1,4 @@
-import { DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { call, countByType, expectProblem, itemsOfType, startApi, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
 import { addEmployee, auditItemsOf, correctEntry, createEntry, createdEntry, manualBody, scan, storedEntriesOf, voidEntry } from './timesheets-fixture';
 
@@ -256,6 +256,34 @@ describe('overlap from the employee day items (one BatchGetItem, no Query)', () 
     const refused = await commandsDuring(() => createEntry(api, bodyFor(employee, interval('10', '11:00', '13:00'))));
     expect(refused.commands).not.toContain('Query');
     expectOverlap(refused.result, await storedEntriesOf(api.db, employee).then((es) => es.map((e) => e.id)));
+  });
+
+  it('commits no overlap when its BatchGetItem read the guard after a concurrent create and the day item before it', async () => {
+    // A BatchGetItem is not one snapshot (read-committed per item): model the worst order.
+    const employee = await addEmployee(api);
+    const guardKey = { PK: `ORG#${api.demo.organizationId}#EMP#${employee}`, SK: 'TE_GUARD' };
+    const send = DynamoDBDocumentClient.prototype.send as (...a: unknown[]) => Promise<any>;
+    let armed = true;
+    let concurrent: ApiResponse | undefined;
+    jest.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementation(async function (this: DynamoDBDocumentClient, command: unknown, ...rest: unknown[]) {
+      const out = await send.call(this, command, ...rest);
+      if (!armed || !(command instanceof BatchGetCommand)) return out;
+      const keys = Object.values(command.input.RequestItems ?? {})[0]?.Keys ?? [];
+      if (!keys.some((k) => k.PK === guardKey.PK && String(k.SK).startsWith('TE_UTCDAY#'))) return out;
+      armed = false;
+      // The day items were read; now a create of the same employee commits...
+      concurrent = await createEntry(api, bodyFor(employee, interval('22', '08:00', '12:00')));
+      // ...and the batch's guard is read after it.
+      const fresh = await send.call(this, new GetCommand({ TableName: api.db.tableName, Key: guardKey, ConsistentRead: true }));
+      const [table, items] = Object.entries(out.Responses as Record<string, Record<string, unknown>[]>)[0];
+      const others = items.filter((i) => !(i.PK === guardKey.PK && i.SK === guardKey.SK));
+      return { ...out, Responses: { [table]: [...others, fresh.Item] } };
+    } as never);
+    const res = await createEntry(api, bodyFor(employee, interval('22', '10:00', '14:00')));
+    expect(armed).toBe(false);
+    expect(concurrent!.status).toBe(201);
+    expectOverlap(res, [concurrent!.body.id]);
+    expect(await storedEntriesOf(api.db, employee)).toHaveLength(1);
   });
 
   it('finds entries across UTC midnight from either day', async () => {

@@ -70,8 +70,8 @@ describe('dayItems', () => {
 
   it('lists a new CLOSED entry on each day it touches', () => {
     expect(ops(dayItems(undefined, entry({ startedAt: '2026-03-01T22:00:00.000Z', endedAt: '2026-03-02T02:00:00.000Z' })))).toEqual([
-      ['TE_UTCDAY#2026-03-01', 'SET #entry = :interval, #type = :type'],
-      ['TE_UTCDAY#2026-03-02', 'SET #entry = :interval, #type = :type'],
+      ['TE_UTCDAY#2026-03-01', 'SET #entry = :interval, #type = :type, #version = if_not_exists(#version, :zero) + :one'],
+      ['TE_UTCDAY#2026-03-02', 'SET #entry = :interval, #type = :type, #version = if_not_exists(#version, :zero) + :one'],
     ]);
   });
 
@@ -79,20 +79,27 @@ describe('dayItems', () => {
     const before = entry({});
     const after = entry({ startedAt: '2026-03-01T23:00:00.000Z', endedAt: '2026-03-02T01:00:00.000Z', revision: 2 });
     expect(ops(dayItems(before, after))).toEqual([
-      ['TE_UTCDAY#2026-03-01', 'SET #entry = :interval, #type = :type'],
-      ['TE_UTCDAY#2026-03-02', 'SET #entry = :interval, #type = :type'],
+      ['TE_UTCDAY#2026-03-01', 'SET #entry = :interval, #type = :type, #version = if_not_exists(#version, :zero) + :one'],
+      ['TE_UTCDAY#2026-03-02', 'SET #entry = :interval, #type = :type, #version = if_not_exists(#version, :zero) + :one'],
     ]);
     expect(ops(dayItems(after, { ...after, startedAt: '2026-03-05T08:00:00.000Z', endedAt: '2026-03-05T09:00:00.000Z', revision: 3 }))).toEqual([
-      ['TE_UTCDAY#2026-03-01', 'REMOVE #entry'],
-      ['TE_UTCDAY#2026-03-02', 'REMOVE #entry'],
-      ['TE_UTCDAY#2026-03-05', 'SET #entry = :interval, #type = :type'],
+      ['TE_UTCDAY#2026-03-01', 'REMOVE #entry SET #version = if_not_exists(#version, :zero) + :one'],
+      ['TE_UTCDAY#2026-03-02', 'REMOVE #entry SET #version = if_not_exists(#version, :zero) + :one'],
+      ['TE_UTCDAY#2026-03-05', 'SET #entry = :interval, #type = :type, #version = if_not_exists(#version, :zero) + :one'],
     ]);
+  });
+
+  it('conditions each day item a create read on its version as read, and no other', () => {
+    const night = entry({ startedAt: '2026-03-01T22:00:00.000Z', endedAt: '2026-03-02T02:00:00.000Z' });
+    const conditions = dayItems(undefined, night, { '2026-03-01': 0, '2026-03-02': 7 }).map(({ op }) => ('Update' in op ? [op.Update.ConditionExpression, op.Update.ExpressionAttributeValues?.[':read']] : []));
+    expect(conditions).toEqual([['attribute_not_exists(#version)', undefined], ['#version = :read', 7]]);
+    expect(dayItems(undefined, night).map(({ op }) => ('Update' in op ? op.Update.ConditionExpression : 'not an update'))).toEqual([undefined, undefined]);
   });
 
   it('writes nothing for an OPEN entry or a break change, and removes a voided one', () => {
     expect(dayItems(undefined, entry({ state: 'OPEN', endedAt: null }))).toEqual([]);
     expect(dayItems(entry({}), entry({ breakMinutes: 30, revision: 2 }))).toEqual([]);
-    expect(ops(dayItems(entry({}), entry({ state: 'VOIDED', revision: 2 })))).toEqual([['TE_UTCDAY#2026-03-01', 'REMOVE #entry']]);
-    expect(ops(dayItems(entry({ state: 'OPEN', endedAt: null }), entry({ revision: 2 })))).toEqual([['TE_UTCDAY#2026-03-01', 'SET #entry = :interval, #type = :type']]);
+    expect(ops(dayItems(entry({}), entry({ state: 'VOIDED', revision: 2 })))).toEqual([['TE_UTCDAY#2026-03-01', 'REMOVE #entry SET #version = if_not_exists(#version, :zero) + :one']]);
+    expect(ops(dayItems(entry({ state: 'OPEN', endedAt: null }), entry({ revision: 2 })))).toEqual([['TE_UTCDAY#2026-03-01', 'SET #entry = :interval, #type = :type, #version = if_not_exists(#version, :zero) + :one']]);
   });
 });
