@@ -4,29 +4,33 @@ import { fail, operatorDb } from './target';
 
 const USAGE = `Backfills the employees' day items of time entries (docs/data-model.md), once after deploying them.
 
-  npm run backfill:overlap-days
+  npm run backfill:overlap-days [-- --all]
 
 Guards written before day items keep working: a create for such an employee reads the
 timeline window (one more Query). This puts each such employee's day items in step with its
 timeline and marks its guard, safe to run while the API serves writes and to run again.
+--all reconciles every employee, also those already marked: run it once after a rollout, when
+functions of the previous version may have written meanwhile.
 Progress goes to stderr; the summary to stdout. Exit 0 when every employee was indexed.`;
 
 async function main(): Promise<void> {
-  if (process.argv.length > 2) {
+  const args = process.argv.slice(2);
+  const all = args.length === 1 && args[0] === '--all';
+  if (args.length > 0 && !all) {
     console.log(USAGE);
-    if (!['help', '--help', '-h'].includes(process.argv[2])) process.exit(2);
+    if (!['help', '--help', '-h'].includes(args[0])) process.exit(2);
     return;
   }
   const { db, description } = operatorDb();
   console.error(`using ${description}`);
-  const scanning = progress('items scanned for unindexed guards');
-  const employees = await unindexedGuards(db, (scanned) => scanning.update(scanned));
+  const scanning = progress(all ? 'items scanned for guards' : 'items scanned for unindexed guards');
+  const employees = await unindexedGuards(db, (scanned) => scanning.update(scanned), { all });
   scanning.done(`${employees.length} employees to index`);
   const indexing = progress('employees indexed');
   let dayItems = 0;
   let longEntries = 0;
   for (const [i, employee] of employees.entries()) {
-    const outcome = await indexEmployeeDays(db, employee);
+    const outcome = await indexEmployeeDays(db, employee, { reconcile: all });
     if (outcome.status === 'indexed') {
       dayItems += outcome.dayItems;
       longEntries += outcome.longEntries;

@@ -11,7 +11,8 @@ import { dayAttribute, DAY_ITEM_TYPE, entryKeys, GUARD_ITEM_TYPE, indexedDaysOf,
  * employee, puts the day items and long entries in step with the employee's timeline, then
  * sets `dayIndex` on the guard only if the guard's version did not move meanwhile. A write
  * that committed in between moves it: the employee is read and reconciled again (removals
- * too), so a stale interval never stays on a day item.
+ * too), so a stale interval never stays on a day item. `--all` reconciles every employee, the
+ * marked ones too: the run to make after a rollout.
  */
 
 export interface Unindexed {
@@ -19,8 +20,8 @@ export interface Unindexed {
   readonly employeeId: string;
 }
 
-/** The employees whose guard has no `dayIndex` yet; `onPage` is told the items scanned so far. */
-export async function unindexedGuards(db: Db, onPage?: (scanned: number) => void): Promise<Unindexed[]> {
+/** The employees whose guard has no `dayIndex` yet (`all`: every guard); `onPage` is told the items scanned so far. */
+export async function unindexedGuards(db: Db, onPage?: (scanned: number) => void, { all = false }: { readonly all?: boolean } = {}): Promise<Unindexed[]> {
   const found: Unindexed[] = [];
   let start: Record<string, unknown> | undefined;
   let scanned = 0;
@@ -28,7 +29,7 @@ export async function unindexedGuards(db: Db, onPage?: (scanned: number) => void
     const out = await db.doc.send(
       new ScanCommand({
         TableName: db.tableName,
-        FilterExpression: 'itemType = :guard AND attribute_not_exists(dayIndex)',
+        FilterExpression: `itemType = :guard${all ? '' : ' AND attribute_not_exists(dayIndex)'}`,
         ExpressionAttributeValues: { ':guard': GUARD_ITEM_TYPE },
         ProjectionExpression: 'PK',
         ExclusiveStartKey: start,
@@ -47,13 +48,17 @@ export async function unindexedGuards(db: Db, onPage?: (scanned: number) => void
 
 export type BackfillOutcome = { readonly status: 'indexed'; readonly dayItems: number; readonly longEntries: number; readonly attempts: number } | { readonly status: 'already-indexed' | 'no-guard' };
 
-/** Puts one employee's day items in step with its timeline, then marks its guard; at most `attempts` rounds. */
-export async function indexEmployeeDays(db: Db, { organizationId: org, employeeId }: Unindexed, attempts = 5): Promise<BackfillOutcome> {
+/**
+ * Puts one employee's day items in step with its timeline, then marks its guard; at most
+ * `attempts` rounds. `reconcile`: also an employee already marked (after a rollout, a void by a
+ * function of the previous version may have left an interval on a day item).
+ */
+export async function indexEmployeeDays(db: Db, { organizationId: org, employeeId }: Unindexed, { attempts = 5, reconcile = false }: { readonly attempts?: number; readonly reconcile?: boolean } = {}): Promise<BackfillOutcome> {
   const guardKey = entryKeys.guard(org, employeeId);
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     const guard = (await db.doc.send(new GetCommand({ TableName: db.tableName, Key: guardKey, ConsistentRead: true }))).Item;
     if (!guard) return { status: 'no-guard' };
-    if (guard.dayIndex === true) return { status: 'already-indexed' };
+    if (guard.dayIndex === true && !reconcile) return { status: 'already-indexed' };
     const partition = (prefix: string) =>
       collectAll(db, { ConsistentRead: true, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': guardKey.PK, ':prefix': prefix } });
     const [timeline, days] = await Promise.all([partition('TE#'), partition('TE_UTCDAY#')]);

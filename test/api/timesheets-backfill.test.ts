@@ -93,9 +93,29 @@ describe('backfill of day items', () => {
     expect(await violationsOf()).toEqual([]);
   });
 
-  it('runs as `npm run backfill:overlap-days`: progress on stderr, the summary on stdout, exit 0', async () => {
+  it('with --all also reconciles a marked employee: a void by a function of the previous version left an interval on its day', async () => {
+    const employeeId = await addEmployee(api);
+    const entry = await createdEntry(api, body(employeeId, at('14', '08:00'), at('14', '12:00')));
+    // What a previous version's void writes: the VOIDED entry, its timeline item; the day item untouched.
+    const key = { PK: `ORG#${api.demo.organizationId}#TE#${entry.body.id}`, SK: 'TE' };
+    await api.db.doc.send(new UpdateCommand({ TableName: api.db.tableName, Key: key, UpdateExpression: 'SET #s = :v, revision = :r', ExpressionAttributeNames: { '#s': 'state' }, ExpressionAttributeValues: { ':v': 'VOIDED', ':r': 2 } }));
+    const [timeline] = (await itemsOfType(api.db, 'TimelineEntry')).filter((t) => t.id === entry.body.id);
+    await api.db.doc.send(new PutCommand({ TableName: api.db.tableName, Item: { ...timeline, state: 'VOIDED' } }));
+    expect((await violationsOf()).map((v) => v.rule)).toContain('day.orphan');
+    expectProblem(await createEntry(api, body(employeeId, at('14', '09:00'), at('14', '10:00'))), 409, 'TIME_ENTRY_OVERLAP');
+
+    const org = api.demo.organizationId;
+    expect(await unindexedGuards(api.db)).not.toContainEqual({ organizationId: org, employeeId });
+    expect(await unindexedGuards(api.db, undefined, { all: true })).toContainEqual({ organizationId: org, employeeId });
+    expect(await indexEmployeeDays(api.db, { organizationId: org, employeeId })).toEqual({ status: 'already-indexed' });
+    expect(await indexEmployeeDays(api.db, { organizationId: org, employeeId }, { reconcile: true })).toMatchObject({ status: 'indexed', dayItems: 1 });
+    expect(await violationsOf()).toEqual([]);
+    expect((await createEntry(api, body(employeeId, at('14', '09:00'), at('14', '10:00')))).status).toBe(201);
+  });
+
+  it('runs as `npm run backfill:overlap-days -- --all`: progress on stderr, the summary on stdout, exit 0', async () => {
     const { employeeId } = await legacyEmployee();
-    const res = spawnSync(process.execPath, ['--import', 'tsx', resolve(__dirname, '../../services/cli/backfill-overlap-days.ts')], {
+    const res = spawnSync(process.execPath, ['--import', 'tsx', resolve(__dirname, '../../services/cli/backfill-overlap-days.ts'), '--all'], {
       cwd: resolve(__dirname, '../..'),
       env: { ...process.env, TABLE_NAME: api.db.tableName, DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT },
       encoding: 'utf8',
