@@ -199,7 +199,7 @@ const candidateOf = (id: string, value: unknown): TimelineItem => {
 };
 
 /** The version of a day item as read (0: no item, or one from before versions). */
-export const dayVersionOf = (item: Record<string, unknown> | undefined): number => z.number().int().catch(0).parse(item?.version);
+export const dayVersionOf = (item: Record<string, unknown> | undefined): number => z.number().int().optional().parse(item?.version) ?? 0;
 
 /** The CLOSED entries a day item lists. */
 export const dayEntriesFromItem = (item: Record<string, unknown> | undefined): TimelineItem[] =>
