@@ -5,7 +5,7 @@ import { areaHandler } from '../shared/http/area-handler';
 import { DEFAULT_LIMIT, listPage, listPosition, nextCursor } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
 import { recruitmentArea } from './area';
-import { candidateEtag, createCandidate, eraseCandidate, hireCandidate, messageEtag, moveCandidate, postMessage, updateCandidate, type Candidate, type RecruitmentPorts } from './domain';
+import { candidateEtag, completeErasure, createCandidate, eraseCandidate, hireCandidate, messageEtag, moveCandidate, postMessage, updateCandidate, type Candidate, type RecruitmentPorts } from './domain';
 import { candidateMessageResponse, candidateResponse } from './schemas';
 import { getCandidate, listCandidates, listMessages, recruitmentStore } from './store';
 
@@ -47,5 +47,10 @@ export const handler = areaHandler(recruitmentArea, {
       const message = await postMessage(request.ports, request.actor, request.params.candidateId, request.body);
       return created(candidateMessageResponse(message), { ETag: messageEtag(message), Location: `${candidatePath(request.orgPath, message.candidateId)}/messages` });
     },
+  },
+  // A retry of an erasure whose replacement of stored responses failed after its commit
+  // replays the stored 200: the replacement completes first.
+  afterReplay: {
+    eraseCandidate: (r) => completeErasure(r.ports, r.actor, r.params.candidateId),
   },
 });

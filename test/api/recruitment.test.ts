@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DEMO_CANDIDATE_IDS } from '../../services/recruitment/seed';
 import { candidateMessageResponseSchema, candidateResponseSchema } from '../../services/recruitment/schemas';
 import { call, countByType, expectParameters, expectPointers, expectProblem, scanTable, startApi, walkPages, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
@@ -372,6 +373,42 @@ describe('erasure and the stored responses of earlier writes', () => {
     const logs = captured.join('');
     expect(logs).toContain('CANDIDATE_ERASED');
     expect(holdsAny(logs, values)).toEqual([]);
+  });
+
+  it('completes the replacement on a retry with the same key when it failed after the erasure committed', async () => {
+    const mine = await candidateWithHistory(secrets(randomUUID().slice(0, 8)));
+    const key = randomUUID();
+    const erase = () => send(api, 'POST', `${C}/${mine.id}/erase`, undefined, { ifMatch: etag(mine.patched), idempotencyKey: key });
+    // The replacement's first read fails, after the erasure's transaction committed.
+    const realSend = DynamoDBDocumentClient.prototype.send as (...a: unknown[]) => Promise<unknown>;
+    let failures = 0;
+    jest.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementation(function (this: DynamoDBDocumentClient, command: unknown, ...rest: unknown[]) {
+      const values = Object.values((command as QueryCommand).input?.ExpressionAttributeValues ?? {});
+      if (failures === 0 && command instanceof QueryCommand && values.some((v) => String(v).startsWith('IDEMSUBJ#'))) {
+        failures += 1;
+        return Promise.reject(Object.assign(new Error('simulated outage'), { name: 'InternalServerError' }));
+      }
+      return realSend.call(this, command, ...rest);
+    } as never);
+    let failed: ApiResponse;
+    try {
+      failed = await erase();
+    } finally {
+      jest.restoreAllMocks();
+    }
+    expect({ failures, status: failed.status >= 500 }).toEqual({ failures: 1, status: true });
+    expect((await read(api, `${C}/${mine.id}`)).body.erased).toBe(true);
+    // The stored responses were not replaced: the create still replays its 201.
+    expect((await mine.replays.K()).status).toBe(201);
+
+    const retried = await erase();
+    expect({ status: retried.status, replayed: retried.headers.get('idempotency-replayed') }).toEqual({ status: 200, replayed: 'true' });
+    for (const replay of Object.values(mine.replays)) {
+      const res = await replay();
+      // The tombstone names the request that wrote it (this retry), not the replay's own id.
+      expect({ status: res.status, code: res.body.code, replayed: res.headers.get('idempotency-replayed'), requestId: res.body.requestId }).toEqual({ status: 409, code: 'CANDIDATE_ERASED', replayed: 'true', requestId: retried.requestId });
+    }
+    expect(await recordsAbout(mine.id)).toEqual([]);
   });
 
   it("leaves another candidate's records and other areas' records as they were: they still replay their responses", async () => {

@@ -91,6 +91,15 @@ export interface AreaHandlerOptions<R extends Readonly<Record<string, RouteContr
    * 'OverlapRejections' }` (every code is also counted in the generic `Problems`).
    */
   readonly problemMetrics?: Readonly<Partial<Record<string, BusinessMetric>>>;
+  /**
+   * What a replay of a route's stored success completes before it answers, per operation: for
+   * a write with an after-commit effect that must happen (an erasure's replacement of stored
+   * responses). The record commits with the change, so when the effect fails after the commit
+   * (the client got a 5xx) a retry with the same key replays; this runs first, in a unit of its
+   * own whose after-commit effects the kit runs. It must be idempotent; a failure is the
+   * replay's error, so the client retries again.
+   */
+  readonly afterReplay?: { readonly [K in keyof R]?: (request: OperationRequest<R[K], P>) => Promise<void> };
 }
 
 export function areaHandler<N extends string, R extends Readonly<Record<string, RouteContract>>, P>(area: AreaDefinition<N, R>, options: AreaHandlerOptions<R, P>) {
@@ -142,6 +151,12 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
           : route.idempotencyInTransaction
             ? await idempotentWriteInTransaction(db, raw, idempotencyKey, requestInput(raw), (complete, readAlong) => attempt(async (r) => complete(toStored((fresh = r)), subject(r)), readAlong))
             : await idempotentWrite(db, raw, idempotencyKey, requestInput(raw), (complete) => attempt(async (r) => complete(toStored((fresh = r)), subject(r))));
+      const completeReplay = (options.afterReplay as Record<string, ((request: OperationRequest<RouteContract, P>) => Promise<void>) | undefined> | undefined)?.[route.operation];
+      if (completeReplay && result.headers?.['Idempotency-Replayed'] === 'true' && result.statusCode < 300) {
+        const unit = new TransactionUnit(db);
+        await completeReplay({ ...input, ports: options.ports(unit), metrics: figures });
+        await unit.commit();
+      }
       return toProxyResult(withOnce(result, idempotencyKey === undefined ? result : fresh), mediaType);
     });
   // Each invocation logs under its own request's keys, even when one process serves many.
