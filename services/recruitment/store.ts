@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { holderKey, readGuardHolders, saveEmployee, type UniqueAttribute, type UniqueValue } from '../employees/public';
 import { ORG_PREFIX } from '../shared/area';
 import type { Db } from '../shared/ddb/client';
-import { eraseStoredResponses } from '../shared/ddb/idempotency';
+import { eraseStoredResponses, type EraseOptions } from '../shared/ddb/idempotency';
 import { movedOn, searchUpkeep, versionedPut, type SearchState } from '../shared/ddb/entity';
 import { getByIds, indexPage, searchPage, type Page, type PagePosition } from '../shared/ddb/paging';
 import { collectAll, getOne } from '../shared/ddb/read';
@@ -125,10 +125,8 @@ export function saveErasure(unit: UnitOfWork, change: ErasureChange): void {
   unit.stage({ items: [...putCandidate(change), ...messages], audit: change.audit, explain: movedOn(CANDIDATE_LABEL, MESSAGE_LABEL) });
 }
 
-export interface ErasureOptions {
-  /** Stored responses rewritten at once (eraseStoredResponses). @default ERASE_BATCH_SIZE */
-  readonly batchSize?: number;
-}
+/** How the stored responses are rewritten (eraseStoredResponses: batch size, the second pass). */
+export type ErasureOptions = EraseOptions;
 
 /**
  * Replaces the stored responses of the candidate's earlier writes (the routes that declare it

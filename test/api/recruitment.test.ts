@@ -375,6 +375,32 @@ describe('erasure and the stored responses of earlier writes', () => {
     expect(holdsAny(logs, values)).toEqual([]);
   });
 
+  it('reaches a stored response the index shows only a moment after the erasure (its second pass)', async () => {
+    const mine = await candidateWithHistory(secrets(randomUUID().slice(0, 8)));
+    const [late] = await recordsAbout(mine.id);
+    // GSI1 is eventually consistent: the first Query of the subject's index does not show one record yet.
+    const realSend = DynamoDBDocumentClient.prototype.send as (...a: unknown[]) => Promise<{ Items?: Record<string, unknown>[] }>;
+    let queries = 0;
+    jest.spyOn(DynamoDBDocumentClient.prototype, 'send').mockImplementation(async function (this: DynamoDBDocumentClient, command: unknown, ...rest: unknown[]) {
+      const out = await realSend.call(this, command, ...rest);
+      const values = Object.values((command as QueryCommand).input?.ExpressionAttributeValues ?? {});
+      if (command instanceof QueryCommand && values.some((v) => String(v).startsWith('IDEMSUBJ#'))) {
+        queries += 1;
+        if (queries === 1) return { ...out, Items: (out.Items ?? []).filter((i) => i.PK !== late.PK) };
+      }
+      return out;
+    } as never);
+    let erased: ApiResponse;
+    try {
+      erased = await send(api, 'POST', `${C}/${mine.id}/erase`, undefined, { ifMatch: etag(mine.patched) });
+    } finally {
+      jest.restoreAllMocks();
+    }
+    expect({ status: erased.status, queries }).toEqual({ status: 200, queries: 2 });
+    for (const replay of Object.values(mine.replays)) expect((await replay()).status).toBe(409);
+    expect(await recordsAbout(mine.id)).toEqual([]);
+  });
+
   it('completes the replacement on a retry with the same key when it failed after the erasure committed', async () => {
     const mine = await candidateWithHistory(secrets(randomUUID().slice(0, 8)));
     const key = randomUUID();

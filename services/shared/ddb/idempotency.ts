@@ -313,7 +313,23 @@ export async function runIdempotentInTransaction(
 export const ERASE_BATCH_SIZE = 25;
 
 /**
- * Replaces every stored response about `subject` by `tombstone` (an erasure's last step):
+ * How long after its first pass an erasure looks again. GSI1 is eventually consistent: the
+ * record of a write committed just before the erasure may reach the index a moment later
+ * (typically well under a second), so the first pass alone could miss it.
+ */
+export const ERASE_SECOND_PASS_MS = 1_000;
+
+export interface EraseOptions {
+  /** Stored responses rewritten at once. @default ERASE_BATCH_SIZE */
+  readonly batchSize?: number;
+  /** @default ERASE_SECOND_PASS_MS */
+  readonly secondPassAfterMs?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * Replaces every stored response about `subject` by `tombstone` (an erasure's last step), in
+ * two passes `secondPassAfterMs` apart (a record the index shows late). Each pass:
  * 1. Query the subject's GSI1 partition, all pages (records of earlier writes, live or
  *    expired and not yet removed by TTL; IN_PROGRESS locks are never on it).
  * 2. In batches of `batchSize` conditional UpdateItems: only while the record is still there,
@@ -324,7 +340,15 @@ export const ERASE_BATCH_SIZE = 25;
  * Running it again finds only what a failed run left: it completes an interrupted purge.
  * Returns how many records were rewritten.
  */
-export async function eraseStoredResponses(db: Db, subject: ResponseSubject, tombstone: StoredResponse, { batchSize = ERASE_BATCH_SIZE }: { readonly batchSize?: number } = {}): Promise<number> {
+export async function eraseStoredResponses(db: Db, subject: ResponseSubject, tombstone: StoredResponse, options: EraseOptions = {}): Promise<number> {
+  const first = await erasePass(db, subject, tombstone, options.batchSize ?? ERASE_BATCH_SIZE);
+  await (options.sleep ?? defaultSleep)(options.secondPassAfterMs ?? ERASE_SECOND_PASS_MS);
+  return first + (await erasePass(db, subject, tombstone, options.batchSize ?? ERASE_BATCH_SIZE));
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function erasePass(db: Db, subject: ResponseSubject, tombstone: StoredResponse, batchSize: number): Promise<number> {
   const partition = subjectPartition(subject);
   const records = await collectAll(db, {
     IndexName: 'GSI1',
