@@ -1,3 +1,4 @@
+import { setTimeout as defaultSleep } from 'node:timers/promises';
 import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -346,7 +347,6 @@ export async function eraseStoredResponses(db: Db, subject: ResponseSubject, tom
   return first + (await erasePass(db, subject, tombstone, options.batchSize ?? ERASE_BATCH_SIZE));
 }
 
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 async function erasePass(db: Db, subject: ResponseSubject, tombstone: StoredResponse, batchSize: number): Promise<number> {
   const partition = subjectPartition(subject);

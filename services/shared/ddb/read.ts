@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BatchGetCommand, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client';
 
@@ -25,7 +26,7 @@ export async function batchGet(db: Db, keys: readonly Key[], consistent = true):
     const out = await db.doc.send(new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead: consistent } } }));
     for (const item of out.Responses?.[db.tableName] ?? []) found.set(keyString(item as Key), item);
     pending = (out.UnprocessedKeys?.[db.tableName]?.Keys as Key[] | undefined) ?? [];
-    if (pending.length > 0) await new Promise((r) => setTimeout(r, 20 * 2 ** attempt));
+    if (pending.length > 0) await sleep(20 * 2 ** attempt);
   }
   return keys.map((k) => found.get(keyString(k)));
 }

@@ -1,3 +1,4 @@
+import { setTimeout as defaultSleep } from 'node:timers/promises';
 import { TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
@@ -64,7 +65,7 @@ const CONFLICT_ATTEMPTS = 4;
  * instead): that is retried with jittered backoff, then answered 503. A failed condition is
  * thrown as TransactionCancelledError with a reason per labelled item.
  */
-export async function commit(db: Db, items: readonly TxItem[], sleep = defaultSleep): Promise<void> {
+export async function commit(db: Db, items: readonly TxItem[], sleep: (ms: number) => Promise<void> = defaultSleep): Promise<void> {
   if (items.length === 0 || items.length > MAX_TRANSACTION_ITEMS) {
     throw new Error(`A transaction holds 1 to ${MAX_TRANSACTION_ITEMS} items, got ${items.length}.`);
   }
@@ -100,5 +101,3 @@ function withTable(db: Db, op: TxOp): TransactItem {
   const [kind, body] = Object.entries(op)[0] as [keyof TransactItem, Record<string, unknown>];
   return { [kind]: { ...body, TableName: db.tableName } } as TransactItem;
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,3 +1,4 @@
+import { setTimeout as defaultSleep } from 'node:timers/promises';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './client';
 
@@ -48,5 +49,3 @@ async function putBatch(db: Db, batch: readonly Item[], attempts: number, sleep:
     pending = (out.UnprocessedItems?.[db.tableName] ?? []).flatMap((r) => (r.PutRequest?.Item ? [{ PutRequest: { Item: r.PutRequest.Item } }] : []));
   }
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

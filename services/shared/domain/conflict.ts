@@ -1,3 +1,4 @@
+import { setTimeout as defaultSleep } from 'node:timers/promises';
 import { TransactionConflictError } from '../errors';
 
 /**
@@ -46,5 +47,3 @@ export async function retryOnConflict<T>(attempt: () => Promise<T>, options: Ret
 
 /** Full jitter: a random wait in [0, min(400, 20 * 2^attempt)) ms, at least 1 ms. */
 export const jitteredBackoff = (attempt: number): number => 1 + Math.floor(Math.random() * Math.min(400, 20 * 2 ** attempt));
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
