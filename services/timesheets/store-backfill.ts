@@ -1,8 +1,8 @@
-import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Db } from '../shared/ddb/client';
-import { conditionFailed } from '../shared/ddb/client';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionalUpdate, type Db } from '../shared/ddb/client';
 import { collectAll } from '../shared/ddb/read';
 import { dayAttribute, DAY_ITEM_TYPE, entryKeys, GUARD_ITEM_TYPE, indexedDaysOf, intervalValue, isLongEntry, timelineFromItem } from './model';
+import { readGuard } from './store';
 
 /**
  * The migration to day items: guards written before them (no `dayIndex`) make a create read
@@ -56,9 +56,10 @@ export type BackfillOutcome = { readonly status: 'indexed'; readonly dayItems: n
 export async function indexEmployeeDays(db: Db, { organizationId: org, employeeId }: Unindexed, { attempts = 5, reconcile = false }: { readonly attempts?: number; readonly reconcile?: boolean } = {}): Promise<BackfillOutcome> {
   const guardKey = entryKeys.guard(org, employeeId);
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
-    const guard = (await db.doc.send(new GetCommand({ TableName: db.tableName, Key: guardKey, ConsistentRead: true }))).Item;
-    if (!guard) return { status: 'no-guard' };
-    if (guard.dayIndex === true && !reconcile) return { status: 'already-indexed' };
+    const guard = await readGuard(db, org, employeeId);
+    // Version 0: no guard item, so no entry of the employee either.
+    if (guard.version === 0) return { status: 'no-guard' };
+    if (guard.dayIndex && !reconcile) return { status: 'already-indexed' };
     const partition = (prefix: string) =>
       collectAll(db, { ConsistentRead: true, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': guardKey.PK, ':prefix': prefix } });
     const [timeline, days] = await Promise.all([partition('TE#'), partition('TE_UTCDAY#')]);
@@ -91,20 +92,13 @@ export async function indexEmployeeDays(db: Db, { organizationId: org, employeeI
       await db.doc.send(new UpdateCommand({ TableName: db.tableName, Key: entryKeys.day(org, employeeId, day), UpdateExpression: expression, ExpressionAttributeNames: names, ExpressionAttributeValues: values }));
       written += 1;
     }
-    try {
-      await db.doc.send(
-        new UpdateCommand({
-          TableName: db.tableName,
-          Key: guardKey,
-          UpdateExpression: 'SET dayIndex = :true, longEntries = :long',
-          ConditionExpression: 'version = :read',
-          ExpressionAttributeValues: { ':true': true, ':long': longEntries, ':read': guard.version },
-        }),
-      );
-      return { status: 'indexed', dayItems: written, longEntries: Object.keys(longEntries).length, attempts: attempt };
-    } catch (error) {
-      if (!conditionFailed(error)) throw error;
-    }
+    const marked = await conditionalUpdate(db, {
+      Key: guardKey,
+      UpdateExpression: 'SET dayIndex = :true, longEntries = :long',
+      ConditionExpression: 'version = :read',
+      ExpressionAttributeValues: { ':true': true, ':long': longEntries, ':read': guard.version },
+    });
+    if (marked) return { status: 'indexed', dayItems: written, longEntries: Object.keys(longEntries).length, attempts: attempt };
   }
   throw new Error(`The guard of employee ${employeeId} kept moving during ${attempts} rounds; run the backfill again.`);
 }
