@@ -87,6 +87,9 @@ export function saveMessage(unit: UnitOfWork, change: MessageChange): void {
   unit.stage({ items: [versionedPut(MESSAGE_LABEL, messageToItem(after), change.before), ...checks], audit: change.audit, explain: movedOn(MESSAGE_LABEL, DOCUMENT_LABEL) });
 }
 
+/** No other send holds an unexpired claim on the draft (this request may hold its own): `:owner`, `:at`. */
+const NO_OTHER_CLAIM = '(attribute_not_exists(sendClaimBy) OR sendClaimBy = :owner OR sendClaimUntil < :at)';
+
 /**
  * Claims a DRAFT for one send (an update that is not a new version): while it is the version
  * read and no other send holds an unexpired claim (this request may take its own again).
@@ -95,7 +98,7 @@ export async function claimSend(db: Db, message: Message, claim: SendClaim): Pro
   const claimed = await conditionalUpdate(db, {
     Key: messageKeys.message(message.organizationId, message.id),
     UpdateExpression: 'SET sendClaimBy = :owner, sendClaimUntil = :until',
-    ConditionExpression: 'version = :expected AND #state = :draft AND (attribute_not_exists(sendClaimBy) OR sendClaimBy = :owner OR sendClaimUntil < :at)',
+    ConditionExpression: `version = :expected AND #state = :draft AND ${NO_OTHER_CLAIM}`,
     ExpressionAttributeNames: { '#state': 'state' },
     ExpressionAttributeValues: { ':expected': message.version, ':draft': 'DRAFT', ':owner': claim.owner, ':until': claim.until, ':at': claim.at },
   });
@@ -113,7 +116,7 @@ export const writeRecipients = (db: Db, recipients: readonly Recipient[]): Promi
  */
 export function saveSend(unit: UnitOfWork, change: SendChange): void {
   const { claim, written } = change;
-  const claimCondition = written ? 'sendClaimBy = :owner' : '(attribute_not_exists(sendClaimBy) OR sendClaimBy = :owner OR sendClaimUntil < :at)';
+  const claimCondition = written ? 'sendClaimBy = :owner' : NO_OTHER_CLAIM;
   const message: TxItem = {
     label: MESSAGE_LABEL,
     op: {
