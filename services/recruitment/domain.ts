@@ -130,8 +130,8 @@ export interface RecruitmentStore {
   /**
    * After the commit, the stored responses of earlier writes about the candidate (their
    * idempotency records) answer `refusal` instead, with nothing of the erased values; a
-   * failure fails the request, and erasing again completes it. `requestId` names the erasing
-   * request in the refusal.
+   * failure fails the request, and erasing again, or a retry with the same Idempotency-Key
+   * (completeErasure), completes it. `requestId` names the erasing request in the refusal.
    */
   eraseStoredResponses(organizationId: string, candidateId: string, refusal: AppError, requestId: string): void;
 }
@@ -376,7 +376,7 @@ export async function completeErasure(ports: RecruitmentPorts, actor: Who, id: s
 
 export async function eraseCandidate(ports: RecruitmentPorts, actor: Who, id: string, ifMatch: string): Promise<Candidate> {
   const current = await readCandidate(ports, organizationOf(actor), id, ifMatch);
-  ports.store.eraseStoredResponses(current.organizationId, id, erasedRefusal(), actor.requestId);
+  await completeErasure(ports, actor, id);
   if (current.erased) return current;
   const messages = await ports.store.messagesOf(current.organizationId, id);
   const now = ports.now().toISOString();
