@@ -152,9 +152,9 @@ export function checkItems(items: readonly Item[], now = Date.now()): Consistenc
     const longest = Math.max(0, ...list.map(durationOf));
     if (list.length > 0 && (g?.maxClosedDurationMs ?? 0) < longest) flag('guard.max-duration', g ?? `guard of ${k}`, `guard bound ${g?.maxClosedDurationMs ?? 0} ms < longest interval ${longest} ms`);
   }
-  const days = new Map<string, Item>(); // `${PK}|${SK}`
+  const days = new Map<string, Item>(); // keyOf
   for (const d of of('OverlapDay')) {
-    days.set(`${d.PK}|${d.SK}`, d);
+    days.set(keyOf(d), d);
     const m = /^ORG#([^#]+)#EMP#([^#]+)$/.exec(String(d.PK));
     const day = String(d.SK).replace(/^TE_UTCDAY#/, '');
     for (const [name, value] of Object.entries(d)) {
@@ -172,7 +172,7 @@ export function checkItems(items: readonly Item[], now = Date.now()): Consistenc
     for (const e of entriesOfEmployee.get(k) ?? []) {
       if (isLongEntry(e as TimeEntry) && g.longEntries?.[e.id] !== intervalValue(e as TimeEntry)) flag('entry.days', e, `a long CLOSED entry the guard's longEntries does not list as ${intervalValue(e as TimeEntry)}`);
       for (const day of indexedDaysOf(e as TimeEntry)) {
-        const d = days.get(`${entryKeys.day(e.organizationId, e.employeeId, day).PK}|${entryKeys.day(e.organizationId, e.employeeId, day).SK}`);
+        const d = days.get(keyOf(entryKeys.day(e.organizationId, e.employeeId, day)));
         if (d?.[dayAttribute(e.id)] !== intervalValue(e as TimeEntry)) flag('entry.days', e, `day item ${day} does not list it as ${intervalValue(e as TimeEntry)}`);
       }
     }
