@@ -7,7 +7,7 @@ import { BUCKET_ENV, S3_ENDPOINT_ENV } from '../services/shared/aws/s3';
 import { seedDemo, type DemoData } from '../services/local/seed';
 import { putEmployee } from '../services/employees/store';
 import { defaultDb, type Db } from '../services/shared/ddb/client';
-import { dayAttribute, DAY_ITEM_TYPE, entryKeys, entryToItem, intervalValue } from '../services/timesheets/model';
+import { dayAttribute, DAY_ITEM_TYPE, entryKeys, entryToItem, guardFromItem, guardToItem, intervalValue, timelineToItem } from '../services/timesheets/model';
 import type { TimeEntry } from '../services/timesheets/domain';
 import { callSummary, installMeter, type Call, type Meter } from './lib/meter';
 import { round, since, summarize } from './lib/stats';
@@ -300,11 +300,11 @@ async function seedEntries(db: Db, organizationId: string, employeeId: string, c
       createdAt: at,
       updatedAt: at,
     } as TimeEntry;
-    items.push(entryToItem(e), { ...entryKeys.timeline(e), itemType: 'TimelineEntry', id: e.id, startedAt: e.startedAt, endedAt: e.endedAt, state: e.state });
+    items.push(entryToItem(e), timelineToItem(e));
     items.push({ ...entryKeys.day(organizationId, employeeId, date), itemType: DAY_ITEM_TYPE, [dayAttribute(e.id)]: intervalValue(e) });
   }
   // The guard and the organization's bound know the longest interval, as a real write leaves them.
-  items.push({ ...entryKeys.guard(organizationId, employeeId), itemType: 'OverlapGuard', version: 1, openEntries: {}, maxClosedDurationMs: 8 * 3_600_000, dayIndex: true, longEntries: {} });
+  items.push(guardToItem(guardFromItem(organizationId, employeeId, { version: 1, maxClosedDurationMs: 8 * 3_600_000, dayIndex: true })));
   const chunks: Record<string, unknown>[][] = [];
   for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
   const lanes = 4;

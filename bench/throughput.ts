@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { auditItem } from '../services/audit/model';
 import { employeeExistsCheck, putEmployee } from '../services/employees/store';
+import { employeeKeys } from '../services/employees/public';
 import { locationExistsCheck } from '../services/locations/store';
+import { locationKeys } from '../services/locations/public';
 import { organizationKeys, timesheetCapabilityCheck } from '../services/organization/public';
 import { fenceFromItem, planStaleness, reportKeys } from '../services/reports/public';
 import { createDb, type Db } from '../services/shared/ddb/client';
@@ -266,12 +268,12 @@ async function run(runtime: LocalRuntime, options: { connections: readonly numbe
     const when = interval(dayFor(employeeId));
     await batchGet(rawDb, [
       organizationKeys.organization(demo.organizationId),
-      { PK: `ORG#${demo.organizationId}#EMP#${employeeId}`, SK: 'EMP' },
+      employeeKeys.employee(demo.organizationId, employeeId),
       entryKeys.guard(demo.organizationId, employeeId),
       entryKeys.stats(demo.organizationId),
       reportKeys.fence(demo.organizationId),
       ...utcDaysOf(when).map((day) => entryKeys.day(demo.organizationId, employeeId, day)),
-      { PK: `ORG#${demo.organizationId}#LOC#${demo.locations[0]}`, SK: 'LOC' },
+      locationKeys.location(demo.organizationId, demo.locations[0]),
       { PK: `IDEM#bench-${randomUUID()}`, SK: 'IDEM' },
     ]);
     await rawTransact(employeeId, when);
