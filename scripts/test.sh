@@ -7,6 +7,20 @@ cd "$(dirname "$0")/.."
 
 report() { printf '%s\n' "$1"; printf '%s\n' "$1" >&2; }
 
+# Everything the steps write to the OS temp folder (cloud assemblies of the synth tests, with
+# every function's bundle; the local runtime's and the PDF tests' folders) goes to one folder
+# of this run, removed when the run ends however it ends: runs left ~100 MB per synth behind,
+# and enough of them filled a machine's disk. Jest's transform cache stays where it was.
+host_tmp=${TMPDIR:-/tmp}
+run_tmp=$(mktemp -d "$host_tmp/wfm-test.XXXXXX")
+cleanup() {
+  report "npm test: removed this run's temporary files ($(du -sh "$run_tmp" 2>/dev/null | cut -f1))"
+  rm -rf "$run_tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+export TMPDIR=$run_tmp
+
 step() {
   local name=$1
   shift
@@ -22,6 +36,6 @@ step() {
 
 step typecheck npm run --silent typecheck
 step openapi-lint npm run --silent lint:openapi
-step jest jest
-step reliability jest --config jest.reliability.config.cjs
+step jest jest --cacheDirectory "$host_tmp/wfm-jest-cache"
+step reliability jest --config jest.reliability.config.cjs --cacheDirectory "$host_tmp/wfm-jest-cache"
 report "npm test: all steps passed in ${SECONDS} s"

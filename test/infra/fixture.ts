@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { App, NestedStack, Stack, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
@@ -19,11 +22,27 @@ export interface SynthesizedApp extends WfmStacks {
 
 const cache = new Map<string, SynthesizedApp>();
 
+/**
+ * Where this test file's apps write their cloud assemblies. A bundled synth writes every
+ * function's bundle and source maps (~100 MB); left in the OS temp folder by every run, they
+ * filled a machine's disk. Each app gets its own folder under one per-file folder, removed when
+ * the file's tests end (jest evaluates this module once per test file).
+ */
+let fileOutdir: string | undefined;
+const outdir = (): string => {
+  fileOutdir ??= mkdtempSync(join(tmpdir(), 'wfm-synth-'));
+  return mkdtempSync(join(fileOutdir, 'app-'));
+};
+afterAll(() => {
+  if (fileOutdir) rmSync(fileOutdir, { recursive: true, force: true });
+  fileOutdir = undefined;
+});
+
 export function synthesize(context: Record<string, unknown> = {}): SynthesizedApp {
   const key = JSON.stringify(context);
   const cached = cache.get(key);
   if (cached) return cached;
-  const app = new App({ context: { ...cdkJsonContext(), ...context } });
+  const app = freshApp(context);
   const stacks = buildApp(app);
   const assembly = app.synth();
   const result: SynthesizedApp = {
@@ -39,7 +58,7 @@ export function synthesize(context: Record<string, unknown> = {}): SynthesizedAp
 
 /** A bare app with cdk.json's feature flags (no nag plugin), for tests of one stack or construct. */
 export function freshApp(context: Record<string, unknown> = {}): App {
-  return new App({ context: { ...cdkJsonContext(), ...context } });
+  return new App({ outdir: outdir(), context: { ...cdkJsonContext(), ...context } });
 }
 
 /** A fresh Stack in a fresh app, for tests of one construct. */

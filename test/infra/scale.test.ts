@@ -1,10 +1,10 @@
-import { App, NestedStack, Stack } from 'aws-cdk-lib';
+import { NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildApp } from '../../lib/app';
-import { cdkJsonContext } from '../../lib/paths';
 import { AREAS } from '../../services/registry';
 import { defineArea, type AreaDefinition, type RouteContract } from '../../services/shared/area';
 import { READ_WRITE } from '../../services/shared/permissions';
+import { freshApp } from './fixture';
 
 /**
  * The stacks fit the whole catalogue: the registry plus synthetic areas up to ~160 routes (the
@@ -47,7 +47,7 @@ function syntheticArea(index: number): AreaDefinition {
 
 describe('stack size', () => {
   const areas = [...AREAS, ...Array.from({ length: 10 }, (_, i) => syntheticArea(i))];
-  const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
+  const app = freshApp({ 'aws:cdk:bundling-stacks': [] });
   const { api, data } = buildApp(app, { areas });
   app.synth();
   const stacks: Stack[] = [data, api, ...api.node.findAll().filter((c): c is NestedStack => c instanceof NestedStack)];
