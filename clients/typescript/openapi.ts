@@ -2410,7 +2410,7 @@ export interface paths {
         post?: never;
         /**
          * Remove an item from a DRAFT invoice
-         * @description Removes a line of a DRAFT invoice; answers the invoice with its new totals. If-Match (the invoice's ETag) is optional and honoured when sent.
+         * @description Removes a line of a DRAFT invoice (the audit trail keeps that it was there); answers the invoice with its new totals. If-Match (the invoice's ETag) is optional and honoured when sent.
          *
          *     Scopes: commerce:write.
          */

@@ -1,4 +1,6 @@
+import type * as z from 'zod';
 import { defineArea } from '../shared/area';
+import type { ProblemRef } from '../shared/errors';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
 import {
@@ -28,6 +30,67 @@ const itemList = pageSchema(lineResponseSchema);
 const MONEY = 'Money is integer minor units of the currency; line amounts and totals are computed by the server (per line, half away from zero) and a request that sends one is 422.';
 const R = ['commerce:read'] as const;
 const W = ['commerce:write'] as const;
+
+const QUOTE_CONFLICTS = [PROBLEMS.QUOTE_DRAFT, PROBLEMS.QUOTE_SENT, PROBLEMS.QUOTE_ACCEPTED, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED];
+const INVOICE_CONFLICTS = [PROBLEMS.INVOICE_DRAFT, PROBLEMS.INVOICE_ISSUED, PROBLEMS.INVOICE_PARTIALLY_PAID, PROBLEMS.INVOICE_PAID, PROBLEMS.INVOICE_VOID];
+/** The 409s of an operation that starts only from the `from` states: every other state's of `all`, in its order. */
+const conflictsExcept = (all: readonly ProblemRef[], ...from: ProblemRef[]): ProblemRef[] => all.filter((p) => !from.includes(p));
+
+/**
+ * The item routes of a commerce document: the same for quotes and invoices, as the domain's
+ * item operations are (domain.ts). `conflicts` lists the document's state 409s, DRAFT first:
+ * items change only on a draft.
+ */
+const itemRoutes = (noun: 'quote' | 'invoice', aNoun: string, schema: z.ZodType, conflicts: readonly ProblemRef[]) => {
+  const items = `/commerce/${noun}s/{${noun}Id}/items`;
+  const notDraft = conflictsExcept(conflicts, conflicts[0]);
+  const theNoun = `the ${noun}`;
+  return {
+    list: {
+      method: 'GET',
+      path: items,
+      scopes: R,
+      summary: `${aNoun[0].toUpperCase()}${aNoun.slice(1)}'s items`,
+      description: `Every item of ${theNoun} in the order they were added (at most 100: one page, \`nextCursor\` null).`,
+      success: { status: 200, description: 'The items.', schema: itemList, headers: ['ETag'] },
+      problems: [],
+    },
+    add: {
+      method: 'POST',
+      path: items,
+      scopes: W,
+      summary: `Add an item to a DRAFT ${noun}`,
+      description: `Adds a line; ${theNoun}'s totals follow. ETag is ${theNoun}'s new ETag. If-Match (${theNoun}'s ETag) is optional and honoured when sent. ${MONEY}`,
+      body: lineBody,
+      idempotencyKey: 'required',
+      ifMatch: 'optional',
+      success: { status: 201, description: 'The added item.', schema: lineResponseSchema, headers: ['ETag', 'Location'] },
+      problems: notDraft,
+    },
+    get: {
+      method: 'GET',
+      path: `${items}/{itemId}`,
+      scopes: R,
+      summary: `Get one item of ${aNoun}`,
+      description: `One line of ${theNoun}; ETag is ${theNoun}'s.`,
+      success: { status: 200, description: 'The item.', schema: lineResponseSchema, headers: ['ETag'] },
+      problems: [],
+    },
+    remove: {
+      method: 'DELETE',
+      path: `${items}/{itemId}`,
+      scopes: W,
+      summary: `Remove an item from a DRAFT ${noun}`,
+      description: `Removes a line of a DRAFT ${noun} (the audit trail keeps that it was there); answers ${theNoun} with its new totals. If-Match (${theNoun}'s ETag) is optional and honoured when sent.`,
+      ifMatch: 'optional',
+      idempotencyKey: 'optional',
+      success: { status: 200, description: `The ${noun} after the change.`, schema, headers: ['ETag'] },
+      problems: notDraft,
+    },
+  } as const;
+};
+const quoteItems = itemRoutes('quote', 'a quote', quoteResponseSchema, QUOTE_CONFLICTS);
+const invoiceItems = itemRoutes('invoice', 'an invoice', invoiceResponseSchema, INVOICE_CONFLICTS);
 
 const quoteCommand = (verb: string, summary: string, description: string) =>
   ({
@@ -102,63 +165,26 @@ export const commerceArea = defineArea({
       ifMatch: 'required',
       idempotencyKey: 'required',
       success: { status: 200, description: 'The quote after the change.', schema: quoteResponseSchema, headers: ['ETag'] },
-      problems: [PROBLEMS.QUOTE_SENT, PROBLEMS.QUOTE_ACCEPTED, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED],
+      problems: conflictsExcept(QUOTE_CONFLICTS, PROBLEMS.QUOTE_DRAFT),
     },
-    listQuoteItems: {
-      method: 'GET',
-      path: '/commerce/quotes/{quoteId}/items',
-      scopes: R,
-      summary: "A quote's items",
-      description: 'Every item of the quote in the order they were added (at most 100: one page, `nextCursor` null).',
-      success: { status: 200, description: 'The items.', schema: itemList, headers: ['ETag'] },
-      problems: [],
-    },
-    addQuoteItem: {
-      method: 'POST',
-      path: '/commerce/quotes/{quoteId}/items',
-      scopes: W,
-      summary: 'Add an item to a DRAFT quote',
-      description: `Adds a line; the quote's totals follow. ETag is the quote's new ETag. If-Match (the quote's ETag) is optional and honoured when sent. ${MONEY}`,
-      body: lineBody,
-      idempotencyKey: 'required',
-      ifMatch: 'optional',
-      success: { status: 201, description: 'The added item.', schema: lineResponseSchema, headers: ['ETag', 'Location'] },
-      problems: [PROBLEMS.QUOTE_SENT, PROBLEMS.QUOTE_ACCEPTED, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED],
-    },
-    getQuoteItem: {
-      method: 'GET',
-      path: '/commerce/quotes/{quoteId}/items/{itemId}',
-      scopes: R,
-      summary: 'Get one item of a quote',
-      description: "One line of the quote; ETag is the quote's.",
-      success: { status: 200, description: 'The item.', schema: lineResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    removeQuoteItem: {
-      method: 'DELETE',
-      path: '/commerce/quotes/{quoteId}/items/{itemId}',
-      scopes: W,
-      summary: 'Remove an item from a DRAFT quote',
-      description: "Removes a line of a DRAFT quote (the audit trail keeps that it was there); answers the quote with its new totals. If-Match (the quote's ETag) is optional and honoured when sent.",
-      ifMatch: 'optional',
-      idempotencyKey: 'optional',
-      success: { status: 200, description: 'The quote after the change.', schema: quoteResponseSchema, headers: ['ETag'] },
-      problems: [PROBLEMS.QUOTE_SENT, PROBLEMS.QUOTE_ACCEPTED, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED],
-    },
-    sendQuote: { ...quoteCommand('send', 'Send a quote', 'DRAFT -> SENT; a quote without items is 422.'), problems: [PROBLEMS.QUOTE_SENT, PROBLEMS.QUOTE_ACCEPTED, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED] },
+    listQuoteItems: quoteItems.list,
+    addQuoteItem: quoteItems.add,
+    getQuoteItem: quoteItems.get,
+    removeQuoteItem: quoteItems.remove,
+    sendQuote: { ...quoteCommand('send', 'Send a quote', 'DRAFT -> SENT; a quote without items is 422.'), problems: conflictsExcept(QUOTE_CONFLICTS, PROBLEMS.QUOTE_DRAFT) },
     acceptQuote: {
       ...quoteCommand('accept', 'Accept a quote', 'SENT -> ACCEPTED. After `validUntil` it is 409 QUOTE_EXPIRED.'),
-      problems: [PROBLEMS.QUOTE_DRAFT, PROBLEMS.QUOTE_ACCEPTED, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED],
+      problems: conflictsExcept(QUOTE_CONFLICTS, PROBLEMS.QUOTE_SENT),
     },
     declineQuote: {
       ...quoteCommand('decline', 'Decline a quote', 'SENT -> DECLINED, with an optional `reason` (audited).'),
       body: declineQuoteBody,
       bodyOptional: true,
-      problems: [PROBLEMS.QUOTE_DRAFT, PROBLEMS.QUOTE_ACCEPTED, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED],
+      problems: conflictsExcept(QUOTE_CONFLICTS, PROBLEMS.QUOTE_SENT),
     },
     expireQuote: {
       ...quoteCommand('expire', 'Expire a quote', 'SENT -> EXPIRED: the offer lapsed or was withdrawn.'),
-      problems: [PROBLEMS.QUOTE_DRAFT, PROBLEMS.QUOTE_ACCEPTED, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED],
+      problems: conflictsExcept(QUOTE_CONFLICTS, PROBLEMS.QUOTE_SENT),
     },
     convertQuote: {
       method: 'POST',
@@ -170,7 +196,7 @@ export const commerceArea = defineArea({
       idempotencyKey: 'required',
       ifMatch: 'required',
       success: { status: 201, description: 'The new draft invoice.', schema: invoiceResponseSchema, headers: ['ETag', 'Location'] },
-      problems: [PROBLEMS.QUOTE_DRAFT, PROBLEMS.QUOTE_SENT, PROBLEMS.QUOTE_DECLINED, PROBLEMS.QUOTE_EXPIRED, PROBLEMS.QUOTE_CONVERTED],
+      problems: conflictsExcept(QUOTE_CONFLICTS, PROBLEMS.QUOTE_ACCEPTED),
     },
 
     listInvoices: {
@@ -213,49 +239,12 @@ export const commerceArea = defineArea({
       ifMatch: 'required',
       idempotencyKey: 'required',
       success: { status: 200, description: 'The invoice after the change.', schema: invoiceResponseSchema, headers: ['ETag'] },
-      problems: [PROBLEMS.INVOICE_ISSUED, PROBLEMS.INVOICE_PARTIALLY_PAID, PROBLEMS.INVOICE_PAID, PROBLEMS.INVOICE_VOID],
+      problems: conflictsExcept(INVOICE_CONFLICTS, PROBLEMS.INVOICE_DRAFT),
     },
-    listInvoiceItems: {
-      method: 'GET',
-      path: '/commerce/invoices/{invoiceId}/items',
-      scopes: R,
-      summary: "An invoice's items",
-      description: 'Every item of the invoice in the order they were added (at most 100: one page, `nextCursor` null).',
-      success: { status: 200, description: 'The items.', schema: itemList, headers: ['ETag'] },
-      problems: [],
-    },
-    addInvoiceItem: {
-      method: 'POST',
-      path: '/commerce/invoices/{invoiceId}/items',
-      scopes: W,
-      summary: 'Add an item to a DRAFT invoice',
-      description: `Adds a line; the invoice's totals follow. ETag is the invoice's new ETag. If-Match (the invoice's ETag) is optional and honoured when sent. ${MONEY}`,
-      body: lineBody,
-      idempotencyKey: 'required',
-      ifMatch: 'optional',
-      success: { status: 201, description: 'The added item.', schema: lineResponseSchema, headers: ['ETag', 'Location'] },
-      problems: [PROBLEMS.INVOICE_ISSUED, PROBLEMS.INVOICE_PARTIALLY_PAID, PROBLEMS.INVOICE_PAID, PROBLEMS.INVOICE_VOID],
-    },
-    getInvoiceItem: {
-      method: 'GET',
-      path: '/commerce/invoices/{invoiceId}/items/{itemId}',
-      scopes: R,
-      summary: 'Get one item of an invoice',
-      description: "One line of the invoice; ETag is the invoice's.",
-      success: { status: 200, description: 'The item.', schema: lineResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    removeInvoiceItem: {
-      method: 'DELETE',
-      path: '/commerce/invoices/{invoiceId}/items/{itemId}',
-      scopes: W,
-      summary: 'Remove an item from a DRAFT invoice',
-      description: "Removes a line of a DRAFT invoice; answers the invoice with its new totals. If-Match (the invoice's ETag) is optional and honoured when sent.",
-      ifMatch: 'optional',
-      idempotencyKey: 'optional',
-      success: { status: 200, description: 'The invoice after the change.', schema: invoiceResponseSchema, headers: ['ETag'] },
-      problems: [PROBLEMS.INVOICE_ISSUED, PROBLEMS.INVOICE_PARTIALLY_PAID, PROBLEMS.INVOICE_PAID, PROBLEMS.INVOICE_VOID],
-    },
+    listInvoiceItems: invoiceItems.list,
+    addInvoiceItem: invoiceItems.add,
+    getInvoiceItem: invoiceItems.get,
+    removeInvoiceItem: invoiceItems.remove,
     issueInvoice: {
       method: 'POST',
       path: '/commerce/invoices/{invoiceId}/issue',
@@ -266,7 +255,7 @@ export const commerceArea = defineArea({
       idempotencyKey: 'required',
       ifMatch: 'required',
       success: { status: 200, description: 'The issued invoice.', schema: invoiceResponseSchema, headers: ['ETag'] },
-      problems: [PROBLEMS.INVOICE_ISSUED, PROBLEMS.INVOICE_PARTIALLY_PAID, PROBLEMS.INVOICE_PAID, PROBLEMS.INVOICE_VOID],
+      problems: conflictsExcept(INVOICE_CONFLICTS, PROBLEMS.INVOICE_DRAFT),
     },
     voidInvoice: {
       method: 'POST',
@@ -278,7 +267,7 @@ export const commerceArea = defineArea({
       idempotencyKey: 'required',
       ifMatch: 'required',
       success: { status: 200, description: 'The void invoice.', schema: invoiceResponseSchema, headers: ['ETag'] },
-      problems: [PROBLEMS.INVOICE_PARTIALLY_PAID, PROBLEMS.INVOICE_PAID, PROBLEMS.INVOICE_VOID],
+      problems: conflictsExcept(INVOICE_CONFLICTS, PROBLEMS.INVOICE_DRAFT, PROBLEMS.INVOICE_ISSUED),
     },
 
     listPayments: {
@@ -301,7 +290,7 @@ export const commerceArea = defineArea({
       body: createPaymentBody,
       idempotencyKey: 'required',
       success: { status: 201, description: 'The recorded payment.', schema: paymentResponseSchema, headers: ['ETag', 'Location'] },
-      problems: [PROBLEMS.INVOICE_DRAFT, PROBLEMS.INVOICE_PAID, PROBLEMS.INVOICE_VOID],
+      problems: conflictsExcept(INVOICE_CONFLICTS, PROBLEMS.INVOICE_ISSUED, PROBLEMS.INVOICE_PARTIALLY_PAID),
     },
     getPayment: {
       method: 'GET',

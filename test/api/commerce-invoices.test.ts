@@ -42,6 +42,8 @@ describe('draft invoices', () => {
     expect((await read(api, `${inv(d.body.id)}/items/${added.body.id}`)).body).toEqual(added.body);
     const removed = await sent(api, 'DELETE', `${inv(d.body.id)}/items/${added.body.id}`, undefined, 200, { ifMatch: etag(added) });
     expect(removed.body).toMatchObject({ items: [], total: 0 });
+    // The reference says the audit trail keeps that the item was there.
+    expect((await auditOf(api, d.body.id)).map((a) => a.action)).toEqual(['invoice.created', 'invoice.item_added', 'invoice.item_removed']);
   });
 });
 
