@@ -43,7 +43,10 @@ describe('hire', () => {
   it('creates and links exactly one employee when two hires of one candidate race', async () => {
     const candidate = await offered(randomUUID().slice(0, 8));
     const before = (await employeesOf(ORG)).length;
-    // Both hires read the candidate before either commits (a start barrier on the first reads).
+    // Both hires make all their reads (the candidate, then the employee values taken) before
+    // either commits: a barrier after the last read. A barrier after the first read only let
+    // the first hire commit, now and then, before the second checked the values, which it then
+    // found taken (409 UNIQUENESS_CONFLICT before any commit): right, but not this race.
     let arrived = 0;
     let release!: () => void;
     const barrier = new Promise<void>((resolve) => (release = resolve));
@@ -51,8 +54,8 @@ describe('hire', () => {
       const store = recruitmentStore(db, unit);
       return {
         ...store,
-        getCandidate: async (org, id) => {
-          const read = await store.getCandidate(org, id);
+        takenEmployeeValues: async (org, values) => {
+          const read = await store.takenEmployeeValues(org, values);
           if (arrived < 2) {
             arrived += 1;
             if (arrived === 2) release();
