@@ -26,6 +26,13 @@ export interface BuildOptions {
    * @default AREAS - the registry's
    */
   readonly areas?: readonly AreaDefinition[];
+  /**
+   * Run the AWS Control Tower proactive controls (cfn-guard) on the synth, beside cdk-nag.
+   * They take most of a synth's time (~10 s of ~11 s); tests that only read templates turn
+   * them off, and test/infra/nag.test.ts keeps them, as every `cdk synth` does.
+   * @default true
+   */
+  readonly guardRules?: boolean;
 }
 
 export function buildApp(app: App, options: BuildOptions = {}): WfmStacks {
@@ -63,6 +70,6 @@ export function buildApp(app: App, options: BuildOptions = {}): WfmStacks {
   });
   for (const [key, value] of Object.entries(tags)) Tags.of(app).add(key, value);
   // Beside cdk-nag, the AWS Control Tower proactive controls (cfn-guard rules) on every synth.
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new CfnGuardValidator({ maxBuffer: 64 * 1024 * 1024 }));
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app), ...(options.guardRules === false ? [] : [new CfnGuardValidator({ maxBuffer: 64 * 1024 * 1024 })]));
   return { environment, data, api };
 }

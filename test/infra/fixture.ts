@@ -10,9 +10,16 @@ import { PUBLIC_ROUTES } from '../../services/routes';
 
 /**
  * The app as `cdk synth -c env=<env>` builds it: cdk.json's feature flags, the chosen
- * environment, the cdk-nag plugin. Synthesizing bundles six functions with esbuild, so each
- * test file synthesizes once per environment and shares the result (memoized per context).
+ * environment, the cdk-nag plugin. Each test file synthesizes once per context and shares the
+ * result (memoized). Two costly parts run only for the tests that need them, as neither changes
+ * a template (but for the code's asset hash): bundling every function (esbuild, ~100 MB of
+ * assembly; `bundled`, for the tests that read the bundles) and the cfn-guard plugin (~10 s a
+ * synth; `guardRules`, for the test of the synth's validation report).
  */
+export interface SynthOptions {
+  readonly bundled?: boolean;
+  readonly guardRules?: boolean;
+}
 export interface SynthesizedApp extends WfmStacks {
   readonly app: App;
   readonly assembly: CloudAssembly;
@@ -38,12 +45,13 @@ afterAll(() => {
   fileOutdir = undefined;
 });
 
-export function synthesize(context: Record<string, unknown> = {}): SynthesizedApp {
-  const key = JSON.stringify(context);
+export function synthesize(context: Record<string, unknown> = {}, { bundled = false, guardRules = false }: SynthOptions = {}): SynthesizedApp {
+  const full = bundled ? context : { 'aws:cdk:bundling-stacks': [], ...context };
+  const key = JSON.stringify([full, guardRules]);
   const cached = cache.get(key);
   if (cached) return cached;
-  const app = freshApp(context);
-  const stacks = buildApp(app);
+  const app = freshApp(full);
+  const stacks = buildApp(app, { guardRules });
   const assembly = app.synth();
   const result: SynthesizedApp = {
     ...stacks,

@@ -9,7 +9,7 @@ import { AREAS, FUNCTIONS } from '../../services/registry';
 import { TABLE_SPEC } from '../../services/shared/ddb/table-spec';
 import { logicalId, logicalIdOf, resourcesOf, synthesize, type SynthesizedApp } from './fixture';
 
-const testEnv = synthesize({ env: 'test' });
+const testEnv = synthesize({ env: 'test' }, { bundled: true });
 
 interface Statement {
   readonly Action: string | string[];
@@ -203,7 +203,7 @@ describe('least privilege', () => {
 });
 
 describe('environment separation', () => {
-  const live = synthesize({ env: 'live' });
+  const live = synthesize({ env: 'live' }, { bundled: true });
 
   it('tells the TEST authorizer to accept TEST keys and the LIVE authorizer LIVE keys', () => {
     expect(functionProps(testEnv, 'authorizer').Environment.Variables.API_ENVIRONMENT).toBe('TEST');

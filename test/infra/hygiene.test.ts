@@ -49,7 +49,7 @@ describe('stacks', () => {
 
 describe('ways in', () => {
   it('turn off the public execute-api URL behind a custom domain, and keep the one the SCIM forward uses', () => {
-    const withDomain = synthesize({ env: 'test', 'aws:cdk:bundling-stacks': [], domainName: 'api.test.example.com', certificateArn: 'arn:aws:acm:eu-central-1:111111111111:certificate/abc' });
+    const withDomain = synthesize({ env: 'test', domainName: 'api.test.example.com', certificateArn: 'arn:aws:acm:eu-central-1:111111111111:certificate/abc' });
     const apis = Object.values(resourcesOf(withDomain.apiTemplate, 'AWS::ApiGateway::RestApi')).map((r) => r.Properties ?? {});
     expect(apis.find((a) => a.Name.endsWith('-public'))?.DisableExecuteApiEndpoint).toBe(true);
     expect(apis.find((a) => a.Name.endsWith('-scim'))?.DisableExecuteApiEndpoint).toBe(false);
@@ -59,7 +59,7 @@ describe('ways in', () => {
 
   it('let only the scan channel named by context invoke evidence-ingest', () => {
     const invoker = 'arn:aws:iam::111111111111:role/scan-channel';
-    const withInvoker = synthesize({ env: 'test', 'aws:cdk:bundling-stacks': [], evidenceInvokerArn: invoker });
+    const withInvoker = synthesize({ env: 'test', evidenceInvokerArn: invoker });
     const grants = Object.values(resourcesOf(withInvoker.apiTemplate, 'AWS::Lambda::Permission')).filter((p) => p.Properties?.Principal === invoker);
     expect(grants).toHaveLength(1);
     expect(grants[0].Properties?.Action).toBe('lambda:InvokeFunction');

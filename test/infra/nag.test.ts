@@ -27,7 +27,7 @@ function acknowledgementsOf(app: App): Acknowledgement[] {
 }
 
 describe.each(['test', 'live'])('cdk-nag AWS Solutions checks, env %s', (env) => {
-  const built = synthesize({ env });
+  const built = synthesize({ env }, { guardRules: true });
 
   it('synthesizes with zero unacknowledged findings', () => {
     const report = JSON.parse(readFileSync(join(built.assembly.directory, 'validation-report.json'), 'utf8')) as { pluginReports: { violations?: unknown[] }[] };
@@ -49,6 +49,19 @@ describe.each(['test', 'live'])('cdk-nag AWS Solutions checks, env %s', (env) =>
       const answered = findings.filter((f) => f.id === ack.id && (f.path === ack.path || f.path.startsWith(`${ack.path}/`)));
       expect({ ack: `${ack.id} at ${ack.path}`, answered: answered.length > 0 }).toEqual({ ack: `${ack.id} at ${ack.path}`, answered: true });
     }
+  });
+});
+
+describe('validation plugins', () => {
+  it('run cfn-guard on every synth unless a test turns it off', () => {
+    const app = freshApp({ env: 'test', 'aws:cdk:bundling-stacks': [] });
+    buildApp(app);
+    const report = JSON.parse(readFileSync(join(app.synth().directory, 'validation-report.json'), 'utf8')) as { pluginReports: { pluginName: string }[] };
+    expect(report.pluginReports.map((r) => r.pluginName)).toContain('cdk-validator-cfnguard');
+    const off = freshApp({ env: 'test', 'aws:cdk:bundling-stacks': [] });
+    buildApp(off, { guardRules: false });
+    const offReport = JSON.parse(readFileSync(join(off.synth().directory, 'validation-report.json'), 'utf8')) as { pluginReports: { pluginName: string }[] };
+    expect(offReport.pluginReports.map((r) => r.pluginName)).not.toContain('cdk-validator-cfnguard');
   });
 });
 

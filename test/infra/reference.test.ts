@@ -11,7 +11,7 @@ import { isPublicRouteMethod, isRouteMethod, logicalId, logicalIdOf, methodsOf, 
  * (no authorizer, no API key), on the public RestApi whose stage the WebACL protects, served
  * by the `openapi` platform function with Redoc's bundle beside its code.
  */
-const built = synthesize({ env: 'test' });
+const built = synthesize({ env: 'test' }, { bundled: true });
 const template = built.apiTemplate;
 const methods = methodsOf(template);
 const publicRestApi = logicalId(built.api, built.api.publicApi.restApi.node.defaultChild);

@@ -7,8 +7,8 @@ import { assetCode } from '../../lib/constructs/bundling';
 import { logicalIdOf, resourcesOf, synthesize } from './fixture';
 
 /** Issue 5 in the stack: a queue feeds the worker; files live in a private, encrypted bucket. */
-const built = synthesize({ env: 'test' });
-const live = synthesize({ env: 'live' });
+const built = synthesize({ env: 'test' }, { bundled: true });
+const live = synthesize({ env: 'live' }, { bundled: true });
 
 describe('reports pipeline', () => {
   it('keeps export files in a private, encrypted, versioned, TLS-only bucket with access logs, retained in LIVE', () => {
