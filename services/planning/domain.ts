@@ -1,5 +1,6 @@
 import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
+import { eachLimited } from '../shared/domain/limited';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
 import { changedAttributes } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
@@ -275,11 +276,21 @@ export interface RangePublished {
 }
 
 /**
+ * How many employees' drafts a bulk publish runs at once. Shifts of different employees (and
+ * open shifts) never collide, so their publishes need no order; 200 shifts one after another
+ * (4 calls each) took most of the function's 10 s on a slow day.
+ */
+export const BULK_PUBLISH_PARALLEL = 8;
+
+/**
  * Publishes the DRAFT shifts starting in [from, to), optionally of one employee or location.
  * 1. Read the drafts by start; more than 200 is 422 (narrow the range).
  * 2. Publish each in a transaction of its own (atomic per shift, as publishShift does): a
  *    shift that would overlap, or that another request published or cancelled meanwhile, is
  *    reported in `rejected` with its code and the others still publish. Never overrides.
+ *    One employee's drafts go one after another in start order (of two that overlap, the
+ *    earlier publishes), up to BULK_PUBLISH_PARALLEL employees at once; both lists keep the
+ *    drafts' order. A failure that is not a refusal stops starting more and is thrown.
  * 3. Repeating the call publishes nothing twice: published shifts are no longer drafts.
  */
 export async function publishRange(ports: PlanningPorts, actor: Actor, filter: RangeFilter): Promise<RangePublished> {
@@ -287,17 +298,22 @@ export async function publishRange(ports: PlanningPorts, actor: Actor, filter: R
   if (drafts.length > BULK_PUBLISH_MAX) {
     throw new ValidationError([{ pointer: '/to', detail: `More than ${BULK_PUBLISH_MAX} DRAFT shifts start in [from, to): narrow the range or filter by employee or location.` }]);
   }
-  const publishedShiftIds: string[] = [];
-  const rejected: PublishRejection[] = [];
+  const lanes = new Map<string, Shift[]>();
   for (const draft of drafts) {
-    try {
-      await ports.separately((p) => publishShift(p, actor, draft.id, undefined));
-      publishedShiftIds.push(draft.id);
-    } catch (error) {
-      if (!(error instanceof AppError) || error.code === 'TRANSACTION_CONFLICT') throw error;
-      const ids = error.extensions.overlappingShiftIds as string[] | undefined;
-      rejected.push({ shiftId: draft.id, code: error.code, detail: error.message, ...(ids ? { overlappingShiftIds: ids } : {}) });
-    }
+    const lane = draft.employeeId ?? `open:${draft.id}`;
+    lanes.set(lane, [...(lanes.get(lane) ?? []), draft]);
   }
-  return { publishedShiftIds, rejected };
+  const rejections = new Map<string, PublishRejection>();
+  await eachLimited([...lanes.values()], BULK_PUBLISH_PARALLEL, async (lane) => {
+    for (const draft of lane) {
+      try {
+        await ports.separately((p) => publishShift(p, actor, draft.id, undefined));
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code === 'TRANSACTION_CONFLICT') throw error;
+        const ids = error.extensions.overlappingShiftIds as string[] | undefined;
+        rejections.set(draft.id, { shiftId: draft.id, code: error.code, detail: error.message, ...(ids ? { overlappingShiftIds: ids } : {}) });
+      }
+    }
+  });
+  return { publishedShiftIds: drafts.filter((d) => !rejections.has(d.id)).map((d) => d.id), rejected: drafts.flatMap((d) => rejections.get(d.id) ?? []) };
 }

@@ -62,6 +62,35 @@ describe('publishing', () => {
     expect(planned.map((i) => i.id).sort()).toEqual(shifts.map((s) => s.id).sort());
   });
 
+  it("a bulk publish runs employees side by side and one employee's drafts in start order", async () => {
+    const [a, b, c] = [await employee(), await employee(), await employee()];
+    const draft = (emp: string, day: string, from: string, to: string) =>
+      run((p) => createShift(p, actor, { employeeId: emp, locationId: LOC, startsAt: `2031-08-${day}T${from}:00.000Z`, endsAt: `2031-08-${day}T${to}:00.000Z` }));
+    const early = await draft(a, '01', '08:00', '12:00');
+    const later = await draft(a, '01', '10:00', '14:00');
+    const others = [await draft(b, '01', '09:00', '17:00'), await draft(c, '01', '09:30', '17:00'), await draft(a, '02', '08:00', '12:00')];
+    let running = 0;
+    let most = 0;
+    const counted = (p: PlanningPorts): PlanningPorts => ({
+      ...p,
+      separately: async (work) => {
+        running += 1;
+        most = Math.max(most, running);
+        try {
+          return await p.separately(work);
+        } finally {
+          running -= 1;
+        }
+      },
+    });
+    const result = await run((p) => publishRange(counted(p), actor, { from: '2031-08-01T00:00:00.000Z', to: '2031-08-03T00:00:00.000Z', locationId: LOC }));
+    // Three employees at once; never two drafts of one employee (five drafts in all).
+    expect(most).toBe(3);
+    // The earlier of a's two overlapping drafts published, the later refused; the lists keep the drafts' order.
+    expect(result.publishedShiftIds).toEqual([early.id, others[0].id, others[1].id, others[2].id]);
+    expect(result.rejected).toEqual([{ shiftId: later.id, code: 'SHIFT_OVERLAP', detail: expect.any(String), overlappingShiftIds: [early.id] }]);
+  });
+
   it('a bulk publish commits per shift, each with its audit entry', async () => {
     const emp = await employee();
     for (const d of [1, 2, 3]) await run((p) => createShift(p, actor, { employeeId: emp, locationId: LOC, startsAt: `2031-07-0${d}T08:00:00.000Z`, endsAt: `2031-07-0${d}T16:00:00.000Z` }));

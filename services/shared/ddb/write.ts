@@ -1,5 +1,6 @@
 import { setTimeout as defaultSleep } from 'node:timers/promises';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { eachLimited } from '../domain/limited';
 import type { Db } from './client';
 
 type Item = Record<string, unknown>;
@@ -30,14 +31,7 @@ export async function batchPut(db: Db, items: readonly Item[], options: BatchPut
   const sleep = options.sleep ?? defaultSleep;
   const batches: Item[][] = [];
   for (let i = 0; i < items.length; i += BATCH_WRITE_ITEMS) batches.push(items.slice(i, i + BATCH_WRITE_ITEMS));
-  let next = 0;
-  const worker = async () => {
-    while (next < batches.length) {
-      const batch = batches[next++]!;
-      await putBatch(db, batch, attempts, sleep);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, batches.length) }, worker));
+  await eachLimited(batches, CONCURRENCY, (batch) => putBatch(db, batch, attempts, sleep));
 }
 
 async function putBatch(db: Db, batch: readonly Item[], attempts: number, sleep: (ms: number) => Promise<void>): Promise<void> {
