@@ -14,3 +14,4 @@ const integrationsQueue = areaJobQueue({ queueUrlEnv: QUEUE_URL_ENV, worker: 'in
 
 export const jobQueue = integrationsQueue.queue;
 export const setLocalIntegrationWorker = integrationsQueue.setLocalWorker;
+export const replaceLocalIntegrationQueue = integrationsQueue.replaceLocal;

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { runIntegrationJob } from '../../services/integrations/domain-worker';
+import { replaceLocalIntegrationQueue } from '../../services/integrations/store-queue';
 import { workerPorts } from '../../services/integrations/store-worker';
+import type { QueuedJob } from '../../services/shared/queue-worker';
 import { fakePayroll } from '../../services/local/fake-payroll';
 import { call, expectProblem, startApi, type ApiFixture } from '../support/api';
 import { withCapturedLogs } from '../support/logs';
@@ -245,8 +247,20 @@ describe('retries and rejections', () => {
     await createEntry('2026-08-04T08:00:00Z', '2026-08-04T12:00:00Z');
     const record = await payrollExport({ period: AUGUST });
     fakePayroll.failNext(401, 1);
-    const res = await dispatch(record.outboxId);
-    expectProblem(await dispatch(record.outboxId), 409, 'OUTBOX_RECORD_IN_DISPATCH');
+    // The first job's message is held until the second dispatch is answered: a rejection is
+    // quick, and a job already FAILED no longer holds the record.
+    const held: QueuedJob[] = [];
+    replaceLocalIntegrationQueue({ send: async (message) => void held.push(message) });
+    let res: Awaited<ReturnType<typeof dispatch>>;
+    try {
+      res = await dispatch(record.outboxId);
+      expect(res.status).toBe(202);
+      expectProblem(await dispatch(record.outboxId), 409, 'OUTBOX_RECORD_IN_DISPATCH');
+    } finally {
+      replaceLocalIntegrationQueue(undefined);
+    }
+    expect(held).toEqual([{ organizationId: api.demo.organizationId, jobId: res.body.id }]);
+    await runIntegrationJob(workerPorts({ db: api.db }), held[0]);
     const failed = await finishedJob(res.body.id);
     expect(failed).toMatchObject({ status: 'FAILED', attempts: 1, error: { code: 'PROVIDER_REJECTED', message: 'The provider rejected the request (HTTP 401). Check the integration credentials.' } });
     expect(JSON.stringify(failed)).not.toMatch(/injected|unauthorized/);
