@@ -355,6 +355,14 @@ export async function postMessage(ports: RecruitmentPorts, actor: Who, candidate
 }
 
 /**
+ * Step 4 of an erasure alone, for a replay of it (the kit's `afterReplay`): the stored
+ * responses about the candidate answer CANDIDATE_ERASED. Rewriting them again changes nothing.
+ */
+export async function completeErasure(ports: RecruitmentPorts, actor: Who, id: string): Promise<void> {
+  ports.store.eraseStoredResponses(organizationOf(actor), id, erasedRefusal(), actor.requestId);
+}
+
+/**
  * Erases a candidate's personal data on request: the values go, the record and its audit
  * trail stay. Erasing an erased candidate changes nothing (no audit entry) but steps 4 again.
  * 1. Read the candidate (404); If-Match (412).  2. Read the whole conversation.
@@ -366,14 +374,6 @@ export async function postMessage(ports: RecruitmentPorts, actor: Who, candidate
  *    CANDIDATE_ERASED (the transaction of 3 has no room for them: <= 100 items); also for an
  *    erased candidate, so that erasing again completes a replacement that failed.
  */
-/**
- * Step 4 of an erasure alone, for a replay of it (the kit's `afterReplay`): the stored
- * responses about the candidate answer CANDIDATE_ERASED. Rewriting them again changes nothing.
- */
-export async function completeErasure(ports: RecruitmentPorts, actor: Who, id: string): Promise<void> {
-  ports.store.eraseStoredResponses(organizationOf(actor), id, erasedRefusal(), actor.requestId);
-}
-
 export async function eraseCandidate(ports: RecruitmentPorts, actor: Who, id: string, ifMatch: string): Promise<Candidate> {
   const current = await readCandidate(ports, organizationOf(actor), id, ifMatch);
   await completeErasure(ports, actor, id);
