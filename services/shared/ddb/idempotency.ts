@@ -342,11 +342,11 @@ export interface EraseOptions {
  * Returns how many records were rewritten.
  */
 export async function eraseStoredResponses(db: Db, subject: ResponseSubject, tombstone: StoredResponse, options: EraseOptions = {}): Promise<number> {
-  const first = await erasePass(db, subject, tombstone, options.batchSize ?? ERASE_BATCH_SIZE);
-  await (options.sleep ?? defaultSleep)(options.secondPassAfterMs ?? ERASE_SECOND_PASS_MS);
-  return first + (await erasePass(db, subject, tombstone, options.batchSize ?? ERASE_BATCH_SIZE));
+  const { batchSize = ERASE_BATCH_SIZE, secondPassAfterMs = ERASE_SECOND_PASS_MS, sleep = defaultSleep } = options;
+  const first = await erasePass(db, subject, tombstone, batchSize);
+  await sleep(secondPassAfterMs);
+  return first + (await erasePass(db, subject, tombstone, batchSize));
 }
-
 
 async function erasePass(db: Db, subject: ResponseSubject, tombstone: StoredResponse, batchSize: number): Promise<number> {
   const partition = subjectPartition(subject);
