@@ -1,4 +1,5 @@
 import { defineArea } from '../shared/area';
+import { listRoute } from '../shared/route-shapes';
 import { auditListQuery, auditListSchema, auditResponseSchema } from './schemas';
 
 /**
@@ -17,16 +18,15 @@ export const auditArea = (entityTypes: readonly string[]) => {
     auditEntityTypes: [],
     schemas: { AuditEntry: auditResponseSchema, AuditEntryList: auditListSchema },
     routes: {
-      listAuditEntries: {
-        method: 'GET',
+      listAuditEntries: listRoute({
         path: '/audit',
         scopes: ['audit:read'],
         summary: 'List audit entries, newest first',
         description: 'The organization audit trail, newest first; allowlisted content only. With `entityType` and `entityId`: the trail of one entity.',
         query: auditListQuery(types as [string, ...string[]]),
-        success: { status: 200, description: 'A page of audit entries.', schema: auditListSchema },
-        problems: [],
-      },
+        schema: auditListSchema,
+        returns: 'A page of audit entries.',
+      }),
     },
   });
 };

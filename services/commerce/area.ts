@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import { defineArea } from '../shared/area';
+import { actionRoute, createRoute, listRoute, readRoute, removeRoute, updateRoute } from '../shared/route-shapes';
 import type { ProblemRef } from '../shared/errors';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
@@ -46,15 +47,14 @@ const itemRoutes = (noun: 'quote' | 'invoice', aNoun: string, schema: z.ZodType,
   const notDraft = conflictsExcept(conflicts, conflicts[0]);
   const theNoun = `the ${noun}`;
   return {
-    list: {
-      method: 'GET',
+    list: readRoute({
       path: items,
       scopes: R,
       summary: `${aNoun[0].toUpperCase()}${aNoun.slice(1)}'s items`,
       description: `Every item of ${theNoun} in the order they were added (at most 100: one page, \`nextCursor\` null).`,
-      success: { status: 200, description: 'The items.', schema: itemList, headers: ['ETag'] },
-      problems: [],
-    },
+      schema: itemList,
+      returns: 'The items.',
+    }),
     add: {
       method: 'POST',
       path: items,
@@ -67,42 +67,37 @@ const itemRoutes = (noun: 'quote' | 'invoice', aNoun: string, schema: z.ZodType,
       success: { status: 201, description: 'The added item.', schema: lineResponseSchema, headers: ['ETag', 'Location'] },
       problems: notDraft,
     },
-    get: {
-      method: 'GET',
+    get: readRoute({
       path: `${items}/{itemId}`,
       scopes: R,
       summary: `Get one item of ${aNoun}`,
       description: `One line of ${theNoun}; ETag is ${theNoun}'s.`,
-      success: { status: 200, description: 'The item.', schema: lineResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    remove: {
-      method: 'DELETE',
+      schema: lineResponseSchema,
+      returns: 'The item.',
+    }),
+    remove: removeRoute({
       path: `${items}/{itemId}`,
       scopes: W,
       summary: `Remove an item from a DRAFT ${noun}`,
       description: `Removes a line of a DRAFT ${noun} (the audit trail keeps that it was there); answers ${theNoun} with its new totals. If-Match (${theNoun}'s ETag) is optional and honoured when sent.`,
-      ifMatch: 'optional',
-      idempotencyKey: 'optional',
-      success: { status: 200, description: `The ${noun} after the change.`, schema, headers: ['ETag'] },
+      schema,
+      returns: `The ${noun} after the change.`,
       problems: notDraft,
-    },
+    }),
   } as const;
 };
 const quoteItems = itemRoutes('quote', 'a quote', quoteResponseSchema, QUOTE_CONFLICTS);
 const invoiceItems = itemRoutes('invoice', 'an invoice', invoiceResponseSchema, INVOICE_CONFLICTS);
 
 const quoteCommand = (verb: string, summary: string, description: string) =>
-  ({
-    method: 'POST',
+  actionRoute({
     path: `/commerce/quotes/{quoteId}/${verb}`,
     scopes: W,
     summary,
     description: `${description} If-Match is the quote's ETag. The body may be absent or \`{}\`.`,
-    idempotencyKey: 'required',
-    ifMatch: 'required',
-    success: { status: 200, description: 'The quote after the change.', schema: quoteResponseSchema, headers: ['ETag'] },
-  }) as const;
+    schema: quoteResponseSchema,
+    returns: 'The quote after the change.',
+  });
 
 /** Quotes and invoices with their items, the invoice number sequence, and payments. */
 export const commerceArea = defineArea({
@@ -125,48 +120,43 @@ export const commerceArea = defineArea({
     PaymentList: paymentList,
   },
   routes: {
-    listQuotes: {
-      method: 'GET',
+    listQuotes: listRoute({
       path: '/commerce/quotes',
       scopes: R,
       summary: 'List quotes',
       description: 'Quotes, oldest first (createdAt, then id), optionally of one state and/or one customer.',
       query: quoteListQuery,
-      success: { status: 200, description: 'A page of quotes.', schema: quoteList },
-      problems: [],
-    },
-    createQuote: {
-      method: 'POST',
+      schema: quoteList,
+      returns: 'A page of quotes.',
+    }),
+    createQuote: createRoute({
       path: '/commerce/quotes',
       scopes: W,
       summary: 'Create a quote',
       description: `Creates a DRAFT quote, optionally with its items (at most 100). ${MONEY}`,
       body: createQuoteBody,
-      idempotencyKey: 'required',
-      success: { status: 201, description: 'The created quote.', schema: quoteResponseSchema, headers: ['ETag', 'Location'] },
-      problems: [],
-    },
-    getQuote: {
-      method: 'GET',
+      schema: quoteResponseSchema,
+      returns: 'The created quote.',
+    }),
+    getQuote: readRoute({
       path: '/commerce/quotes/{quoteId}',
       scopes: R,
       summary: 'Get one quote',
       description: 'One quote with its items and totals.',
-      success: { status: 200, description: 'The quote.', schema: quoteResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    updateQuote: {
-      method: 'PATCH',
+      schema: quoteResponseSchema,
+      returns: 'The quote.',
+    }),
+    updateQuote: updateRoute({
       path: '/commerce/quotes/{quoteId}',
       scopes: W,
       summary: 'Update a DRAFT quote',
       description: 'Changes customer, currency, validity or notes of a DRAFT quote (409 QUOTE_<STATE> otherwise). A change to the current values changes nothing.',
       body: updateQuoteBody,
-      ifMatch: 'required',
       idempotencyKey: 'required',
-      success: { status: 200, description: 'The quote after the change.', schema: quoteResponseSchema, headers: ['ETag'] },
+      schema: quoteResponseSchema,
+      returns: 'The quote after the change.',
       problems: conflictsExcept(QUOTE_CONFLICTS, PROBLEMS.QUOTE_DRAFT),
-    },
+    }),
     listQuoteItems: quoteItems.list,
     addQuoteItem: quoteItems.add,
     getQuoteItem: quoteItems.get,
@@ -199,107 +189,95 @@ export const commerceArea = defineArea({
       problems: conflictsExcept(QUOTE_CONFLICTS, PROBLEMS.QUOTE_ACCEPTED),
     },
 
-    listInvoices: {
-      method: 'GET',
+    listInvoices: listRoute({
       path: '/commerce/invoices',
       scopes: R,
       summary: 'List invoices',
       description: 'Invoices, oldest first (createdAt, then id), optionally of one state and/or one customer.',
       query: invoiceListQuery,
-      success: { status: 200, description: 'A page of invoices.', schema: invoiceList },
-      problems: [],
-    },
-    createInvoice: {
-      method: 'POST',
+      schema: invoiceList,
+      returns: 'A page of invoices.',
+    }),
+    createInvoice: createRoute({
       path: '/commerce/invoices',
       scopes: W,
       summary: 'Create a draft invoice',
       description: `Creates a DRAFT invoice (no number until issued), optionally with its items (at most 100). ${MONEY}`,
       body: createInvoiceBody,
-      idempotencyKey: 'required',
-      success: { status: 201, description: 'The created invoice.', schema: invoiceResponseSchema, headers: ['ETag', 'Location'] },
-      problems: [],
-    },
-    getInvoice: {
-      method: 'GET',
+      schema: invoiceResponseSchema,
+      returns: 'The created invoice.',
+    }),
+    getInvoice: readRoute({
       path: '/commerce/invoices/{invoiceId}',
       scopes: R,
       summary: 'Get one invoice',
       description: 'One invoice with its items, totals, payments total and balance.',
-      success: { status: 200, description: 'The invoice.', schema: invoiceResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    updateInvoice: {
-      method: 'PATCH',
+      schema: invoiceResponseSchema,
+      returns: 'The invoice.',
+    }),
+    updateInvoice: updateRoute({
       path: '/commerce/invoices/{invoiceId}',
       scopes: W,
       summary: 'Update a DRAFT invoice',
       description: 'Changes customer, currency, payment term or notes of a DRAFT invoice; an issued invoice is immutable (409 INVOICE_<STATE>: void it and issue a new one).',
       body: updateInvoiceBody,
-      ifMatch: 'required',
       idempotencyKey: 'required',
-      success: { status: 200, description: 'The invoice after the change.', schema: invoiceResponseSchema, headers: ['ETag'] },
+      schema: invoiceResponseSchema,
+      returns: 'The invoice after the change.',
       problems: conflictsExcept(INVOICE_CONFLICTS, PROBLEMS.INVOICE_DRAFT),
-    },
+    }),
     listInvoiceItems: invoiceItems.list,
     addInvoiceItem: invoiceItems.add,
     getInvoiceItem: invoiceItems.get,
     removeInvoiceItem: invoiceItems.remove,
-    issueInvoice: {
-      method: 'POST',
+    issueInvoice: actionRoute({
       path: '/commerce/invoices/{invoiceId}/issue',
       scopes: W,
       summary: 'Issue an invoice',
       description:
         "DRAFT -> ISSUED: takes the next number of the organization's sequence in the same transaction (no gaps, no duplicates under concurrency), sets `issuedAt` and `dueDate` (issue date + paymentTermDays). Needs items and a total above zero (422). If-Match is the invoice's ETag. The body may be absent or `{}`.",
-      idempotencyKey: 'required',
-      ifMatch: 'required',
-      success: { status: 200, description: 'The issued invoice.', schema: invoiceResponseSchema, headers: ['ETag'] },
+      schema: invoiceResponseSchema,
+      returns: 'The issued invoice.',
       problems: conflictsExcept(INVOICE_CONFLICTS, PROBLEMS.INVOICE_DRAFT),
-    },
-    voidInvoice: {
-      method: 'POST',
+    }),
+    voidInvoice: actionRoute({
       path: '/commerce/invoices/{invoiceId}/void',
       scopes: W,
       summary: 'Void an invoice',
       description: 'ISSUED (without payments) or DRAFT -> VOID with a `reason`; a void invoice keeps its number, and the number is never given again. If-Match is the invoice\'s ETag.',
       body: voidInvoiceBody,
-      idempotencyKey: 'required',
-      ifMatch: 'required',
-      success: { status: 200, description: 'The void invoice.', schema: invoiceResponseSchema, headers: ['ETag'] },
+      schema: invoiceResponseSchema,
+      returns: 'The void invoice.',
       problems: conflictsExcept(INVOICE_CONFLICTS, PROBLEMS.INVOICE_DRAFT, PROBLEMS.INVOICE_ISSUED),
-    },
+    }),
 
-    listPayments: {
-      method: 'GET',
+    listPayments: listRoute({
       path: '/commerce/payments',
       scopes: R,
       summary: 'List payments',
       description: 'Payments, oldest first (createdAt, then id), optionally of one invoice.',
       query: paymentListQuery,
-      success: { status: 200, description: 'A page of payments.', schema: paymentList },
-      problems: [],
-    },
-    recordPayment: {
-      method: 'POST',
+      schema: paymentList,
+      returns: 'A page of payments.',
+    }),
+    recordPayment: createRoute({
       path: '/commerce/payments',
       scopes: W,
       summary: 'Record a payment',
       description:
         "Records a (partial) payment against an ISSUED invoice and moves the invoice's `amountPaid`, `balance` and, at zero balance, its state to PAID, in one transaction. An amount above the balance is 422 at /amount (with `balance`); of concurrent payments that together would overpay, exactly one commits. An invoice of another organization is 422 at /invoiceId.",
       body: createPaymentBody,
-      idempotencyKey: 'required',
-      success: { status: 201, description: 'The recorded payment.', schema: paymentResponseSchema, headers: ['ETag', 'Location'] },
+      schema: paymentResponseSchema,
+      returns: 'The recorded payment.',
       problems: conflictsExcept(INVOICE_CONFLICTS, PROBLEMS.INVOICE_ISSUED, PROBLEMS.INVOICE_PARTIALLY_PAID),
-    },
-    getPayment: {
-      method: 'GET',
+    }),
+    getPayment: readRoute({
       path: '/commerce/payments/{paymentId}',
       scopes: R,
       summary: 'Get one payment',
       description: 'One payment.',
-      success: { status: 200, description: 'The payment.', schema: paymentResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
+      schema: paymentResponseSchema,
+      returns: 'The payment.',
+    }),
   },
 });

@@ -1,4 +1,5 @@
 import { defineArea } from '../shared/area';
+import { createRoute, listRoute, readRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
 import {
@@ -47,28 +48,25 @@ export const documentsArea = defineArea({
     LocationDocumentList: locationDocumentList,
   },
   routes: {
-    listDocuments: {
-      method: 'GET',
+    listDocuments: listRoute({
       path: '/documents',
       scopes: ['documents:read'],
       summary: 'List documents',
       description: 'Active documents (or archived ones with `archived=true`), oldest first (createdAt, then id), in every state.',
       query: documentListQuery,
-      success: { status: 200, description: 'A page of documents.', schema: documentList },
-      problems: [],
-    },
-    createUploadSession: {
-      method: 'POST',
+      schema: documentList,
+      returns: 'A page of documents.',
+    }),
+    createUploadSession: createRoute({
       path: '/documents/upload-sessions',
       scopes: ['documents:write'],
       summary: 'Open an upload session',
       description:
         'Creates a PENDING document and an upload session valid 15 minutes, with a presigned PUT that accepts exactly the declared size, content type and SHA-256 (all three signed). Send the file with one PUT to `upload.url` with exactly `upload.headers`, then complete the session. Bytes never pass through this API. The content type must be one of the allowed types (422); a location or employee owner must exist in this organization (422).',
       body: createUploadSessionBody,
-      idempotencyKey: 'required',
-      success: { status: 201, description: 'The session, its presigned upload and the PENDING document.', schema: uploadSessionResponseSchema, headers: ['ETag', 'Location'] },
-      problems: [],
-    },
+      schema: uploadSessionResponseSchema,
+      returns: 'The session, its presigned upload and the PENDING document.',
+    }),
     completeUploadSession: {
       method: 'POST',
       path: '/documents/upload-sessions/{sessionId}/complete',
@@ -82,15 +80,14 @@ export const documentsArea = defineArea({
       success: { status: 200, description: 'The completed session and its document (AVAILABLE or REJECTED).', schema: completedUploadResponseSchema, headers: ['ETag'] },
       problems: [PROBLEMS.UPLOAD_SESSION_COMPLETED, PROBLEMS.UPLOAD_SESSION_EXPIRED, PROBLEMS.UPLOAD_NOT_RECEIVED],
     },
-    getDocument: {
-      method: 'GET',
+    getDocument: readRoute({
       path: '/documents/{documentId}',
       scopes: ['documents:read'],
       summary: 'Get one document',
       description: 'The metadata of one document, archived or not. The bytes are only reachable through a download session.',
-      success: { status: 200, description: 'The document.', schema: documentResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
+      schema: documentResponseSchema,
+      returns: 'The document.',
+    }),
     archiveDocument: {
       method: 'POST',
       path: '/documents/{documentId}/archive',
@@ -116,16 +113,15 @@ export const documentsArea = defineArea({
       success: { status: 200, description: 'The presigned download.', schema: downloadSessionResponseSchema },
       problems: [PROBLEMS.DOCUMENT_NOT_AVAILABLE],
     },
-    listLocationDocuments: {
-      method: 'GET',
+    listLocationDocuments: listRoute({
       path: '/locations/{locationId}/documents',
       scopes: ['documents:read'],
       summary: 'Documents linked to a location',
       description: 'The links of a location, by document id, each with the document. Links, not copies: a document may be linked to many locations.',
       query: linkListQuery,
-      success: { status: 200, description: 'A page of location documents.', schema: locationDocumentList },
-      problems: [],
-    },
+      schema: locationDocumentList,
+      returns: 'A page of location documents.',
+    }),
     linkLocationDocument: {
       method: 'PUT',
       path: '/locations/{locationId}/documents/{documentId}',

@@ -1,4 +1,5 @@
 import { defineArea } from '../shared/area';
+import { actionRoute, createRoute, listRoute, readRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
 import {
   bankAccountBodySchema,
@@ -31,38 +32,34 @@ export const employeesArea = defineArea({
     BankAccountReceipt: bankAccountReceiptSchema,
   },
   routes: {
-    listEmployees: {
-      method: 'GET',
+    listEmployees: listRoute({
       path: '/employees',
       scopes: ['employees:read'],
       summary: 'List or search employees',
       description: `Employees in creation order, or, with \`q\`, those whose names, userName, externalId or e-mail addresses start with every word of \`q\` (search order). Deactivated employees are included unless \`active\` says otherwise. Never bank data. ${SENSITIVE}`,
       query: listQuerySchema,
-      success: { status: 200, description: 'A page of employees.', schema: employeeListSchema },
-      problems: [],
-    },
-    createEmployee: {
-      method: 'POST',
+      schema: employeeListSchema,
+      returns: 'A page of employees.',
+    }),
+    createEmployee: createRoute({
       path: '/employees',
       scopes: ['employees:write'],
       summary: 'Create an employee',
       description: `Creates an active employee (the same record SCIM provisions), atomically with its audit entry. userName (case-insensitive) and externalId are unique in the organization: 409 UNIQUENESS_CONFLICT. Read-only members (id, createdAt, updatedAt, active, bank data) are 422 each. ${SENSITIVE}`,
       body: createBodySchema,
-      idempotencyKey: 'required',
-      success: { status: 201, description: 'The created employee.', schema: employeeSchema, headers: ['ETag', 'Location'] },
+      schema: employeeSchema,
+      returns: 'The created employee.',
       problems: ['UNIQUENESS_CONFLICT'],
-    },
-    getEmployee: {
-      method: 'GET',
+    }),
+    getEmployee: readRoute({
       path: '/employees/{employeeId}',
       scopes: ['employees:read'],
       summary: 'Get one employee',
       description: `One employee with its ETag and, at most, the masked IBAN of its bank account. ${SENSITIVE}`,
-      success: { status: 200, description: 'The employee.', schema: employeeSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    updateEmployee: {
-      method: 'PATCH',
+      schema: employeeSchema,
+      returns: 'The employee.',
+    }),
+    updateEmployee: updateRoute({
       path: '/employees/{employeeId}',
       scopes: ['employees:write'],
       summary: 'Update an employee',
@@ -70,31 +67,27 @@ export const employeesArea = defineArea({
         'Changes any subset of the fields (null clears an optional one; emails and personalAddress are replaced as a whole); `active: true` reactivates (422 for an employee deprovisioned over SCIM). A new version, atomically with its audit entry (field names only).',
       body: updateBodySchema,
       idempotencyKey: 'required',
-      ifMatch: 'required',
-      success: { status: 200, description: 'The changed employee.', schema: employeeSchema, headers: ['ETag'] },
+      schema: employeeSchema,
+      returns: 'The changed employee.',
       problems: ['UNIQUENESS_CONFLICT'],
-    },
-    deactivateEmployee: {
-      method: 'POST',
+    }),
+    deactivateEmployee: actionRoute({
       path: '/employees/{employeeId}/deactivate',
       scopes: ['employees:write'],
       summary: 'Deactivate an employee',
       description: 'Ends organization access (active false). The employee, its work events, time entries, reports, audit history and bank account stay; the reason goes to the audit entry.',
       body: deactivateBodySchema,
-      idempotencyKey: 'required',
-      ifMatch: 'required',
-      success: { status: 200, description: 'The deactivated employee.', schema: employeeSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    getBankAccount: {
-      method: 'GET',
+      schema: employeeSchema,
+      returns: 'The deactivated employee.',
+    }),
+    getBankAccount: readRoute({
       path: '/employees/{employeeId}/bank-account',
       scopes: ['employees:read_financial'],
       summary: "Get an employee's bank account",
       description: 'The full bank account (IBAN in print format, BIC, account holder): the only place it is returned. An employee without one answers nulls with ETag version 0, for the first PUT.',
-      success: { status: 200, description: 'The bank account.', schema: bankAccountSchema, headers: ['ETag'] },
-      problems: [],
-    },
+      schema: bankAccountSchema,
+      returns: 'The bank account.',
+    }),
     putBankAccount: {
       method: 'PUT',
       path: '/employees/{employeeId}/bank-account',

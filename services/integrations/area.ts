@@ -1,4 +1,5 @@
 import { defineArea } from '../shared/area';
+import { createRoute, listRoute, readRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
 import { PROBLEMS } from './problems';
 import {
@@ -44,67 +45,60 @@ export const integrationsArea = defineArea({
     },
   ],
   routes: {
-    listIntegrations: {
-      method: 'GET',
+    listIntegrations: listRoute({
       path: '/integrations',
       scopes: ['integrations:read'],
       summary: 'Connected providers',
       description: `The organization's integrations, newest first: provider, approved job kinds, status, whether credentials are set. ${NEVER_SHOWN}`,
       query: pageQuery,
-      success: { status: 200, description: 'A page of integrations.', schema: integrationListSchema },
-      problems: [],
-    },
-    createIntegration: {
-      method: 'POST',
+      schema: integrationListSchema,
+      returns: 'A page of integrations.',
+    }),
+    createIntegration: createRoute({
       path: '/integrations',
       scopes: ['integrations:write'],
       summary: 'Connect a provider',
       description: `Connects one provider (\`payroll\`, \`accounting\` or \`hr\`; one integration each, else 409 \`INTEGRATION_EXISTS\`) with the job kinds the organization approves (a subset of the ones the provider supports, else 422) and its API base URL (https to a public host; 422 otherwise). Credentials may be given here or later. ${NEVER_SHOWN}`,
       body: createIntegrationBody,
-      idempotencyKey: 'required',
-      success: { status: 201, description: 'The integration.', schema: integrationResponseSchema, headers: ['ETag', 'Location'] },
+      schema: integrationResponseSchema,
+      returns: 'The integration.',
       problems: [PROBLEMS.INTEGRATION_EXISTS],
-    },
-    listIntegrationJobs: {
-      method: 'GET',
+    }),
+    listIntegrationJobs: listRoute({
       path: '/integrations/jobs',
       scopes: ['integrations:read'],
       summary: 'Integration jobs, newest first',
       description: 'Every job of the organization, newest first, with status, progress, attempts and the safe error summary.',
       query: pageQuery,
-      success: { status: 200, description: 'A page of jobs.', schema: jobListSchema },
-      problems: [],
-    },
-    getIntegrationJob: {
-      method: 'GET',
+      schema: jobListSchema,
+      returns: 'A page of jobs.',
+    }),
+    getIntegrationJob: readRoute({
       path: '/integrations/jobs/{jobId}',
       scopes: ['integrations:read'],
       summary: 'Progress and result of an integration job',
       description: 'QUEUED -> RUNNING -> SUCCEEDED | FAILED, with progress, attempts, the next attempt of a retried job and a safe error summary. The ETag changes with every move.',
-      success: { status: 200, description: 'The job.', schema: jobResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    getIntegration: {
-      method: 'GET',
+      schema: jobResponseSchema,
+      returns: 'The job.',
+    }),
+    getIntegration: readRoute({
       path: '/integrations/{integrationId}',
       scopes: ['integrations:read'],
       summary: 'One integration',
       description: `One integration. ${NEVER_SHOWN}`,
-      success: { status: 200, description: 'The integration.', schema: integrationResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    updateIntegration: {
-      method: 'PATCH',
+      schema: integrationResponseSchema,
+      returns: 'The integration.',
+    }),
+    updateIntegration: updateRoute({
       path: '/integrations/{integrationId}',
       scopes: ['integrations:write'],
       summary: 'Change an integration (name, URL, approved job kinds, status)',
       description: 'Changes the fields sent. `status: DISABLED` stops new jobs (409 `INTEGRATION_DISABLED`) and jobs not yet run; nothing is deleted. A change to the current values changes nothing (same ETag).',
       body: updateIntegrationBody,
-      ifMatch: 'required',
       idempotencyKey: 'required',
-      success: { status: 200, description: 'The integration after the change.', schema: integrationResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
+      schema: integrationResponseSchema,
+      returns: 'The integration after the change.',
+    }),
     setIntegrationCredentials: {
       method: 'PUT',
       path: '/integrations/providers/{provider}/credentials',
@@ -131,7 +125,7 @@ export const integrationsArea = defineArea({
       textParams: ['provider'],
       body: requestJobBody,
       idempotencyKey: 'required',
-      success: { status: 202, description: 'The queued job.', schema: jobResponseSchema, headers: ['Location', 'Idempotency-Replayed'] },
+      success: { status: 202, description: 'The queued job.', schema: jobResponseSchema, headers: ['Location'] },
       problems: [PROBLEMS.INTEGRATION_DISABLED, PROBLEMS.INTEGRATION_CREDENTIALS_MISSING, PROBLEMS.OUTBOX_RECORD_SENT, PROBLEMS.OUTBOX_RECORD_IN_DISPATCH, PROBLEMS.EXPORT_MANIFEST_STALE],
     },
   },

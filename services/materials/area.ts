@@ -1,4 +1,5 @@
 import { defineArea } from '../shared/area';
+import { createRoute, listRoute, readRoute, removeRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
 import {
@@ -37,92 +38,79 @@ export const materialsArea = defineArea({
     StockAdjustmentList: stockAdjustmentList,
   },
   routes: {
-    listMaterials: {
-      method: 'GET',
+    listMaterials: listRoute({
       path: '/materials',
       scopes: ['materials:read'],
       summary: 'List or search materials',
       description: `Active materials by name (case-insensitive), or archived ones with \`archived=true\`. With \`q\`: materials whose name, article number or supplier has a word starting with every query word, in match order. ${NULLABLE}`,
       query: materialListQuery,
-      success: { status: 200, description: 'A page of materials.', schema: materialList },
-      problems: [],
-    },
-    createMaterial: {
-      method: 'POST',
+      schema: materialList,
+      returns: 'A page of materials.',
+    }),
+    createMaterial: createRoute({
       path: '/materials',
       scopes: ['materials:write'],
       summary: 'Create a material',
       description: `Creates a material with its article and preferred-ordering data, atomically with its audit entry. \`""\` and \`null\` both leave a field empty. ${NULLABLE}`,
       body: createMaterialBody,
-      idempotencyKey: 'required',
-      success: { status: 201, description: 'The created material.', schema: materialResponseSchema, headers: ['ETag', 'Location'] },
-      problems: [],
-    },
-    listStockAdjustments: {
-      method: 'GET',
+      schema: materialResponseSchema,
+      returns: 'The created material.',
+    }),
+    listStockAdjustments: listRoute({
       path: '/materials/stock-adjustments',
       scopes: ['materials:read'],
       summary: 'List stock adjustments',
       description: 'The stock ledger, oldest first (recordedAt, then id), optionally of one location, one material or one pair, within [from, to).',
       query: adjustmentListQuery,
-      success: { status: 200, description: 'A page of stock adjustments.', schema: stockAdjustmentList },
-      problems: [],
-    },
-    createStockAdjustment: {
-      method: 'POST',
+      schema: stockAdjustmentList,
+      returns: 'A page of stock adjustments.',
+    }),
+    createStockAdjustment: createRoute({
       path: '/materials/stock-adjustments',
       scopes: ['materials:write'],
       summary: 'Append a stock adjustment',
       description:
         "Appends an adjustment to a linked pair and moves its stock in the same transaction. A decrease that leaves the stock below zero needs `negativeStockReason` (else 422 at /quantityChange, with `currentStock` and `resultingStock`); an increase is always accepted. Location and material must belong to this organization and be linked (422 at the field). `Location` is the pair's ledger, where the new line is the newest.",
       body: createAdjustmentBody,
-      idempotencyKey: 'required',
-      success: { status: 201, description: 'The appended adjustment.', schema: stockAdjustmentResponseSchema, headers: ['ETag', 'Location'] },
-      problems: [],
-    },
-    getMaterial: {
-      method: 'GET',
+      schema: stockAdjustmentResponseSchema,
+      returns: 'The appended adjustment.',
+    }),
+    getMaterial: readRoute({
       path: '/materials/{materialId}',
       scopes: ['materials:read'],
       summary: 'Get one material',
       description: `One material, archived or not. ${NULLABLE}`,
-      success: { status: 200, description: 'The material.', schema: materialResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    updateMaterial: {
-      method: 'PATCH',
+      schema: materialResponseSchema,
+      returns: 'The material.',
+    }),
+    updateMaterial: updateRoute({
       path: '/materials/{materialId}',
       scopes: ['materials:write'],
       summary: 'Update a material',
       description: `Changes the fields sent (partial; \`null\` or \`""\` clears a nullable field; \`archived: false\` restores). A change to the current values changes nothing (same ETag). ${NULLABLE}`,
       body: updateMaterialBody,
-      ifMatch: 'required',
       idempotencyKey: 'optional',
-      success: { status: 200, description: 'The material after the change.', schema: materialResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    archiveMaterial: {
-      method: 'DELETE',
+      schema: materialResponseSchema,
+      returns: 'The material after the change.',
+    }),
+    archiveMaterial: removeRoute({
       path: '/materials/{materialId}',
       scopes: ['materials:write'],
       summary: 'Archive a material',
       description:
         'Archives the material: it leaves the default list and search, stays readable by id, keeps its stock links and ledger, and can be restored with PATCH `archived: false`. If-Match is optional and honoured when sent.',
-      ifMatch: 'optional',
-      idempotencyKey: 'optional',
-      success: { status: 200, description: 'The archived material.', schema: materialResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    listLocationMaterials: {
-      method: 'GET',
+      schema: materialResponseSchema,
+      returns: 'The archived material.',
+    }),
+    listLocationMaterials: listRoute({
       path: '/locations/{locationId}/materials',
       scopes: ['materials:read'],
       summary: 'Stock of the materials linked to a location',
       description: 'The materials linked to a location with their current stock, by material id. Stock data only: article and preferred-ordering data are on the material.',
       query: linkListQuery,
-      success: { status: 200, description: 'A page of stock links.', schema: locationMaterialList },
-      problems: [],
-    },
+      schema: locationMaterialList,
+      returns: 'A page of stock links.',
+    }),
     linkLocationMaterial: {
       method: 'PUT',
       path: '/locations/{locationId}/materials/{materialId}',

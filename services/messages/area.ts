@@ -1,5 +1,6 @@
 import { DOCUMENT_PROBLEMS } from '../documents/public';
 import { defineArea } from '../shared/area';
+import { actionRoute, createRoute, listRoute, readRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
 import { MAX_RECIPIENTS } from './domain';
@@ -34,51 +35,45 @@ export const messagesArea = defineArea({
   auditEntityTypes: ['message'],
   schemas: { Message: messageResponseSchema, MessageList: messageList, MessageRecipient: recipientResponseSchema, MessageRecipientList: recipientList, MessageAttachment: attachmentResponseSchema, MessageAttachmentList: attachmentList },
   routes: {
-    listMessages: {
-      method: 'GET',
+    listMessages: listRoute({
       path: '/messages',
       scopes: ['messages:read'],
       summary: 'List messages',
       description: 'Messages oldest first (createdAt, then id), optionally in one state; with `employeeId`, the messages sent to that employee in send order.',
       query: messageListQuery,
-      success: { status: 200, description: 'A page of messages.', schema: messageList },
-      problems: [],
-    },
-    createMessage: {
-      method: 'POST',
+      schema: messageList,
+      returns: 'A page of messages.',
+    }),
+    createMessage: createRoute({
       path: '/messages',
       scopes: ['messages:write'],
       summary: 'Create a draft message',
       description:
         'Creates a DRAFT with subject, body and audience. Explicit employees and a location must exist in this organization (422 at the id). Nothing is sent until POST /messages/{messageId}/send.',
       body: createMessageBody,
-      idempotencyKey: 'required',
-      success: { status: 201, description: 'The draft.', schema: messageResponseSchema, headers: ['ETag', 'Location'] },
-      problems: [],
-    },
-    getMessage: {
-      method: 'GET',
+      schema: messageResponseSchema,
+      returns: 'The draft.',
+    }),
+    getMessage: readRoute({
       path: '/messages/{messageId}',
       scopes: ['messages:read'],
       summary: 'Get one message',
       description: 'One message in any state.',
-      success: { status: 200, description: 'The message.', schema: messageResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    updateMessage: {
-      method: 'PATCH',
+      schema: messageResponseSchema,
+      returns: 'The message.',
+    }),
+    updateMessage: updateRoute({
       path: '/messages/{messageId}',
       scopes: ['messages:write'],
       summary: 'Change a draft',
       description: 'Changes subject, body or audience of a DRAFT (partial). A sent message is immutable (409 MESSAGE_SENT); a retracted one 409 MESSAGE_RETRACTED.',
       body: updateMessageBody,
-      ifMatch: 'required',
       idempotencyKey: 'optional',
-      success: { status: 200, description: 'The draft.', schema: messageResponseSchema, headers: ['ETag'] },
+      schema: messageResponseSchema,
+      returns: 'The draft.',
       problems: [PROBLEMS.MESSAGE_SENT, PROBLEMS.MESSAGE_RETRACTED],
-    },
-    sendMessage: {
-      method: 'POST',
+    }),
+    sendMessage: actionRoute({
       path: '/messages/{messageId}/send',
       scopes: ['messages:write'],
       summary: 'Send a draft',
@@ -86,34 +81,30 @@ export const messagesArea = defineArea({
         `DRAFT -> SENT. Resolves the audience to concrete active employees now (explicit employees that are still active; a location's team: active employees with a PUBLISHED shift there starting within 14 days before or after now; everyone: the active employees) and writes one recipient per employee; recipients become visible all at once, when the message commits as SENT (a send that fails leaves the draft as it was and no recipient). An audience of nobody is 422 MESSAGE_NO_RECIPIENTS, of more than ${MAX_RECIPIENTS} employees 422 MESSAGE_TOO_MANY_RECIPIENTS (\`maxRecipients\`). The body may be absent.`,
       body: emptyBody,
       bodyOptional: true,
-      ifMatch: 'required',
-      idempotencyKey: 'required',
-      success: { status: 200, description: 'The sent message.', schema: messageResponseSchema, headers: ['ETag'] },
+      schema: messageResponseSchema,
+      returns: 'The sent message.',
       problems: [PROBLEMS.MESSAGE_SENT, PROBLEMS.MESSAGE_RETRACTED, PROBLEMS.MESSAGE_NO_RECIPIENTS, PROBLEMS.MESSAGE_TOO_MANY_RECIPIENTS],
-    },
-    retractMessage: {
-      method: 'POST',
+    }),
+    retractMessage: actionRoute({
       path: '/messages/{messageId}/retract',
       scopes: ['messages:write'],
       summary: 'Retract a message',
       description: 'SENT or DRAFT -> RETRACTED: the message is withdrawn (a draft is discarded unsent) and kept, with its recipients and their read state. Retracting again is 409 MESSAGE_RETRACTED. The body may be absent.',
       body: emptyBody,
       bodyOptional: true,
-      ifMatch: 'required',
-      idempotencyKey: 'required',
-      success: { status: 200, description: 'The retracted message.', schema: messageResponseSchema, headers: ['ETag'] },
+      schema: messageResponseSchema,
+      returns: 'The retracted message.',
       problems: [PROBLEMS.MESSAGE_RETRACTED],
-    },
-    listMessageRecipients: {
-      method: 'GET',
+    }),
+    listMessageRecipients: listRoute({
       path: '/messages/{messageId}/recipients',
       scopes: ['messages:read'],
       summary: 'Recipients and their read state',
       description: 'The employees a sent message went to, by employee id, each with its read state. A draft has none yet.',
       query: pageQuery,
-      success: { status: 200, description: 'A page of recipients.', schema: recipientList },
-      problems: [],
-    },
+      schema: recipientList,
+      returns: 'A page of recipients.',
+    }),
     markMessageRead: {
       method: 'POST',
       path: '/messages/{messageId}/recipients/{employeeId}/read',
@@ -127,37 +118,34 @@ export const messagesArea = defineArea({
       success: { status: 200, description: 'The recipient with its read state.', schema: recipientResponseSchema },
       problems: [PROBLEMS.MESSAGE_RETRACTED],
     },
-    listMessageAttachments: {
-      method: 'GET',
+    listMessageAttachments: listRoute({
       path: '/messages/{messageId}/attachments',
       scopes: ['messages:read'],
       summary: 'Attachments of a message',
       description: 'The documents attached to the message, in the order attached, each with the document (at most 10: one page).',
       query: pageQuery,
-      success: { status: 200, description: 'The attachments.', schema: attachmentList },
-      problems: [],
-    },
-    addMessageAttachment: {
-      method: 'POST',
+      schema: attachmentList,
+      returns: 'The attachments.',
+    }),
+    addMessageAttachment: createRoute({
       path: '/messages/{messageId}/attachments',
       scopes: ['messages:write'],
       summary: 'Attach a document to a draft',
       description:
         "Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. A document that does not exist in this organization is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing. At most 10 attachments.",
       body: attachBody,
-      idempotencyKey: 'required',
-      success: { status: 201, description: 'The attachment; ETag is the draft message\'s new one.', schema: attachmentResponseSchema, headers: ['ETag', 'Location'] },
+      schema: attachmentResponseSchema,
+      returns: 'The attachment; ETag is the draft message\'s new one.',
       problems: [PROBLEMS.MESSAGE_SENT, PROBLEMS.MESSAGE_RETRACTED, DOCUMENT_PROBLEMS.DOCUMENT_NOT_AVAILABLE],
-    },
-    getMessageAttachment: {
-      method: 'GET',
+    }),
+    getMessageAttachment: readRoute({
       path: '/messages/{messageId}/attachments/{documentId}',
       scopes: ['messages:read'],
       summary: 'One attachment of a message',
       description: 'The attachment with its document (where an attach answers Location); 404 when the document is not attached to this message.',
-      success: { status: 200, description: "The attachment; ETag is the message's.", schema: attachmentResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
+      schema: attachmentResponseSchema,
+      returns: "The attachment; ETag is the message's.",
+    }),
     removeMessageAttachment: {
       method: 'DELETE',
       path: '/messages/{messageId}/attachments/{documentId}',

@@ -1,4 +1,5 @@
 import { defineArea } from '../shared/area';
+import { readRoute, updateRoute } from '../shared/route-shapes';
 import { capabilitiesSchema, organizationResponseSchema, settingsPatchBody, settingsResponseSchema } from './schemas';
 
 /** The organization of the API key: its capability facts and its settings (docs/areas/organization.md). */
@@ -14,35 +15,34 @@ export const organizationArea = defineArea({
   auditEntityTypes: ['organization'],
   schemas: { Organization: organizationResponseSchema, OrganizationSettings: settingsResponseSchema, Capabilities: capabilitiesSchema },
   routes: {
-    getOrganization: {
-      method: 'GET',
+    getOrganization: readRoute({
       path: '/organization',
       scopes: ['organization:read'],
       summary: 'Get the organization',
       description: 'The organization of the API key: id, name and the timesheet_corrections capability as read-only facts (entitlement, rollout gate, effective).',
-      success: { status: 200, description: 'The organization.', schema: organizationResponseSchema, headers: ['ETag'] },
+      schema: organizationResponseSchema,
+      returns: 'The organization.',
       problems: ['RESOURCE_NOT_FOUND'],
-    },
-    getSettings: {
-      method: 'GET',
+    }),
+    getSettings: readRoute({
       path: '/settings',
       scopes: ['organization:read'],
       summary: 'Get the organization settings',
       description: 'The organization settings (presentation defaults for clients; the API itself answers in UTC), with the capability facts read-only and a strong ETag for PATCH.',
-      success: { status: 200, description: 'The settings.', schema: settingsResponseSchema, headers: ['ETag'] },
+      schema: settingsResponseSchema,
+      returns: 'The settings.',
       problems: ['RESOURCE_NOT_FOUND'],
-    },
-    updateSettings: {
-      method: 'PATCH',
+    }),
+    updateSettings: updateRoute({
       path: '/settings',
       scopes: ['organization:write'],
       summary: 'Update the organization settings',
       description: 'Changes any non-empty subset of timeZone, locale and weekStartsOn, atomically with an audit entry. capabilities and updatedAt are read-only (422).',
       body: settingsPatchBody,
       idempotencyKey: 'required',
-      ifMatch: 'required',
-      success: { status: 200, description: 'The changed settings.', schema: settingsResponseSchema, headers: ['ETag', 'Idempotency-Replayed'] },
+      schema: settingsResponseSchema,
+      returns: 'The changed settings.',
       problems: ['RESOURCE_NOT_FOUND'],
-    },
+    }),
   },
 });

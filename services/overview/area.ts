@@ -1,5 +1,6 @@
 import type { AreaDefinition } from '../shared/area';
 import { defineArea } from '../shared/area';
+import { listRoute } from '../shared/route-shapes';
 import { SEARCH_SCOPES } from './domain';
 import { activityItemSchema, activityListSchema, activityQuery, dashboardResponseSchema, searchQuery, searchResponseSchema, searchResultSchema } from './schemas';
 
@@ -31,29 +32,26 @@ export const overviewArea = (activityAreas: ActivityAreas) => {
     auditEntityTypes: [],
     schemas: { Dashboard: dashboardResponseSchema, ActivityItem: activityItemSchema, ActivityList: activityListSchema, SearchResult: searchResultSchema, SearchResults: searchResponseSchema },
     routes: {
-      getDashboard: {
-        method: 'GET',
+      getDashboard: listRoute({
         path: '/dashboard',
         scopes: ['dashboard:read'],
         summary: "Today's counts: on shift, open entries, evidence to review, stale exports, unresolved feedback, overdue invoices",
         description:
           'Six counts of the organization at `asOf`, each a bounded read of the owning area (never a table scan); `capped: true` when a count stopped at its bound of 1,000 items read. Counts only, no personal data: dashboard:read is the only scope needed.',
-        success: { status: 200, description: 'The figures.', schema: dashboardResponseSchema },
-        problems: [],
-      },
-      listActivity: {
-        method: 'GET',
+        schema: dashboardResponseSchema,
+        returns: 'The figures.',
+      }),
+      listActivity: listRoute({
         path: '/activity',
         scopes: ['activity:read'],
         summary: 'Recent changes across areas, newest first, as readable lines',
         description:
           'The audit trail (same allowlisted content as GET /audit) with the area of each entry and a readable `summary`. `area` keeps the entries of that area\'s entity types; `entityType` with `entityId` the trail of one entity. With `area`, a page reads at most 500 entries: it may hold fewer than `limit` items (even none) and still have a `nextCursor`.',
         query: activityQuery(areas as [string, ...string[]], types as [string, ...string[]], (area) => byArea.get(area) ?? []),
-        success: { status: 200, description: 'A page of activity.', schema: activityListSchema },
-        problems: [],
-      },
-      search: {
-        method: 'GET',
+        schema: activityListSchema,
+        returns: 'A page of activity.',
+      }),
+      search: listRoute({
         path: '/search',
         scopes: [],
         anyOfScopes: Object.values(SEARCH_SCOPES),
@@ -61,9 +59,9 @@ export const overviewArea = (activityAreas: ActivityAreas) => {
         description:
           'Word-prefix search (`q`, like each list\'s own `q`) over the types the key may read: employee (employees:read), location (locations:read), contact (contacts:read), customer (customers:read), material (materials:read); other types are left out (`searchedTypes` says which were searched). Up to `limit` results per type; `nextCursor` continues each type that has more. Never bank data; contact values only on contact results, which need contacts:read. Archived locations, customers and materials are not searched.',
         query: searchQuery,
-        success: { status: 200, description: 'Matches, grouped by type.', schema: searchResponseSchema },
-        problems: [],
-      },
+        schema: searchResponseSchema,
+        returns: 'Matches, grouped by type.',
+      }),
     },
   });
 };

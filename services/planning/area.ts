@@ -1,4 +1,5 @@
 import { defineArea } from '../shared/area';
+import { actionRoute, createRoute, listRoute, readRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
 import { bulkPublishBody, bulkPublishResponseSchema, cancelShiftBody, createShiftBody, publishShiftBody, shiftListQuery, shiftResponseSchema, updateShiftBody, visitListQuery, visitResponseSchema } from './schemas';
@@ -21,28 +22,25 @@ export const planningArea = defineArea({
   auditEntityTypes: ['shift'],
   schemas: { Shift: shiftResponseSchema, ShiftList: shiftList, ShiftPublishResult: bulkPublishResponseSchema, VisitConfirmation: visitResponseSchema, VisitConfirmationList: visitList },
   routes: {
-    listShifts: {
-      method: 'GET',
+    listShifts: listRoute({
       path: '/planning/shifts',
       scopes: ['planning:read'],
       summary: 'List shifts',
       description: `Shifts overlapping [from, to) (a shift that starts before \`from\` and ends after it is included), optionally of one employee, one location or one state, by startsAt then id. ${ACTUAL}`,
       query: shiftListQuery,
-      success: { status: 200, description: 'A page of shifts.', schema: shiftList },
-      problems: [],
-    },
-    createShift: {
-      method: 'POST',
+      schema: shiftList,
+      returns: 'A page of shifts.',
+    }),
+    createShift: createRoute({
       path: '/planning/shifts',
       scopes: ['planning:write'],
       summary: 'Plan a shift',
       description:
         'Creates a DRAFT shift of an employee (or an open shift without one) at a location, at most 24 hours long. Employee, location and tasks must be of this organization, active, and the tasks of that location (422 at the field); checked again in the transaction.',
       body: createShiftBody,
-      idempotencyKey: 'required',
-      success: { status: 201, description: 'The DRAFT shift.', schema: shiftResponseSchema, headers: ['ETag', 'Location'] },
-      problems: [],
-    },
+      schema: shiftResponseSchema,
+      returns: 'The DRAFT shift.',
+    }),
     publishShifts: {
       method: 'POST',
       path: '/planning/shifts/publish',
@@ -55,30 +53,27 @@ export const planningArea = defineArea({
       success: { status: 200, description: 'What was published and what was not.', schema: bulkPublishResponseSchema, headers: ['Idempotency-Replayed'] },
       problems: [],
     },
-    getShift: {
-      method: 'GET',
+    getShift: readRoute({
       path: '/planning/shifts/{shiftId}',
       scopes: ['planning:read'],
       summary: 'Get one shift',
       description: `One shift with its ETag. ${ACTUAL}`,
-      success: { status: 200, description: 'The shift.', schema: shiftResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    updateShift: {
-      method: 'PATCH',
+      schema: shiftResponseSchema,
+      returns: 'The shift.',
+    }),
+    updateShift: updateRoute({
       path: '/planning/shifts/{shiftId}',
       scopes: ['planning:write'],
       summary: 'Change a shift',
       description:
         'Changes a DRAFT or PUBLISHED shift (partial; a change to the current values changes nothing). A PUBLISHED shift stays published and must not come to overlap another published shift of its employee (409 SHIFT_OVERLAP unless `overlapOverride` with `overlapReason`). A CANCELLED shift is final.',
       body: updateShiftBody,
-      ifMatch: 'required',
       idempotencyKey: 'optional',
-      success: { status: 200, description: 'The shift after the change.', schema: shiftResponseSchema, headers: ['ETag'] },
+      schema: shiftResponseSchema,
+      returns: 'The shift after the change.',
       problems: [PROBLEMS.SHIFT_OVERLAP, PROBLEMS.SHIFT_CANCELLED],
-    },
-    publishShift: {
-      method: 'POST',
+    }),
+    publishShift: actionRoute({
       path: '/planning/shifts/{shiftId}/publish',
       scopes: ['planning:write'],
       summary: 'Publish a shift',
@@ -86,41 +81,36 @@ export const planningArea = defineArea({
         'DRAFT -> PUBLISHED. Two published shifts of one employee never overlap (checked atomically: of two publishes that would overlap exactly one succeeds); `overlapOverride: true` with `overlapReason` publishes anyway and is audited with the overlapped shifts. The body may be absent.',
       body: publishShiftBody,
       bodyOptional: true,
-      ifMatch: 'required',
-      idempotencyKey: 'required',
-      success: { status: 200, description: 'The PUBLISHED shift.', schema: shiftResponseSchema, headers: ['ETag', 'Idempotency-Replayed'] },
+      schema: shiftResponseSchema,
+      returns: 'The PUBLISHED shift.',
       problems: [PROBLEMS.SHIFT_OVERLAP, PROBLEMS.SHIFT_PUBLISHED, PROBLEMS.SHIFT_CANCELLED],
-    },
-    cancelShift: {
-      method: 'POST',
+    }),
+    cancelShift: actionRoute({
       path: '/planning/shifts/{shiftId}/cancel',
       scopes: ['planning:write'],
       summary: 'Cancel a shift',
       description: 'DRAFT or PUBLISHED -> CANCELLED, with a reason. The shift stays readable; a cancelled shift is final.',
       body: cancelShiftBody,
-      ifMatch: 'required',
-      idempotencyKey: 'required',
-      success: { status: 200, description: 'The CANCELLED shift.', schema: shiftResponseSchema, headers: ['ETag', 'Idempotency-Replayed'] },
+      schema: shiftResponseSchema,
+      returns: 'The CANCELLED shift.',
       problems: [PROBLEMS.SHIFT_CANCELLED],
-    },
-    listVisitConfirmations: {
-      method: 'GET',
+    }),
+    listVisitConfirmations: listRoute({
       path: '/visit-confirmations',
       scopes: ['work_events:read'],
       summary: 'List visit confirmations',
       description: 'Proofs that a visit happened (confirmed by a customer contact or a location tag), by confirmedAt then id, optionally of one location or employee, or one verification state, within [from, to). Read-only: written by the evidence channel.',
       query: visitListQuery,
-      success: { status: 200, description: 'A page of visit confirmations.', schema: visitList },
-      problems: [],
-    },
-    getVisitConfirmation: {
-      method: 'GET',
+      schema: visitList,
+      returns: 'A page of visit confirmations.',
+    }),
+    getVisitConfirmation: listRoute({
       path: '/visit-confirmations/{visitConfirmationId}',
       scopes: ['work_events:read'],
       summary: 'Get one visit confirmation',
       description: 'One visit confirmation. Signatures, device ids, positions and secrets are never returned.',
-      success: { status: 200, description: 'The visit confirmation.', schema: visitResponseSchema },
-      problems: [],
-    },
+      schema: visitResponseSchema,
+      returns: 'The visit confirmation.',
+    }),
   },
 });

@@ -1,4 +1,5 @@
 import { defineArea } from '../shared/area';
+import { listRoute, readRoute } from '../shared/route-shapes';
 import { createJobBodySchema, fileDownloadResponseSchema, jobResponseSchema, manifestListSchema, manifestResponseSchema, manifestSummarySchema, outboxListSchema, outboxResponseSchema, pageQuery } from './schemas';
 
 /** Exports (CSV, PDF, monthly report, payroll dispatch), their manifests, the payroll outbox, and the worker behind them. */
@@ -50,48 +51,44 @@ export const reportsArea = defineArea({
         'Answers 202 with the job; poll it for the manifest. A job whose queue message was lost is queued again within minutes.',
       body: createJobBodySchema,
       idempotencyKey: 'required',
-      success: { status: 202, description: 'The queued job.', schema: jobResponseSchema, headers: ['Location', 'Idempotency-Replayed'] },
+      success: { status: 202, description: 'The queued job.', schema: jobResponseSchema, headers: ['Location'] },
       problems: [],
     },
-    getReportJob: {
-      method: 'GET',
+    getReportJob: readRoute({
       path: '/reports/generation-jobs/{jobId}',
       scopes: ['reports:read'],
       summary: 'Progress and result of an export request',
       description: 'Status, progress and result (manifestId or failureReason) of an export request. While RUNNING, `progress.processed` of `progress.total` employees rises (written when the run starts and in up to 20 steps). The ETag changes with every change of status or progress.',
-      success: { status: 200, description: 'The job.', schema: jobResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    listReports: {
-      method: 'GET',
+      schema: jobResponseSchema,
+      returns: 'The job.',
+    }),
+    listReports: listRoute({
       path: '/reports',
       scopes: ['reports:read'],
       summary: 'Export manifests, newest first',
       description: 'Published export manifests, newest first; stale ones stay listed and traceable.',
       query: pageQuery,
-      success: { status: 200, description: 'A page of manifests.', schema: manifestListSchema },
-      problems: [],
-    },
-    listPayrollOutbox: {
-      method: 'GET',
+      schema: manifestListSchema,
+      returns: 'A page of manifests.',
+    }),
+    listPayrollOutbox: listRoute({
       path: '/reports/outbox',
       scopes: ['reports:read'],
       summary: 'Payroll dispatches waiting for the integration job',
       description: 'Payroll dispatches waiting for the payroll integration job to send them. Payroll is never resent automatically.',
       query: pageQuery,
-      success: { status: 200, description: 'A page of outbox records.', schema: outboxListSchema },
-      problems: [],
-    },
-    getReport: {
-      method: 'GET',
+      schema: outboxListSchema,
+      returns: 'A page of outbox records.',
+    }),
+    getReport: readRoute({
       path: '/reports/{manifestId}',
       scopes: ['reports:read'],
       summary: 'One export manifest with the revisions it contains',
       description:
         'One manifest: kind, period, scope, the exact revisions it contains, content hash, staleness and replacement links. The ETag changes when the manifest goes stale or is replaced.',
-      success: { status: 200, description: 'The manifest.', schema: manifestResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
+      schema: manifestResponseSchema,
+      returns: 'The manifest.',
+    }),
     downloadReport: {
       method: 'GET',
       path: '/reports/files/{manifestId}',

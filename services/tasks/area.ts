@@ -1,4 +1,5 @@
 import { defineArea } from '../shared/area';
+import { createRoute, listRoute, readRoute, removeRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
 import { createTaskBody, taskListQuery, taskResponseSchema, updateTaskBody } from './schemas';
@@ -17,59 +18,50 @@ export const tasksArea = defineArea({
   auditEntityTypes: ['task'],
   schemas: { Task: taskResponseSchema, TaskList: taskList },
   routes: {
-    listTasks: {
-      method: 'GET',
+    listTasks: listRoute({
       path: '/locations/{locationId}/tasks',
       scopes: ['tasks:read'],
       summary: "List a location's tasks",
       description: `Active tasks of the location by title (case-insensitive), then id; archived ones with \`archived=true\`. ${NULLABLE}`,
       query: taskListQuery,
-      success: { status: 200, description: 'A page of tasks.', schema: taskList },
-      problems: [],
-    },
-    createTask: {
-      method: 'POST',
+      schema: taskList,
+      returns: 'A page of tasks.',
+    }),
+    createTask: createRoute({
       path: '/locations/{locationId}/tasks',
       scopes: ['tasks:write'],
       summary: 'Create a task at a location',
       description: `Creates a task at an active location of this organization (404 for another organization's, 422 for an archived one), atomically with its audit entry. ${NULLABLE}`,
       body: createTaskBody,
-      idempotencyKey: 'required',
-      success: { status: 201, description: 'The created task.', schema: taskResponseSchema, headers: ['ETag', 'Location'] },
-      problems: [],
-    },
-    getTask: {
-      method: 'GET',
+      schema: taskResponseSchema,
+      returns: 'The created task.',
+    }),
+    getTask: readRoute({
       path: '/locations/{locationId}/tasks/{taskId}',
       scopes: ['tasks:read'],
       summary: 'Get one task',
       description: `One task of the location, archived or not. ${NULLABLE}`,
-      success: { status: 200, description: 'The task.', schema: taskResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    updateTask: {
-      method: 'PATCH',
+      schema: taskResponseSchema,
+      returns: 'The task.',
+    }),
+    updateTask: updateRoute({
       path: '/locations/{locationId}/tasks/{taskId}',
       scopes: ['tasks:write'],
       summary: 'Update a task',
       description: `Changes the fields sent (partial; \`null\` clears a nullable field; \`archived: false\` restores). A change to the current values changes nothing (same ETag). ${NULLABLE}`,
       body: updateTaskBody,
-      ifMatch: 'required',
       idempotencyKey: 'optional',
-      success: { status: 200, description: 'The task after the change.', schema: taskResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    archiveTask: {
-      method: 'DELETE',
+      schema: taskResponseSchema,
+      returns: 'The task after the change.',
+    }),
+    archiveTask: removeRoute({
       path: '/locations/{locationId}/tasks/{taskId}',
       scopes: ['tasks:write'],
       summary: 'Archive a task',
       description:
         'Archives the task: it leaves the default list, stays readable by id (shifts and work events keep referencing it), cannot be added to shifts any more, and can be restored with PATCH `archived: false`. If-Match is optional and honoured when sent.',
-      ifMatch: 'optional',
-      idempotencyKey: 'optional',
-      success: { status: 200, description: 'The archived task.', schema: taskResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
+      schema: taskResponseSchema,
+      returns: 'The archived task.',
+    }),
   },
 });

@@ -1,4 +1,5 @@
 import { defineArea } from '../shared/area';
+import { actionRoute, createRoute, listRoute, readRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
 import { correctBodySchema, createBodySchema, listQuerySchema, timeEntryResponseSchema, timeEntryWriteResponseSchema, voidBodySchema } from './schemas';
@@ -18,39 +19,35 @@ export const timesheetsArea = defineArea({
   auditEntityTypes: ['time_entry'],
   schemas: { TimeEntry: timeEntryResponseSchema, TimeEntryWriteResult: timeEntryWriteResponseSchema, TimeEntryList: timeEntryList },
   routes: {
-    listTimeEntries: {
-      method: 'GET',
+    listTimeEntries: listRoute({
       path: '/timesheets',
       scopes: ['timesheets:read'],
       summary: 'List time entries',
       description: 'Time entries overlapping [from, to) (an entry that starts before `from` and ends inside is included), by startedAt then id.',
       query: listQuerySchema,
-      success: { status: 200, description: 'A page of time entries.', schema: timeEntryList },
-      problems: [],
-    },
-    createTimeEntry: {
-      method: 'POST',
+      schema: timeEntryList,
+      returns: 'A page of time entries.',
+    }),
+    createTimeEntry: createRoute({
       path: '/timesheets',
       scopes: ['timesheets:write'],
       summary: 'Add a manual time entry',
       description: 'Adds missed work as one complete, CLOSED, MANUAL entry, atomically with its audit entry.',
       body: createBodySchema,
-      idempotencyKey: 'required',
       idempotencyInTransaction: true,
-      success: { status: 201, description: 'The created entry.', schema: timeEntryWriteResponseSchema, headers: ['ETag', 'Location', 'Idempotency-Replayed'] },
+      schema: timeEntryWriteResponseSchema,
+      returns: 'The created entry.',
       problems: ['FEATURE_NOT_ENABLED', PROBLEMS.TIME_ENTRY_OVERLAP],
-    },
-    getTimeEntry: {
-      method: 'GET',
+    }),
+    getTimeEntry: readRoute({
       path: '/timesheets/{timeEntryId}',
       scopes: ['timesheets:read'],
       summary: 'Get one time entry',
       description: 'One time entry with its ETag.',
-      success: { status: 200, description: 'The entry.', schema: timeEntryResponseSchema, headers: ['ETag'] },
-      problems: [],
-    },
-    correctTimeEntry: {
-      method: 'PATCH',
+      schema: timeEntryResponseSchema,
+      returns: 'The entry.',
+    }),
+    correctTimeEntry: updateRoute({
       path: '/timesheets/{timeEntryId}',
       scopes: ['timesheets:write'],
       summary: 'Correct a time entry',
@@ -58,22 +55,20 @@ export const timesheetsArea = defineArea({
       body: correctBodySchema,
       idempotencyKey: 'required',
       idempotencyInTransaction: true,
-      ifMatch: 'required',
-      success: { status: 200, description: 'The new revision.', schema: timeEntryWriteResponseSchema, headers: ['ETag', 'Idempotency-Replayed'] },
+      schema: timeEntryWriteResponseSchema,
+      returns: 'The new revision.',
       problems: ['FEATURE_NOT_ENABLED', PROBLEMS.TIME_ENTRY_OVERLAP, PROBLEMS.TIME_ENTRY_VOIDED],
-    },
-    voidTimeEntry: {
-      method: 'POST',
+    }),
+    voidTimeEntry: actionRoute({
       path: '/timesheets/{timeEntryId}/void',
       scopes: ['timesheets:write'],
       summary: 'Void a time entry',
       description: 'Voids an entry: a final VOIDED revision. The entry, its work events and its audit history stay readable.',
       body: voidBodySchema,
-      idempotencyKey: 'required',
       idempotencyInTransaction: true,
-      ifMatch: 'required',
-      success: { status: 200, description: 'The VOIDED revision.', schema: timeEntryWriteResponseSchema, headers: ['ETag', 'Idempotency-Replayed'] },
+      schema: timeEntryWriteResponseSchema,
+      returns: 'The VOIDED revision.',
       problems: ['FEATURE_NOT_ENABLED', PROBLEMS.TIME_ENTRY_VOIDED],
-    },
+    }),
   },
 });
