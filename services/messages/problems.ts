@@ -1,9 +1,9 @@
-import { defineProblems } from '../shared/errors';
+import { conflict, defineProblems } from '../shared/errors';
 
 /** The messages area's own problem codes (docs/errors.md documents each); the domain throws them as `new AppError(PROBLEMS.X, detail)`. */
 export const PROBLEMS = defineProblems({
-  MESSAGE_SENT: { status: 409, title: 'Message already sent' },
-  MESSAGE_RETRACTED: { status: 409, title: 'Message retracted' },
+  MESSAGE_SENT: conflict('Message already sent'),
+  MESSAGE_RETRACTED: conflict('Message retracted'),
   MESSAGE_NO_RECIPIENTS: { status: 422, title: 'The audience has no recipients' },
   MESSAGE_TOO_MANY_RECIPIENTS: { status: 422, title: 'The audience has too many recipients' },
 });

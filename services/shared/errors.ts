@@ -45,6 +45,12 @@ export interface Problem<C extends string = string> {
 export type ProblemTable = Readonly<Record<string, Problem>>;
 
 /**
+ * A problem of the resource's state (409): what the request asks is not possible in the state
+ * the resource is in (`QUOTE_SENT: conflict('Quote is sent')`). Most area codes are.
+ */
+export const conflict = (title: string) => ({ status: 409, title }) as const;
+
+/**
  * Declares an area's codes once (`services/<area>/problems.ts`); the domain throws
  * `new AppError(PROBLEMS.X, detail)`, routes list them, the registry checks that no two areas
  * declare one code and that none shadows a platform code.
