@@ -1,6 +1,7 @@
 import { defineArea } from '../shared/area';
 import { listRoute } from '../shared/route-shapes';
-import { auditListQuery, auditListSchema, auditResponseSchema } from './schemas';
+import { pageSchema } from '../shared/schemas/fields';
+import { auditListQuery, auditResponseSchema } from './schemas';
 
 /**
  * The audit trail, read-only: entries are written by every other area's changes, in their
@@ -16,7 +17,7 @@ export const auditArea = (entityTypes: readonly string[]) => {
     description: 'The organization audit trail.',
     permissions: { table: ['Query'], cursorSecret: true, restrictedDataKey: false },
     auditEntityTypes: [],
-    schemas: { AuditEntry: auditResponseSchema, AuditEntryList: auditListSchema },
+    schemas: { AuditEntry: auditResponseSchema, AuditEntryList: pageSchema(auditResponseSchema) },
     routes: {
       listAuditEntries: listRoute({
         path: '/audit',
@@ -24,7 +25,7 @@ export const auditArea = (entityTypes: readonly string[]) => {
         summary: 'List audit entries, newest first',
         description: 'The organization audit trail, newest first; allowlisted content only. With `entityType` and `entityId`: the trail of one entity.',
         query: auditListQuery(types as [string, ...string[]]),
-        schema: auditListSchema,
+        schema: pageSchema(auditResponseSchema),
         returns: 'A page of audit entries.',
       }),
     },

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, pageSchema, utc } from '../shared/schemas/fields';
+import { cursorParameter, utc } from '../shared/schemas/fields';
 import { uuid } from '../shared/time';
 import type { AuditEntry } from './model';
 
@@ -48,8 +48,6 @@ export const auditResponseSchema = z
     requestId: z.string().meta({ description: 'The X-Request-Id of the response that made the change.' }),
   })
   .meta({ id: 'AuditEntry' });
-
-export const auditListSchema = pageSchema(auditResponseSchema);
 
 /**
  * An audit entry as returned: allowlisted members only. The actor is the API key, by its key

@@ -23,11 +23,6 @@ import {
 } from './schemas';
 import { PROBLEMS } from './problems';
 
-const quoteList = pageSchema(quoteResponseSchema);
-const invoiceList = pageSchema(invoiceResponseSchema);
-const paymentList = pageSchema(paymentResponseSchema);
-const itemList = pageSchema(lineResponseSchema);
-
 const MONEY = 'Money is integer minor units of the currency; line amounts and totals are computed by the server (per line, half away from zero) and a request that sends one is 422.';
 const R = ['commerce:read'] as const;
 const W = ['commerce:write'] as const;
@@ -52,7 +47,7 @@ const itemRoutes = (noun: 'quote' | 'invoice', aNoun: string, schema: z.ZodType,
       scopes: R,
       summary: `${aNoun[0].toUpperCase()}${aNoun.slice(1)}'s items`,
       description: `Every item of ${theNoun} in the order they were added (at most 100: one page, \`nextCursor\` null).`,
-      schema: itemList,
+      schema: pageSchema(lineResponseSchema),
       returns: 'The items.',
     }),
     add: {
@@ -111,13 +106,13 @@ export const commerceArea = defineArea({
   auditEntityTypes: ['quote', 'invoice', 'payment'],
   schemas: {
     Quote: quoteResponseSchema,
-    QuoteList: quoteList,
+    QuoteList: pageSchema(quoteResponseSchema),
     Invoice: invoiceResponseSchema,
-    InvoiceList: invoiceList,
+    InvoiceList: pageSchema(invoiceResponseSchema),
     DocumentItem: lineResponseSchema,
-    DocumentItemList: itemList,
+    DocumentItemList: pageSchema(lineResponseSchema),
     Payment: paymentResponseSchema,
-    PaymentList: paymentList,
+    PaymentList: pageSchema(paymentResponseSchema),
   },
   routes: {
     listQuotes: listRoute({
@@ -126,7 +121,7 @@ export const commerceArea = defineArea({
       summary: 'List quotes',
       description: 'Quotes, oldest first (createdAt, then id), optionally of one state and/or one customer.',
       query: quoteListQuery,
-      schema: quoteList,
+      schema: pageSchema(quoteResponseSchema),
       returns: 'A page of quotes.',
     }),
     createQuote: createRoute({
@@ -195,7 +190,7 @@ export const commerceArea = defineArea({
       summary: 'List invoices',
       description: 'Invoices, oldest first (createdAt, then id), optionally of one state and/or one customer.',
       query: invoiceListQuery,
-      schema: invoiceList,
+      schema: pageSchema(invoiceResponseSchema),
       returns: 'A page of invoices.',
     }),
     createInvoice: createRoute({
@@ -257,7 +252,7 @@ export const commerceArea = defineArea({
       summary: 'List payments',
       description: 'Payments, oldest first (createdAt, then id), optionally of one invoice.',
       query: paymentListQuery,
-      schema: paymentList,
+      schema: pageSchema(paymentResponseSchema),
       returns: 'A page of payments.',
     }),
     recordPayment: createRoute({

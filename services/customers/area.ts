@@ -2,18 +2,16 @@ import * as z from 'zod';
 import { defineArea } from '../shared/area';
 import { actionRoute, createRoute, listRoute, readRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
+import { pageSchema } from '../shared/schemas/fields';
 import {
   activateGrantBody,
   createCustomerBody,
   createFeedbackBody,
   createGrantBody,
-  customerList,
   customerListQuery,
   customerResponseSchema,
-  feedbackList,
   feedbackListQuery,
   feedbackResponseSchema,
-  grantList,
   grantListQuery,
   grantResponseSchema,
   issuedGrantResponseSchema,
@@ -38,12 +36,12 @@ export const customersArea = defineArea({
   auditEntityTypes: ['customer', 'customer_access', 'feedback'],
   schemas: {
     Customer: customerResponseSchema,
-    CustomerList: customerList,
+    CustomerList: pageSchema(customerResponseSchema),
     CustomerAccess: grantResponseSchema,
     IssuedCustomerAccess: issuedGrantResponseSchema,
-    CustomerAccessList: grantList,
+    CustomerAccessList: pageSchema(grantResponseSchema),
     Feedback: feedbackResponseSchema,
-    FeedbackList: feedbackList,
+    FeedbackList: pageSchema(feedbackResponseSchema),
   },
   routes: {
     listCustomers: listRoute({
@@ -52,7 +50,7 @@ export const customersArea = defineArea({
       summary: 'List or search customers',
       description: `Active customers by name (case-insensitive), or archived ones with \`archived=true\`. With \`q\`: customers whose name or customer number has a word starting with every query word. ${CONTACTS}`,
       query: customerListQuery,
-      schema: customerList,
+      schema: pageSchema(customerResponseSchema),
       returns: 'A page of customers.',
     }),
     createCustomer: createRoute({
@@ -90,7 +88,7 @@ export const customersArea = defineArea({
       summary: 'List customer access grants',
       description: 'Grants, oldest first, optionally of one customer. Invitation secrets are never listed.',
       query: grantListQuery,
-      schema: grantList,
+      schema: pageSchema(grantResponseSchema),
       returns: 'A page of grants.',
     }),
     createCustomerAccess: createRoute({
@@ -139,7 +137,7 @@ export const customersArea = defineArea({
       summary: 'List feedback',
       description: 'Feedback, oldest first (createdAt, then id); filter by `state` or by `locationId` (one of the two).',
       query: feedbackListQuery,
-      schema: feedbackList,
+      schema: pageSchema(feedbackResponseSchema),
       returns: 'A page of feedback.',
     }),
     createFeedback: createRoute({

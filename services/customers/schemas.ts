@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { booleanParameter, cursorParameter, nothingToChange, nullableText, pageSchema, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
+import { booleanParameter, cursorParameter, nothingToChange, nullableText, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
 import { FEEDBACK_CATEGORIES, FEEDBACK_STATES, GRANT_PERMISSIONS, GRANT_STATES, type Customer, type Feedback, type Grant } from './model';
 
@@ -221,6 +221,3 @@ export const feedbackResponse = (f: Feedback): z.infer<typeof feedbackResponseSc
   updatedAt: f.updatedAt,
 });
 
-export const customerList = pageSchema(customerResponseSchema);
-export const grantList = pageSchema(grantResponseSchema);
-export const feedbackList = pageSchema(feedbackResponseSchema);

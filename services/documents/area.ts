@@ -15,9 +15,6 @@ import {
 } from './schemas';
 import { PROBLEMS } from './problems';
 
-const documentList = pageSchema(documentResponseSchema);
-const locationDocumentList = pageSchema(locationDocumentResponseSchema);
-
 /** Documents: metadata here, bytes in S3 through presigned upload and download sessions; location links. */
 export const documentsArea = defineArea({
   name: 'documents',
@@ -40,12 +37,12 @@ export const documentsArea = defineArea({
   auditEntityTypes: ['document'],
   schemas: {
     Document: documentResponseSchema,
-    DocumentList: documentList,
+    DocumentList: pageSchema(documentResponseSchema),
     UploadSession: uploadSessionResponseSchema,
     CompletedUploadSession: completedUploadResponseSchema,
     DownloadSession: downloadSessionResponseSchema,
     LocationDocument: locationDocumentResponseSchema,
-    LocationDocumentList: locationDocumentList,
+    LocationDocumentList: pageSchema(locationDocumentResponseSchema),
   },
   routes: {
     listDocuments: listRoute({
@@ -54,7 +51,7 @@ export const documentsArea = defineArea({
       summary: 'List documents',
       description: 'Active documents (or archived ones with `archived=true`), oldest first (createdAt, then id), in every state.',
       query: documentListQuery,
-      schema: documentList,
+      schema: pageSchema(documentResponseSchema),
       returns: 'A page of documents.',
     }),
     createUploadSession: createRoute({
@@ -119,7 +116,7 @@ export const documentsArea = defineArea({
       summary: 'Documents linked to a location',
       description: 'The links of a location, by document id, each with the document. Links, not copies: a document may be linked to many locations.',
       query: linkListQuery,
-      schema: locationDocumentList,
+      schema: pageSchema(locationDocumentResponseSchema),
       returns: 'A page of location documents.',
     }),
     linkLocationDocument: {

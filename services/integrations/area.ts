@@ -1,12 +1,11 @@
 import { defineArea } from '../shared/area';
 import { createRoute, listRoute, readRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
+import { pageSchema } from '../shared/schemas/fields';
 import { PROBLEMS } from './problems';
 import {
   createIntegrationBody,
-  integrationListSchema,
   integrationResponseSchema,
-  jobListSchema,
   jobResponseSchema,
   pageQuery,
   requestJobBody,
@@ -25,7 +24,7 @@ export const integrationsArea = defineArea({
   permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false, integrationSecrets: ['write'] },
   problems: PROBLEMS,
   auditEntityTypes: ['integration', 'integration_job'],
-  schemas: { Integration: integrationResponseSchema, IntegrationList: integrationListSchema, IntegrationJob: jobResponseSchema, IntegrationJobList: jobListSchema },
+  schemas: { Integration: integrationResponseSchema, IntegrationList: pageSchema(integrationResponseSchema), IntegrationJob: jobResponseSchema, IntegrationJobList: pageSchema(jobResponseSchema) },
   functions: [
     {
       name: 'integrations-worker',
@@ -51,7 +50,7 @@ export const integrationsArea = defineArea({
       summary: 'Connected providers',
       description: `The organization's integrations, newest first: provider, approved job kinds, status, whether credentials are set. ${NEVER_SHOWN}`,
       query: pageQuery,
-      schema: integrationListSchema,
+      schema: pageSchema(integrationResponseSchema),
       returns: 'A page of integrations.',
     }),
     createIntegration: createRoute({
@@ -70,7 +69,7 @@ export const integrationsArea = defineArea({
       summary: 'Integration jobs, newest first',
       description: 'Every job of the organization, newest first, with status, progress, attempts and the safe error summary.',
       query: pageQuery,
-      schema: jobListSchema,
+      schema: pageSchema(jobResponseSchema),
       returns: 'A page of jobs.',
     }),
     getIntegrationJob: readRoute({

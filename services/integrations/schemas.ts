@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, nothingToChange, pageSchema, requiredName, sendsAField, utc } from '../shared/schemas/fields';
+import { cursorParameter, nothingToChange, requiredName, sendsAField, utc } from '../shared/schemas/fields';
 import { uuid } from '../shared/time';
 import { INTEGRATION_STATUSES, JOB_KINDS, JOB_STATUSES, JOB_STEPS, PROVIDERS, type Integration, type IntegrationJob } from './model';
 
@@ -74,8 +74,6 @@ export const integrationResponseSchema = z
   })
   .meta({ id: 'Integration' });
 
-export const integrationListSchema = pageSchema(integrationResponseSchema);
-
 export const jobResponseSchema = z
   .object({
     id: z.uuid(),
@@ -99,8 +97,6 @@ export const jobResponseSchema = z
     finishedAt: utc().nullable(),
   })
   .meta({ id: 'IntegrationJob' });
-
-export const jobListSchema = pageSchema(jobResponseSchema);
 
 export const integrationResponse = (i: Integration): z.infer<typeof integrationResponseSchema> => ({
   id: i.id,

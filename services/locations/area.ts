@@ -17,9 +17,6 @@ import {
 
 const CONTACT_VALUES = 'Contact values (`contacts`) are present only when the key holds contacts:read; `contactIds` always are.';
 
-const locationList = pageSchema(locationResponseSchema);
-const contactList = pageSchema(contactResponseSchema);
-
 /** Locations (work sites), reusable contacts linked to them, and the rotation of a location's QR secret. */
 export const locationsArea = defineArea({
   name: 'locations',
@@ -30,10 +27,10 @@ export const locationsArea = defineArea({
   auditEntityTypes: ['location', 'contact'],
   schemas: {
     Location: locationResponseSchema,
-    LocationList: locationList,
+    LocationList: pageSchema(locationResponseSchema),
     LocationQrRotation: qrRotationResponseSchema,
     Contact: contactResponseSchema,
-    ContactList: contactList,
+    ContactList: pageSchema(contactResponseSchema),
   },
   routes: {
     listLocations: listRoute({
@@ -42,7 +39,7 @@ export const locationsArea = defineArea({
       summary: 'List or search locations',
       description: `Active locations by name (case-insensitive), or archived ones with \`archived=true\`. With \`q\`: locations whose name or address has a word starting with every query word, in match order. ${CONTACT_VALUES}`,
       query: locationListQuery,
-      schema: locationList,
+      schema: pageSchema(locationResponseSchema),
       returns: 'A page of locations.',
     }),
     createLocation: createRoute({
@@ -118,7 +115,7 @@ export const locationsArea = defineArea({
       summary: 'List or search reusable contacts',
       description: 'Reusable contacts in creation order; with `q`, those whose name, e-mail or phone (also as digits only) has a word starting with every query word.',
       query: contactListQuery,
-      schema: contactList,
+      schema: pageSchema(contactResponseSchema),
       returns: 'A page of contacts.',
     }),
     createContact: createRoute({

@@ -17,10 +17,6 @@ import {
 
 const NULLABLE = '`article`, `supplier`, `website` and `orderLink` are always present, `null` when empty.';
 
-const materialList = pageSchema(materialResponseSchema);
-const locationMaterialList = pageSchema(locationMaterialResponseSchema);
-const stockAdjustmentList = pageSchema(stockAdjustmentResponseSchema);
-
 /** Materials, the stock links of locations, and the append-only stock ledger. */
 export const materialsArea = defineArea({
   name: 'materials',
@@ -31,11 +27,11 @@ export const materialsArea = defineArea({
   auditEntityTypes: ['material', 'stock_adjustment'],
   schemas: {
     Material: materialResponseSchema,
-    MaterialList: materialList,
+    MaterialList: pageSchema(materialResponseSchema),
     LocationMaterial: locationMaterialResponseSchema,
-    LocationMaterialList: locationMaterialList,
+    LocationMaterialList: pageSchema(locationMaterialResponseSchema),
     StockAdjustment: stockAdjustmentResponseSchema,
-    StockAdjustmentList: stockAdjustmentList,
+    StockAdjustmentList: pageSchema(stockAdjustmentResponseSchema),
   },
   routes: {
     listMaterials: listRoute({
@@ -44,7 +40,7 @@ export const materialsArea = defineArea({
       summary: 'List or search materials',
       description: `Active materials by name (case-insensitive), or archived ones with \`archived=true\`. With \`q\`: materials whose name, article number or supplier has a word starting with every query word, in match order. ${NULLABLE}`,
       query: materialListQuery,
-      schema: materialList,
+      schema: pageSchema(materialResponseSchema),
       returns: 'A page of materials.',
     }),
     createMaterial: createRoute({
@@ -62,7 +58,7 @@ export const materialsArea = defineArea({
       summary: 'List stock adjustments',
       description: 'The stock ledger, oldest first (recordedAt, then id), optionally of one location, one material or one pair, within [from, to).',
       query: adjustmentListQuery,
-      schema: stockAdjustmentList,
+      schema: pageSchema(stockAdjustmentResponseSchema),
       returns: 'A page of stock adjustments.',
     }),
     createStockAdjustment: createRoute({
@@ -108,7 +104,7 @@ export const materialsArea = defineArea({
       summary: 'Stock of the materials linked to a location',
       description: 'The materials linked to a location with their current stock, by material id. Stock data only: article and preferred-ordering data are on the material.',
       query: linkListQuery,
-      schema: locationMaterialList,
+      schema: pageSchema(locationMaterialResponseSchema),
       returns: 'A page of stock links.',
     }),
     linkLocationMaterial: {

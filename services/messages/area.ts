@@ -18,10 +18,6 @@ import {
   updateMessageBody,
 } from './schemas';
 
-const messageList = pageSchema(messageResponseSchema);
-const recipientList = pageSchema(recipientResponseSchema);
-const attachmentList = pageSchema(attachmentResponseSchema);
-
 /** Messages from the organization to employees: drafts, sending to a resolved audience, retracting, read state, attachments. */
 export const messagesArea = defineArea({
   name: 'messages',
@@ -33,7 +29,7 @@ export const messagesArea = defineArea({
   problems: PROBLEMS,
   demoSeed: true,
   auditEntityTypes: ['message'],
-  schemas: { Message: messageResponseSchema, MessageList: messageList, MessageRecipient: recipientResponseSchema, MessageRecipientList: recipientList, MessageAttachment: attachmentResponseSchema, MessageAttachmentList: attachmentList },
+  schemas: { Message: messageResponseSchema, MessageList: pageSchema(messageResponseSchema), MessageRecipient: recipientResponseSchema, MessageRecipientList: pageSchema(recipientResponseSchema), MessageAttachment: attachmentResponseSchema, MessageAttachmentList: pageSchema(attachmentResponseSchema) },
   routes: {
     listMessages: listRoute({
       path: '/messages',
@@ -41,7 +37,7 @@ export const messagesArea = defineArea({
       summary: 'List messages',
       description: 'Messages oldest first (createdAt, then id), optionally in one state; with `employeeId`, the messages sent to that employee in send order.',
       query: messageListQuery,
-      schema: messageList,
+      schema: pageSchema(messageResponseSchema),
       returns: 'A page of messages.',
     }),
     createMessage: createRoute({
@@ -102,7 +98,7 @@ export const messagesArea = defineArea({
       summary: 'Recipients and their read state',
       description: 'The employees a sent message went to, by employee id, each with its read state. A draft has none yet.',
       query: pageQuery,
-      schema: recipientList,
+      schema: pageSchema(recipientResponseSchema),
       returns: 'A page of recipients.',
     }),
     markMessageRead: {
@@ -124,7 +120,7 @@ export const messagesArea = defineArea({
       summary: 'Attachments of a message',
       description: 'The documents attached to the message, in the order attached, each with the document (at most 10: one page).',
       query: pageQuery,
-      schema: attachmentList,
+      schema: pageSchema(attachmentResponseSchema),
       returns: 'The attachments.',
     }),
     addMessageAttachment: createRoute({

@@ -5,9 +5,6 @@ import { pageSchema } from '../shared/schemas/fields';
 import { bulkPublishBody, bulkPublishResponseSchema, cancelShiftBody, createShiftBody, publishShiftBody, shiftListQuery, shiftResponseSchema, updateShiftBody, visitListQuery, visitResponseSchema } from './schemas';
 import { PROBLEMS } from './problems';
 
-const shiftList = pageSchema(shiftResponseSchema);
-const visitList = pageSchema(visitResponseSchema);
-
 const ACTUAL = "Every shift carries `plannedMinutes`, `actualMinutes` (the employee's effective time entries that overlap it) and `varianceMinutes`.";
 
 /** Planning and field work: shifts (draft, publish, cancel) and the read-only visit confirmations. */
@@ -20,7 +17,7 @@ export const planningArea = defineArea({
   problems: PROBLEMS,
   demoSeed: true,
   auditEntityTypes: ['shift'],
-  schemas: { Shift: shiftResponseSchema, ShiftList: shiftList, ShiftPublishResult: bulkPublishResponseSchema, VisitConfirmation: visitResponseSchema, VisitConfirmationList: visitList },
+  schemas: { Shift: shiftResponseSchema, ShiftList: pageSchema(shiftResponseSchema), ShiftPublishResult: bulkPublishResponseSchema, VisitConfirmation: visitResponseSchema, VisitConfirmationList: pageSchema(visitResponseSchema) },
   routes: {
     listShifts: listRoute({
       path: '/planning/shifts',
@@ -28,7 +25,7 @@ export const planningArea = defineArea({
       summary: 'List shifts',
       description: `Shifts overlapping [from, to) (a shift that starts before \`from\` and ends after it is included), optionally of one employee, one location or one state, by startsAt then id. ${ACTUAL}`,
       query: shiftListQuery,
-      schema: shiftList,
+      schema: pageSchema(shiftResponseSchema),
       returns: 'A page of shifts.',
     }),
     createShift: createRoute({
@@ -101,7 +98,7 @@ export const planningArea = defineArea({
       summary: 'List visit confirmations',
       description: 'Proofs that a visit happened (confirmed by a customer contact or a location tag), by confirmedAt then id, optionally of one location or employee, or one verification state, within [from, to). Read-only: written by the evidence channel.',
       query: visitListQuery,
-      schema: visitList,
+      schema: pageSchema(visitResponseSchema),
       returns: 'A page of visit confirmations.',
     }),
     getVisitConfirmation: listRoute({

@@ -1,19 +1,18 @@
 import { defineArea } from '../shared/area';
 import { actionRoute, createRoute, listRoute, readRoute, removeRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
+import { pageSchema } from '../shared/schemas/fields';
 import {
   createInspectionBody,
   createTemplateBody,
   emptyBody,
   inspectionItemsResponseSchema,
-  inspectionList,
   inspectionListQuery,
   inspectionResponseSchema,
   scoreItemBody,
   templateItemBody,
   templateItemsQuery,
   templateItemsResponseSchema,
-  templateList,
   templateListQuery,
   templateResponseSchema,
   updateTemplateBody,
@@ -35,10 +34,10 @@ export const qualityArea = defineArea({
   auditEntityTypes: ['quality_template', 'inspection'],
   schemas: {
     QualityTemplate: templateResponseSchema,
-    QualityTemplateList: templateList,
+    QualityTemplateList: pageSchema(templateResponseSchema),
     QualityTemplateItemList: templateItemsResponseSchema,
     Inspection: inspectionResponseSchema,
-    InspectionList: inspectionList,
+    InspectionList: pageSchema(inspectionResponseSchema),
     InspectionItemList: inspectionItemsResponseSchema,
   },
   routes: {
@@ -48,7 +47,7 @@ export const qualityArea = defineArea({
       summary: 'List quality templates',
       description: 'Active templates by name (case-insensitive), or archived ones with `archived=true`.',
       query: templateListQuery,
-      schema: templateList,
+      schema: pageSchema(templateResponseSchema),
       returns: 'A page of templates.',
     }),
     createQualityTemplate: createRoute({
@@ -123,7 +122,7 @@ export const qualityArea = defineArea({
       summary: 'List inspections',
       description: 'Inspections, oldest first (createdAt, then id), optionally at one location.',
       query: inspectionListQuery,
-      schema: inspectionList,
+      schema: pageSchema(inspectionResponseSchema),
       returns: 'A page of inspections.',
     }),
     createInspection: createRoute({

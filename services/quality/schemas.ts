@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { booleanParameter, cursorParameter, nothingToChange, nullableText, pageSchema, requiredName, sendsAField, utc } from '../shared/schemas/fields';
+import { booleanParameter, cursorParameter, nothingToChange, nullableText, requiredName, sendsAField, utc } from '../shared/schemas/fields';
 import { uuid } from '../shared/time';
 import { fromMilli, MAX_TEMPLATE_ITEMS, type Inspection, type InspectionItem, type Template, type TemplateItem, type TemplateRevision } from './domain';
 import { percentOf } from './domain-score';
@@ -205,5 +205,3 @@ export function inspectionResponse(i: Inspection): z.infer<typeof inspectionResp
   };
 }
 
-export const templateList = pageSchema(templateResponseSchema);
-export const inspectionList = pageSchema(inspectionResponseSchema);

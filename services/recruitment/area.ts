@@ -22,9 +22,6 @@ const FINAL = '409 `CANDIDATE_HIRED`, `CANDIDATE_REJECTED` or `CANDIDATE_WITHDRA
 /** Their stored responses (Idempotency-Key replays) hold the candidate's personal values: erasure reaches them. */
 const ABOUT_THE_CANDIDATE = { type: 'candidate', idFrom: { param: 'candidateId' } } as const;
 
-const candidateList = pageSchema(candidateResponseSchema);
-const candidateMessageList = pageSchema(candidateMessageResponseSchema);
-
 /** Candidates through the recruitment pipeline, their hire, their conversation and its erasure. */
 export const recruitmentArea = defineArea({
   name: 'recruitment',
@@ -35,7 +32,7 @@ export const recruitmentArea = defineArea({
   problems: PROBLEMS,
   demoSeed: true,
   auditEntityTypes: ['candidate', 'candidate_message'],
-  schemas: { Candidate: candidateResponseSchema, CandidateList: candidateList, CandidateMessage: candidateMessageResponseSchema, CandidateMessageList: candidateMessageList },
+  schemas: { Candidate: candidateResponseSchema, CandidateList: pageSchema(candidateResponseSchema), CandidateMessage: candidateMessageResponseSchema, CandidateMessageList: pageSchema(candidateMessageResponseSchema) },
   routes: {
     listCandidates: listRoute({
       path: '/recruitment/candidates',
@@ -43,7 +40,7 @@ export const recruitmentArea = defineArea({
       summary: 'List or search candidates',
       description: `Candidates in creation order (createdAt, then id), optionally of one \`stage\`; or, with \`q\`, the candidates whose name or e-mail has a word starting with every query word (erased candidates are never found by \`q\`). ${ERASED}`,
       query: candidateListQuery,
-      schema: candidateList,
+      schema: pageSchema(candidateResponseSchema),
       returns: 'A page of candidates.',
     }),
     createCandidate: createRoute({
@@ -116,7 +113,7 @@ export const recruitmentArea = defineArea({
       summary: 'The conversation with a candidate',
       description: 'Messages to and from the candidate, oldest first (recordedAt, then id). Erased messages have `subject` and `body` null.',
       query: messageListQuery,
-      schema: candidateMessageList,
+      schema: pageSchema(candidateMessageResponseSchema),
       returns: 'A page of messages.',
     }),
     postCandidateMessage: createRoute({

@@ -1,6 +1,15 @@
 import { defineArea } from '../shared/area';
 import { listRoute, readRoute } from '../shared/route-shapes';
-import { createJobBodySchema, fileDownloadResponseSchema, jobResponseSchema, manifestListSchema, manifestResponseSchema, manifestSummarySchema, outboxListSchema, outboxResponseSchema, pageQuery } from './schemas';
+import { pageSchema } from '../shared/schemas/fields';
+import {
+  createJobBodySchema,
+  fileDownloadResponseSchema,
+  jobResponseSchema,
+  manifestResponseSchema,
+  manifestSummarySchema,
+  outboxResponseSchema,
+  pageQuery,
+} from './schemas';
 
 /** Exports (CSV, PDF, monthly report, payroll dispatch), their manifests, the payroll outbox, and the worker behind them. */
 export const reportsArea = defineArea({
@@ -14,9 +23,9 @@ export const reportsArea = defineArea({
     ReportJob: jobResponseSchema,
     ExportManifest: manifestResponseSchema,
     ExportManifestSummary: manifestSummarySchema,
-    ExportManifestList: manifestListSchema,
+    ExportManifestList: pageSchema(manifestSummarySchema),
     PayrollOutboxRecord: outboxResponseSchema,
-    PayrollOutboxList: outboxListSchema,
+    PayrollOutboxList: pageSchema(outboxResponseSchema),
     ExportFileDownload: fileDownloadResponseSchema,
   },
   functions: [
@@ -68,7 +77,7 @@ export const reportsArea = defineArea({
       summary: 'Export manifests, newest first',
       description: 'Published export manifests, newest first; stale ones stay listed and traceable.',
       query: pageQuery,
-      schema: manifestListSchema,
+      schema: pageSchema(manifestSummarySchema),
       returns: 'A page of manifests.',
     }),
     listPayrollOutbox: listRoute({
@@ -77,7 +86,7 @@ export const reportsArea = defineArea({
       summary: 'Payroll dispatches waiting for the integration job',
       description: 'Payroll dispatches waiting for the payroll integration job to send them. Payroll is never resent automatically.',
       query: pageQuery,
-      schema: outboxListSchema,
+      schema: pageSchema(outboxResponseSchema),
       returns: 'A page of outbox records.',
     }),
     getReport: readRoute({

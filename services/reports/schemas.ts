@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { pageSchema, presignedRequest } from '../shared/schemas/fields';
+import { presignedRequest } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
 import { REPORT_KINDS, type Manifest, type ManifestEntry, type OutboxRecord, type ReportJob } from './model';
 
@@ -80,8 +80,6 @@ export const manifestResponseSchema = z
   .object({ ...manifestFields, entries: z.array(z.object({ id: z.uuid(), revision: z.number().int() })).meta({ description: 'The time entries and the exact revisions exported.' }) })
   .meta({ id: 'ExportManifest' });
 
-export const manifestListSchema = pageSchema(manifestSummarySchema);
-
 export const outboxResponseSchema = z
   .object({
     id: z.uuid(),
@@ -94,8 +92,6 @@ export const outboxResponseSchema = z
     dispatchJobId: z.uuid().nullable().meta({ description: 'The integration job that delivered it.' }),
   })
   .meta({ id: 'PayrollOutboxRecord' });
-
-export const outboxListSchema = pageSchema(outboxResponseSchema);
 
 export const fileDownloadResponseSchema = z
   .object({ manifestId: z.uuid(), contentHash: z.string(), download: presignedRequest('GET') })

@@ -4,8 +4,6 @@ import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
 import { createTaskBody, taskListQuery, taskResponseSchema, updateTaskBody } from './schemas';
 
-const taskList = pageSchema(taskResponseSchema);
-
 const NULLABLE = '`instructions`, `schedule` and `estimatedMinutes` are always present, `null` when empty.';
 
 /** Location tasks: the recurring work at a location, referenced by shifts and work events. */
@@ -16,7 +14,7 @@ export const tasksArea = defineArea({
   // Tasks with the location's existence check, audit and idempotency records in one transaction.
   permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
   auditEntityTypes: ['task'],
-  schemas: { Task: taskResponseSchema, TaskList: taskList },
+  schemas: { Task: taskResponseSchema, TaskList: pageSchema(taskResponseSchema) },
   routes: {
     listTasks: listRoute({
       path: '/locations/{locationId}/tasks',
@@ -24,7 +22,7 @@ export const tasksArea = defineArea({
       summary: "List a location's tasks",
       description: `Active tasks of the location by title (case-insensitive), then id; archived ones with \`archived=true\`. ${NULLABLE}`,
       query: taskListQuery,
-      schema: taskList,
+      schema: pageSchema(taskResponseSchema),
       returns: 'A page of tasks.',
     }),
     createTask: createRoute({

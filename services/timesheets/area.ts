@@ -5,8 +5,6 @@ import { pageSchema } from '../shared/schemas/fields';
 import { correctBodySchema, createBodySchema, listQuerySchema, timeEntryResponseSchema, timeEntryWriteResponseSchema, voidBodySchema } from './schemas';
 import { PROBLEMS } from './problems';
 
-const timeEntryList = pageSchema(timeEntryResponseSchema);
-
 /** Time entries: the effective work intervals (scanned or manual), their corrections and voids. */
 export const timesheetsArea = defineArea({
   name: 'timesheets',
@@ -17,7 +15,7 @@ export const timesheetsArea = defineArea({
   permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: true },
   problems: PROBLEMS,
   auditEntityTypes: ['time_entry'],
-  schemas: { TimeEntry: timeEntryResponseSchema, TimeEntryWriteResult: timeEntryWriteResponseSchema, TimeEntryList: timeEntryList },
+  schemas: { TimeEntry: timeEntryResponseSchema, TimeEntryWriteResult: timeEntryWriteResponseSchema, TimeEntryList: pageSchema(timeEntryResponseSchema) },
   routes: {
     listTimeEntries: listRoute({
       path: '/timesheets',
@@ -25,7 +23,7 @@ export const timesheetsArea = defineArea({
       summary: 'List time entries',
       description: 'Time entries overlapping [from, to) (an entry that starts before `from` and ends inside is included), by startedAt then id.',
       query: listQuerySchema,
-      schema: timeEntryList,
+      schema: pageSchema(timeEntryResponseSchema),
       returns: 'A page of time entries.',
     }),
     createTimeEntry: createRoute({

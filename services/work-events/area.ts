@@ -1,6 +1,7 @@
 import { defineArea } from '../shared/area';
 import { listRoute } from '../shared/route-shapes';
-import { workEventListQuery, workEventListSchema, workEventResponseSchema } from './schemas';
+import { pageSchema } from '../shared/schemas/fields';
+import { workEventListQuery, workEventResponseSchema } from './schemas';
 
 /** Scan evidence, read-only: events enter through the evidence channel (services/evidence-ingest), never this API. */
 export const workEventsArea = defineArea({
@@ -9,7 +10,7 @@ export const workEventsArea = defineArea({
   description: 'Read-only scan evidence.',
   permissions: { table: ['GetItem', 'Query'], cursorSecret: true, restrictedDataKey: false },
   auditEntityTypes: [],
-  schemas: { WorkEvent: workEventResponseSchema, WorkEventList: workEventListSchema },
+  schemas: { WorkEvent: workEventResponseSchema, WorkEventList: pageSchema(workEventResponseSchema) },
   routes: {
     listWorkEvents: listRoute({
       path: '/work-events',
@@ -17,7 +18,7 @@ export const workEventsArea = defineArea({
       summary: 'List work events',
       description: 'Work events (scan evidence) by server timestamp, oldest first. Read-only: evidence enters through the authenticated scan channel, never this API.',
       query: workEventListQuery,
-      schema: workEventListSchema,
+      schema: pageSchema(workEventResponseSchema),
       returns: 'A page of work events.',
     }),
     getWorkEvent: listRoute({

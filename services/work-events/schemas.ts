@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, pageSchema, utc } from '../shared/schemas/fields';
+import { cursorParameter, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
 import type { WorkEvent } from './model';
 
@@ -33,8 +33,6 @@ export const workEventResponseSchema = z
     timeEntryId: z.uuid().nullable().meta({ description: 'The SCANNED entry this event projected into.' }),
   })
   .meta({ id: 'WorkEvent' });
-
-export const workEventListSchema = pageSchema(workEventResponseSchema);
 
 /** A work event as returned: never QR ids or secrets, device ids, positions or validation metadata. */
 export const workEventResponse = (e: WorkEvent): z.infer<typeof workEventResponseSchema> => ({

@@ -92,8 +92,20 @@ export const cursorParameter = () => z.string().max(2048).meta({ description: 'A
 export const utc = () => z.string().meta({ format: 'date-time', description: 'RFC 3339, UTC' });
 
 /** `{ items, nextCursor }`: the response of a cursor-paged list. */
-export const pageSchema = (item: z.ZodType) =>
+const pageOf = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), nextCursor: z.string().nullable().meta({ description: 'Opaque; pass it back as `cursor` with the same filters. null on the last page.' }) });
+const pages = new WeakMap<z.ZodType, z.ZodType>();
+/**
+ * The page of a list of `item`s. One schema per item schema, so the route that answers it and
+ * the area's `schemas` (its OpenAPI component) name the same object: `pageSchema(x)` where used.
+ */
+export function pageSchema<T extends z.ZodType>(item: T): ReturnType<typeof pageOf<T>> {
+  const known = pages.get(item) as ReturnType<typeof pageOf<T>> | undefined;
+  if (known) return known;
+  const page = pageOf(item);
+  pages.set(item, page);
+  return page;
+}
 
 /** A presigned S3 request handed to a client (documents, export files): a secret until it expires. */
 export const presignedRequest = (method: 'PUT' | 'GET') =>
