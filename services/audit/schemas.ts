@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { cursorParameter, utc } from '../shared/schemas/fields';
 import { uuid } from '../shared/time';
+import { responseOf } from '../shared/schemas/response';
 import type { AuditEntry } from './model';
 
 /** `entityType` and `entityId` name one entity's trail together, or neither is given (422 at the one missing). */
@@ -54,12 +55,8 @@ export const auditResponseSchema = z
  * id (the public half of the token) and label (decisions.md, "Audit actor"); snapshots beyond
  * the safe fields, addresses, positions, bank data and secrets never are.
  */
-export const auditResponse = (e: AuditEntry): z.infer<typeof auditResponseSchema> => ({
-  id: e.id,
-  occurredAt: e.occurredAt,
+export const auditResponse = (e: AuditEntry): z.infer<typeof auditResponseSchema> => responseOf(auditResponseSchema, e, {
   actor: e.actor.type === 'API_KEY' ? { type: 'API_KEY', keyId: e.actor.keyId, label: e.actor.label } : { type: 'SYSTEM', label: e.actor.label },
-  action: e.action,
-  entity: e.entity,
   references: e.references ?? {},
   reason: e.reason ?? null,
   before: e.before ?? null,
@@ -67,5 +64,4 @@ export const auditResponse = (e: AuditEntry): z.infer<typeof auditResponseSchema
   changedAttributes: [...(e.changedAttributes ?? [])],
   overlap: e.overlap ? { ...e.overlap, overlappedEntryIds: [...e.overlap.overlappedEntryIds] } : null,
   staleExportManifestIds: [...(e.staleExportManifestIds ?? [])],
-  requestId: e.requestId,
 });

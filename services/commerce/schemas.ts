@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { cursorParameter, nothingToChange, nullableText, requiredName, sendsAField, utc } from '../shared/schemas/fields';
 import { uuid } from '../shared/time';
+import { responseOf } from '../shared/schemas/response';
 import { fromBasisPoints, fromMilli, MAX_AMOUNT } from './domain-money';
 import { INVOICE_STATES, PAYMENT_METHODS, QUOTE_STATES, type Invoice, type Line, type Payment, type Quote } from './model';
 
@@ -216,68 +217,27 @@ export const paymentResponseSchema = z
   })
   .meta({ id: 'Payment' });
 
-export const lineResponse = (l: Line): z.infer<typeof lineResponseSchema> => ({
-  id: l.id,
-  description: l.description,
+export const lineResponse = (l: Line): z.infer<typeof lineResponseSchema> => responseOf(lineResponseSchema, l, {
   quantity: fromMilli(l.quantityMilli),
-  unitPrice: l.unitPrice,
   taxRate: fromBasisPoints(l.taxRateBp),
   netAmount: l.net,
   taxAmount: l.tax,
   totalAmount: l.total,
 });
 
-export const quoteResponse = (q: Quote): z.infer<typeof quoteResponseSchema> => ({
-  id: q.id,
-  customerId: q.customerId,
-  currency: q.currency,
-  state: q.state,
-  validUntil: q.validUntil,
-  notes: q.notes,
+export const quoteResponse = (q: Quote): z.infer<typeof quoteResponseSchema> => responseOf(quoteResponseSchema, q, {
   items: q.lines.map(lineResponse),
   subtotal: q.totals.subtotal,
   taxTotal: q.totals.taxTotal,
   total: q.totals.total,
-  sentAt: q.sentAt,
-  decidedAt: q.decidedAt,
-  invoiceId: q.invoiceId,
-  version: q.version,
-  createdAt: q.createdAt,
-  updatedAt: q.updatedAt,
 });
 
-export const invoiceResponse = (i: Invoice): z.infer<typeof invoiceResponseSchema> => ({
-  id: i.id,
-  number: i.number,
-  customerId: i.customerId,
-  currency: i.currency,
-  state: i.state,
-  paymentTermDays: i.paymentTermDays,
-  quoteId: i.quoteId,
-  notes: i.notes,
+export const invoiceResponse = (i: Invoice): z.infer<typeof invoiceResponseSchema> => responseOf(invoiceResponseSchema, i, {
   items: i.lines.map(lineResponse),
   subtotal: i.totals.subtotal,
   taxTotal: i.totals.taxTotal,
   total: i.totals.total,
-  amountPaid: i.amountPaid,
   balance: i.totals.total - i.amountPaid,
-  issuedAt: i.issuedAt,
-  dueDate: i.dueDate,
-  paidAt: i.paidAt,
-  voidedAt: i.voidedAt,
-  voidReason: i.voidReason,
-  version: i.version,
-  createdAt: i.createdAt,
-  updatedAt: i.updatedAt,
 });
 
-export const paymentResponse = (p: Payment): z.infer<typeof paymentResponseSchema> => ({
-  id: p.id,
-  invoiceId: p.invoiceId,
-  currency: p.currency,
-  amount: p.amount,
-  paidOn: p.paidOn,
-  method: p.method,
-  reference: p.reference,
-  createdAt: p.createdAt,
-});
+export const paymentResponse = (p: Payment): z.infer<typeof paymentResponseSchema> => responseOf(paymentResponseSchema, p);

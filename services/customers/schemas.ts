@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { booleanParameter, cursorParameter, nothingToChange, nullableText, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
+import { responseOf } from '../shared/schemas/response';
 import { FEEDBACK_CATEGORIES, FEEDBACK_STATES, GRANT_PERMISSIONS, GRANT_STATES, type Customer, type Feedback, type Grant } from './model';
 
 /** Request and response shapes of customers, customer access grants and feedback. */
@@ -74,21 +75,7 @@ export type LinkedContact = z.infer<typeof linkedContactSchema>;
 
 /** The response body of a customer; `contacts` only when the caller may read contact values. */
 export function customerResponse(c: Customer, contacts?: readonly LinkedContact[]): z.infer<typeof customerResponseSchema> {
-  return {
-    id: c.id,
-    name: c.name,
-    customerNumber: c.customerNumber,
-    billingAddress: c.billingAddress,
-    vatId: c.vatId,
-    locationIds: [...c.locationIds],
-    contactIds: [...c.contactIds],
-    ...(contacts ? { contacts: contacts.map((k) => ({ id: k.id, name: k.name, email: k.email, phone: k.phone, role: k.role })) } : {}),
-    archived: c.archived,
-    archivedAt: c.archivedAt,
-    version: c.version,
-    createdAt: c.createdAt,
-    updatedAt: c.updatedAt,
-  };
+  return responseOf(customerResponseSchema, c, { contacts: contacts?.map((k) => ({ id: k.id, name: k.name, email: k.email, phone: k.phone, role: k.role })) });
 }
 
 // ---- customer access ------------------------------------------------------------------------
@@ -141,19 +128,8 @@ export const issuedGrantResponseSchema = grantResponseSchema
   })
   .meta({ id: 'IssuedCustomerAccess' });
 
-export const grantResponse = (g: Grant, now: Date): z.infer<typeof grantResponseSchema> => ({
-  id: g.id,
-  customerId: g.customerId,
-  contactId: g.contactId,
-  permissions: [...g.permissions],
-  state: g.state,
-  expiresAt: g.expiresAt,
+export const grantResponse = (g: Grant, now: Date): z.infer<typeof grantResponseSchema> => responseOf(grantResponseSchema, g, {
   expired: g.state !== 'REVOKED' && Date.parse(g.expiresAt) <= now.getTime(),
-  activatedAt: g.activatedAt,
-  revokedAt: g.revokedAt,
-  version: g.version,
-  createdAt: g.createdAt,
-  updatedAt: g.updatedAt,
 });
 
 // ---- feedback ---------------------------------------------------------------------------------
@@ -204,20 +180,5 @@ export const feedbackResponseSchema = z
   })
   .meta({ id: 'Feedback' });
 
-export const feedbackResponse = (f: Feedback): z.infer<typeof feedbackResponseSchema> => ({
-  id: f.id,
-  rating: f.rating,
-  comment: f.comment,
-  category: f.category,
-  locationId: f.locationId,
-  customerId: f.customerId,
-  inspectionId: f.inspectionId,
-  state: f.state,
-  resolutionNote: f.resolutionNote,
-  acknowledgedAt: f.acknowledgedAt,
-  resolvedAt: f.resolvedAt,
-  version: f.version,
-  createdAt: f.createdAt,
-  updatedAt: f.updatedAt,
-});
+export const feedbackResponse = (f: Feedback): z.infer<typeof feedbackResponseSchema> => responseOf(feedbackResponseSchema, f);
 

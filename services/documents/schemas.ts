@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { booleanParameter, cursorParameter, presignedRequest, requiredName, utc } from '../shared/schemas/fields';
 import { limitParameter } from '../shared/http/query';
 import { uuid } from '../shared/time';
+import { responseOf } from '../shared/schemas/response';
 import { DOCUMENT_STATES, OWNER_TYPES, REJECTION_REASONS, type Document, type LocationDocument } from './model';
 
 /** Request and response shapes of documents, upload and download sessions, and location links. */
@@ -110,27 +111,11 @@ export const locationDocumentResponseSchema = z
   .meta({ id: 'LocationDocument', description: 'A link from a location to a document: the document is not copied.' });
 
 export function documentResponse(d: Document): z.infer<typeof documentResponseSchema> {
-  return {
-    id: d.id,
-    name: d.name,
-    contentType: d.contentType,
-    size: d.size,
-    sha256: d.sha256,
+  return responseOf(documentResponseSchema, d, {
     owner: { type: d.ownerType, id: d.ownerId },
-    tags: [...d.tags],
-    state: d.state,
-    rejectionReason: d.rejectionReason,
-    archived: d.archived,
-    archivedAt: d.archivedAt,
-    version: d.version,
-    createdAt: d.createdAt,
-    updatedAt: d.updatedAt,
-  };
+  });
 }
 
-export const locationDocumentResponse = (l: LocationDocument, d: Document): z.infer<typeof locationDocumentResponseSchema> => ({
-  locationId: l.locationId,
-  documentId: l.documentId,
-  linkedAt: l.linkedAt,
+export const locationDocumentResponse = (l: LocationDocument, d: Document): z.infer<typeof locationDocumentResponseSchema> => responseOf(locationDocumentResponseSchema, l, {
   document: documentResponse(d),
 });

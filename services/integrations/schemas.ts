@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { cursorParameter, nothingToChange, requiredName, sendsAField, utc } from '../shared/schemas/fields';
 import { uuid } from '../shared/time';
+import { responseOf } from '../shared/schemas/response';
 import { INTEGRATION_STATUSES, JOB_KINDS, JOB_STATUSES, JOB_STEPS, PROVIDERS, type Integration, type IntegrationJob } from './model';
 
 /**
@@ -98,34 +99,12 @@ export const jobResponseSchema = z
   })
   .meta({ id: 'IntegrationJob' });
 
-export const integrationResponse = (i: Integration): z.infer<typeof integrationResponseSchema> => ({
-  id: i.id,
-  provider: i.provider,
-  displayName: i.displayName,
-  baseUrl: i.baseUrl,
+export const integrationResponse = (i: Integration): z.infer<typeof integrationResponseSchema> => responseOf(integrationResponseSchema, i, {
   approvedJobKinds: [...i.approvedJobKinds],
-  status: i.status,
-  credentialsSet: i.credentialsSet,
-  credentialsUpdatedAt: i.credentialsUpdatedAt,
-  createdAt: i.createdAt,
-  updatedAt: i.updatedAt,
 });
 
-export const jobResponse = (j: IntegrationJob): z.infer<typeof jobResponseSchema> => ({
-  id: j.id,
-  integrationId: j.integrationId,
-  provider: j.provider,
-  kind: j.kind,
-  status: j.status,
+export const jobResponse = (j: IntegrationJob): z.infer<typeof jobResponseSchema> => responseOf(jobResponseSchema, j, {
   progress: { step: j.progress.step, percent: j.progress.percent },
-  attempts: j.attempts,
   nextAttemptAt: j.status === 'QUEUED' ? j.nextAttemptAt : null,
   error: j.error ? { code: j.error.code, message: j.error.message } : null,
-  outboxRecordId: j.outboxRecordId,
-  manifestId: j.manifestId,
-  deliveryId: j.deliveryId,
-  deliveredAt: j.deliveredAt,
-  createdAt: j.createdAt,
-  updatedAt: j.updatedAt,
-  finishedAt: j.finishedAt,
 });

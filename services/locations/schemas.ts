@@ -4,6 +4,7 @@ import { uuid } from '../shared/time';
 import type { LocationView, QrRotation } from './domain';
 import type { Contact } from './model';
 import { booleanParameter, cursorParameter, nothingToChange, nullableEmail, nullablePhone, nullableText, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
+import { responseOf } from '../shared/schemas/response';
 
 /** Request and response shapes of locations and reusable contacts. */
 
@@ -92,32 +93,11 @@ export const qrRotationResponseSchema = z
   })
   .meta({ id: 'LocationQrRotation' });
 
-export const contactResponse = (c: Contact): z.infer<typeof contactResponseSchema> => ({
-  id: c.id,
-  name: c.name,
-  email: c.email,
-  phone: c.phone,
-  role: c.role,
-  version: c.version,
-  createdAt: c.createdAt,
-  updatedAt: c.updatedAt,
-});
+export const contactResponse = (c: Contact): z.infer<typeof contactResponseSchema> => responseOf(contactResponseSchema, c);
 
 /** The response body of a location; `contacts` exactly when the view carries them (contacts:read). */
 export function locationResponse({ location: l, contacts }: LocationView): z.infer<typeof locationResponseSchema> {
-  return {
-    id: l.id,
-    name: l.name,
-    address: l.address,
-    archived: l.archived,
-    archivedAt: l.archivedAt,
-    contactIds: [...l.contactIds],
-    ...(contacts ? { contacts: contacts.map(contactResponse) } : {}),
-    qrRotatedAt: l.qrRotatedAt,
-    version: l.version,
-    createdAt: l.createdAt,
-    updatedAt: l.updatedAt,
-  };
+  return responseOf(locationResponseSchema, l, { contacts: contacts?.map(contactResponse) });
 }
 
 export const qrRotationResponse = (r: QrRotation): z.infer<typeof qrRotationResponseSchema> => ({

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { booleanParameter, cursorParameter, nothingToChange, nullableText, nullableUrl, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
 import { limitParameter } from '../shared/http/query';
 import { instant, uuid } from '../shared/time';
+import { responseOf } from '../shared/schemas/response';
 import { fromMilli, type Material, type StockAdjustment, type StockLink } from './domain';
 
 /** Request and response shapes of materials, location stock links and stock adjustments. */
@@ -130,42 +131,18 @@ export const stockAdjustmentResponseSchema = z
   .meta({ id: 'StockAdjustment' });
 
 export function materialResponse(m: Material): z.infer<typeof materialResponseSchema> {
-  return {
-    id: m.id,
-    name: m.name,
-    article: m.article,
-    supplier: m.supplier,
-    website: m.website,
-    orderLink: m.orderLink,
-    unit: m.unit,
+  return responseOf(materialResponseSchema, m, {
     preferredOrderQuantity: m.preferredOrderQuantityMilli === null ? null : fromMilli(m.preferredOrderQuantityMilli),
     reorderLevel: m.reorderLevelMilli === null ? null : fromMilli(m.reorderLevelMilli),
-    archived: m.archived,
-    archivedAt: m.archivedAt,
-    version: m.version,
-    createdAt: m.createdAt,
-    updatedAt: m.updatedAt,
-  };
+  });
 }
 
-export const locationMaterialResponse = (l: StockLink): z.infer<typeof locationMaterialResponseSchema> => ({
-  locationId: l.locationId,
-  materialId: l.materialId,
+export const locationMaterialResponse = (l: StockLink): z.infer<typeof locationMaterialResponseSchema> => responseOf(locationMaterialResponseSchema, l, {
   stock: fromMilli(l.stockMilli),
-  linkedAt: l.linkedAt,
-  lastAdjustedAt: l.lastAdjustedAt,
-  updatedAt: l.updatedAt,
 });
 
-export const stockAdjustmentResponse = (a: StockAdjustment): z.infer<typeof stockAdjustmentResponseSchema> => ({
-  id: a.id,
-  locationId: a.locationId,
-  materialId: a.materialId,
-  type: a.type,
+export const stockAdjustmentResponse = (a: StockAdjustment): z.infer<typeof stockAdjustmentResponseSchema> => responseOf(stockAdjustmentResponseSchema, a, {
   quantityChange: fromMilli(a.quantityChangeMilli),
   stockBefore: fromMilli(a.stockBeforeMilli),
   stockAfter: fromMilli(a.stockAfterMilli),
-  reason: a.reason,
-  negativeStockReason: a.negativeStockReason,
-  recordedAt: a.recordedAt,
 });

@@ -3,6 +3,7 @@ import { documentResponse, documentResponseSchema, type Document } from '../docu
 import { limitParameter } from '../shared/http/query';
 import { cursorParameter, requiredName, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
+import { responseOf } from '../shared/schemas/response';
 import { MAX_LISTED_EMPLOYEES, MAX_RECIPIENTS } from './domain';
 import { AUDIENCE_TYPES, MESSAGE_STATES, type Attachment, type Message, type Recipient } from './model';
 
@@ -108,23 +109,13 @@ export const attachmentResponseSchema = z
   .meta({ id: 'MessageAttachment', description: 'A document attached to a message: a reference, not a copy.' });
 
 export function messageResponse(m: Message): z.infer<typeof messageResponseSchema> {
-  return {
-    id: m.id,
-    subject: m.subject,
-    body: m.body,
+  return responseOf(messageResponseSchema, m, {
     audience: m.audience.type === 'EMPLOYEES' ? { type: 'EMPLOYEES', employeeIds: [...m.audience.employeeIds] } : m.audience.type === 'LOCATION' ? { type: 'LOCATION', locationId: m.audience.locationId } : { type: 'EVERYONE' },
-    state: m.state,
     attachments: m.attachments.map((a) => ({ documentId: a.documentId, attachedAt: a.attachedAt })),
-    recipientCount: m.recipientCount,
-    sentAt: m.sentAt,
-    retractedAt: m.retractedAt,
-    version: m.version,
-    createdAt: m.createdAt,
-    updatedAt: m.updatedAt,
-  };
+  });
 }
 
-export const recipientResponse = (r: Recipient): z.infer<typeof recipientResponseSchema> => ({ messageId: r.messageId, employeeId: r.employeeId, sentAt: r.sentAt, read: r.readAt !== null, readAt: r.readAt });
+export const recipientResponse = (r: Recipient): z.infer<typeof recipientResponseSchema> => responseOf(recipientResponseSchema, r, { read: r.readAt !== null });
 
 export const attachmentResponse = (messageId: string, a: Attachment, d: Document | undefined): z.infer<typeof attachmentResponseSchema> => ({
   messageId,

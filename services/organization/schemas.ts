@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ValidationError } from '../shared/errors';
+import { responseOf } from '../shared/schemas/response';
 import { settingsOf, timesheetWritesEnabled, type Organization } from './domain';
 import { WEEKDAYS } from './model';
 
@@ -123,12 +124,8 @@ function capabilitiesOf(org: Organization): z.infer<typeof capabilitiesSchema> {
   };
 }
 
-export const organizationResponse = (org: Organization): z.infer<typeof organizationResponseSchema> => ({
-  id: org.id,
-  name: org.name,
+export const organizationResponse = (org: Organization): z.infer<typeof organizationResponseSchema> => responseOf(organizationResponseSchema, org, {
   capabilities: capabilitiesOf(org),
-  createdAt: org.createdAt,
-  updatedAt: org.updatedAt,
 });
 
 export const settingsResponse = (org: Organization): z.infer<typeof settingsResponseSchema> => ({

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { cursorParameter, nothingToChange, nullableText, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
+import { responseOf } from '../shared/schemas/response';
 import type { PlanVsActual, RangePublished, Shift } from './domain';
 import { SHIFT_STATES, VERIFICATION_STATES, VISIT_METHODS, type VisitConfirmation } from './model';
 
@@ -132,26 +133,11 @@ export const bulkPublishResponseSchema = z
   })
   .meta({ id: 'ShiftPublishResult' });
 
-export const shiftResponse = (s: Shift, actual: PlanVsActual): z.infer<typeof shiftResponseSchema> => ({
-  id: s.id,
-  employeeId: s.employeeId,
-  locationId: s.locationId,
-  startsAt: s.startsAt,
-  endsAt: s.endsAt,
-  breakMinutes: s.breakMinutes,
-  taskIds: [...s.taskIds],
-  notes: s.notes,
-  state: s.state,
-  publishedAt: s.publishedAt,
-  cancelledAt: s.cancelledAt,
-  cancelReason: s.cancelReason,
+export const shiftResponse = (s: Shift, actual: PlanVsActual): z.infer<typeof shiftResponseSchema> => responseOf(shiftResponseSchema, s, {
   plannedMinutes: actual.plannedMinutes,
   actualMinutes: actual.actualMinutes,
   varianceMinutes: actual.varianceMinutes,
   actualIncomplete: actual.actualIncomplete,
-  version: s.version,
-  createdAt: s.createdAt,
-  updatedAt: s.updatedAt,
 });
 
 export const bulkPublishResponse = (r: RangePublished): z.infer<typeof bulkPublishResponseSchema> => ({
@@ -187,13 +173,6 @@ export const visitResponseSchema = z
   })
   .meta({ id: 'VisitConfirmation', description: 'Never carries signatures, device ids, positions or secrets: those stay sealed.' });
 
-export const visitResponse = (v: VisitConfirmation): z.infer<typeof visitResponseSchema> => ({
-  id: v.id,
-  locationId: v.locationId,
+export const visitResponse = (v: VisitConfirmation): z.infer<typeof visitResponseSchema> => responseOf(visitResponseSchema, v, {
   employeeIds: [...v.employeeIds],
-  shiftId: v.shiftId,
-  confirmedAt: v.confirmedAt,
-  method: v.method,
-  verificationState: v.verificationState,
-  recordedAt: v.recordedAt,
 });

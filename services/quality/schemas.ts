@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { booleanParameter, cursorParameter, nothingToChange, nullableText, requiredName, sendsAField, utc } from '../shared/schemas/fields';
 import { uuid } from '../shared/time';
+import { responseOf } from '../shared/schemas/response';
 import { fromMilli, MAX_TEMPLATE_ITEMS, type Inspection, type InspectionItem, type Template, type TemplateItem, type TemplateRevision } from './domain';
 import { percentOf } from './domain-score';
 import { INSPECTION_STATES } from './model';
@@ -158,19 +159,12 @@ export const inspectionResponseSchema = z
 
 export const inspectionItemsResponseSchema = z.object({ items: z.array(inspectionItemResponseSchema), nextCursor: z.null() }).meta({ id: 'InspectionItemList' });
 
-export const templateItemResponse = (i: TemplateItem): z.infer<typeof templateItemResponseSchema> => ({ id: i.id, title: i.title, description: i.description, weight: fromMilli(i.weightMilli), scaleMax: i.scaleMax });
+export const templateItemResponse = (i: TemplateItem): z.infer<typeof templateItemResponseSchema> => responseOf(templateItemResponseSchema, i, {
+                                                                                                        weight: fromMilli(i.weightMilli),
+                                                                                                      });
 
-export const templateResponse = (t: Template): z.infer<typeof templateResponseSchema> => ({
-  id: t.id,
-  name: t.name,
-  description: t.description,
-  revision: t.revision,
+export const templateResponse = (t: Template): z.infer<typeof templateResponseSchema> => responseOf(templateResponseSchema, t, {
   items: t.items.map(templateItemResponse),
-  archived: t.archived,
-  archivedAt: t.archivedAt,
-  version: t.version,
-  createdAt: t.createdAt,
-  updatedAt: t.updatedAt,
 });
 
 export const templateItemsResponse = (r: Pick<TemplateRevision, 'templateId' | 'revision' | 'items'>): z.infer<typeof templateItemsResponseSchema> => ({
@@ -180,7 +174,9 @@ export const templateItemsResponse = (r: Pick<TemplateRevision, 'templateId' | '
   nextCursor: null,
 });
 
-export const inspectionItemResponse = (i: InspectionItem): z.infer<typeof inspectionItemResponseSchema> => ({ itemId: i.itemId, title: i.title, weight: fromMilli(i.weightMilli), scaleMax: i.scaleMax, score: i.score, comment: i.comment });
+export const inspectionItemResponse = (i: InspectionItem): z.infer<typeof inspectionItemResponseSchema> => responseOf(inspectionItemResponseSchema, i, {
+                                                                                                              weight: fromMilli(i.weightMilli),
+                                                                                                            });
 
 export function inspectionResponse(i: Inspection): z.infer<typeof inspectionResponseSchema> {
   const score =

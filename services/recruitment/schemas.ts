@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { cursorParameter, nothingToChange, nullablePhone, nullableText, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
+import { responseOf } from '../shared/schemas/response';
 import { MESSAGE_CHANNELS, MESSAGE_DIRECTIONS, STAGES, type Candidate, type CandidateMessage } from './model';
 
 /**
@@ -133,32 +134,6 @@ export const candidateMessageResponseSchema = z
   })
   .meta({ id: 'CandidateMessage' });
 
-export const candidateResponse = (c: Candidate): z.infer<typeof candidateResponseSchema> => ({
-  id: c.id,
-  givenName: c.givenName,
-  familyName: c.familyName,
-  email: c.email,
-  phone: c.phone,
-  position: c.position,
-  source: c.source,
-  stage: c.stage,
-  stageChangedAt: c.stageChangedAt,
-  employeeId: c.employeeId,
-  hiredAt: c.hiredAt,
-  erased: c.erased,
-  erasedAt: c.erasedAt,
-  version: c.version,
-  createdAt: c.createdAt,
-  updatedAt: c.updatedAt,
-});
+export const candidateResponse = (c: Candidate): z.infer<typeof candidateResponseSchema> => responseOf(candidateResponseSchema, c);
 
-export const candidateMessageResponse = (m: CandidateMessage): z.infer<typeof candidateMessageResponseSchema> => ({
-  id: m.id,
-  candidateId: m.candidateId,
-  direction: m.direction,
-  channel: m.channel,
-  subject: m.subject,
-  body: m.body,
-  erased: m.erased,
-  recordedAt: m.recordedAt,
-});
+export const candidateMessageResponse = (m: CandidateMessage): z.infer<typeof candidateMessageResponseSchema> => responseOf(candidateMessageResponseSchema, m);

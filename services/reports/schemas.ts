@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { presignedRequest } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
+import { responseOf } from '../shared/schemas/response';
 import { REPORT_KINDS, type Manifest, type ManifestEntry, type OutboxRecord, type ReportJob } from './model';
 
 /** Wire shapes of the reports area: strict requests, and responses that list every member they show. */
@@ -99,40 +100,22 @@ export const fileDownloadResponseSchema = z
 
 const orgPath = (org: string) => `/v1/organizations/${org}`;
 
-export const jobResponse = (j: ReportJob): z.infer<typeof jobResponseSchema> => ({
-  id: j.id,
-  kind: j.kind,
-  status: j.status,
-  period: j.period,
+export const jobResponse = (j: ReportJob): z.infer<typeof jobResponseSchema> => responseOf(jobResponseSchema, j, {
   scope: { employeeIds: [...j.scope.employeeIds], locationIds: [...j.scope.locationIds] },
-  replacesManifestId: j.replacesManifestId,
   progress: { processed: j.progress.processedEmployees, total: j.progress.totalEmployees, processedEmployees: j.progress.processedEmployees, totalEmployees: j.progress.totalEmployees },
-  manifestId: j.manifestId,
-  failureReason: j.failureReason,
-  createdAt: j.createdAt,
-  updatedAt: j.updatedAt,
 });
 
 export const jobPath = (j: Pick<ReportJob, 'organizationId' | 'id'>) => `${orgPath(j.organizationId)}/reports/generation-jobs/${j.id}`;
 
-export const manifestSummary = (m: Manifest): z.infer<typeof manifestSummarySchema> => ({
-  id: m.id,
-  kind: m.kind,
+export const manifestSummary = (m: Manifest): z.infer<typeof manifestSummarySchema> => responseOf(manifestSummarySchema, m, {
   status: m.stale ? 'STALE' : 'CURRENT',
-  period: m.period,
   scope: { employeeIds: [...m.scope.employeeIds], locationIds: [...m.scope.locationIds] },
-  entryCount: m.entryCount,
   contentHash: m.contentHash ?? '',
   fileHash: m.fileHash ?? m.contentHash ?? '',
   contentType: m.contentType ?? '',
   byteSize: m.byteSize ?? 0,
-  jobId: m.jobId,
   requestedBy: { label: m.requestedBy.label },
-  createdAt: m.createdAt,
   publishedAt: m.publishedAt ?? m.createdAt,
-  stale: m.stale,
-  replacesManifestId: m.replacesManifestId,
-  replacedByManifestId: m.replacedByManifestId,
   download: `${orgPath(m.organizationId)}/reports/files/${m.id}`,
 });
 
@@ -141,16 +124,7 @@ export const manifestResponse = (m: Manifest, entries: readonly ManifestEntry[])
   entries: entries.map((e) => ({ id: e.id, revision: e.revision })),
 });
 
-export const outboxResponse = (r: OutboxRecord): z.infer<typeof outboxResponseSchema> => ({
-  id: r.id,
-  manifestId: r.manifestId,
-  destination: r.destination,
-  status: r.status,
-  replacesManifestId: r.replacesManifestId,
-  createdAt: r.createdAt,
-  sentAt: r.sentAt,
-  dispatchJobId: r.dispatchJobId,
-});
+export const outboxResponse = (r: OutboxRecord): z.infer<typeof outboxResponseSchema> => responseOf(outboxResponseSchema, r);
 
 export const fileDownloadResponse = (m: Manifest, download: z.infer<ReturnType<typeof presignedRequest>>): z.infer<typeof fileDownloadResponseSchema> => ({
   manifestId: m.id,

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { booleanParameter, cursorParameter, nothingToChange, nullableText, requiredName, sendsAField, utc } from '../shared/schemas/fields';
+import { responseOf } from '../shared/schemas/response';
 import { WEEKDAYS, type Task } from './model';
 
 /** Request and response shapes of location tasks. */
@@ -88,16 +89,6 @@ export const taskResponseSchema = z
   })
   .meta({ id: 'Task' });
 
-export const taskResponse = (t: Task): z.infer<typeof taskResponseSchema> => ({
-  id: t.id,
-  locationId: t.locationId,
-  title: t.title,
-  instructions: t.instructions,
+export const taskResponse = (t: Task): z.infer<typeof taskResponseSchema> => responseOf(taskResponseSchema, t, {
   schedule: t.schedule === null ? null : t.schedule.kind === 'WEEKLY' ? { kind: 'WEEKLY', weekdays: [...t.schedule.weekdays] } : { kind: 'EVERY_N_DAYS', everyDays: t.schedule.everyDays, startsOn: t.schedule.startsOn },
-  estimatedMinutes: t.estimatedMinutes,
-  archived: t.archived,
-  archivedAt: t.archivedAt,
-  version: t.version,
-  createdAt: t.createdAt,
-  updatedAt: t.updatedAt,
 });

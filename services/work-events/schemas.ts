@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { cursorParameter, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
+import { responseOf } from '../shared/schemas/response';
 import type { WorkEvent } from './model';
 
 /** Query of GET /work-events (decisions: sorted by server timestamp; from inclusive, to exclusive). */
@@ -35,15 +36,4 @@ export const workEventResponseSchema = z
   .meta({ id: 'WorkEvent' });
 
 /** A work event as returned: never QR ids or secrets, device ids, positions or validation metadata. */
-export const workEventResponse = (e: WorkEvent): z.infer<typeof workEventResponseSchema> => ({
-  id: e.id,
-  employeeId: e.employeeId,
-  locationId: e.locationId,
-  taskId: e.taskId,
-  type: e.type,
-  clientTimestamp: e.clientTimestamp,
-  serverTimestamp: e.serverTimestamp,
-  offline: e.offline,
-  verificationState: e.verificationState,
-  timeEntryId: e.timeEntryId,
-});
+export const workEventResponse = (e: WorkEvent): z.infer<typeof workEventResponseSchema> => responseOf(workEventResponseSchema, e);
