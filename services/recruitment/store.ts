@@ -125,7 +125,7 @@ export function saveErasure(unit: UnitOfWork, change: ErasureChange): void {
   unit.stage({ items: [...putCandidate(change), ...messages], audit: change.audit, explain: movedOn(CANDIDATE_LABEL, MESSAGE_LABEL) });
 }
 
-/** How the stored responses are rewritten (eraseStoredResponses: batch size, the second pass). */
+/** How the stored responses are rewritten (eraseStoredResponses: the batch size). */
 export type ErasureOptions = EraseOptions;
 
 /**

@@ -2,7 +2,7 @@ import { PROBLEMS as TIMESHEET_PROBLEMS } from '../../services/timesheets/proble
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../services/shared/ddb/client';
-import { runIdempotent, runIdempotentInTransaction, TransactionalIdempotencyStore, type ReadAlong, type StoredResponse } from '../../services/shared/ddb/idempotency';
+import { runIdempotent, runIdempotentInTransaction, TransactionalIdempotencyStore, type Completion, type ReadAlong, type StoredResponse } from '../../services/shared/ddb/idempotency';
 import { batchGet } from '../../services/shared/ddb/read';
 import { AppError } from '../../services/shared/errors';
 import { commit } from '../../services/shared/ddb/transaction';
@@ -16,9 +16,9 @@ beforeAll(async () => {
 const call = (key: string, input: Record<string, string>) => ({ scope: 'org#key#POST#/things', idempotencyKey: key, input, lockMillis: 5_000 });
 
 /** A "work" that commits one item and the completion record in one transaction. */
-const work = (id: string) => async (complete: (r: StoredResponse) => Promise<import('../../services/shared/ddb/transaction').TxItem>) => {
+const work = (id: string) => async (complete: Completion) => {
   const response: StoredResponse = { statusCode: 201, headers: { Location: `/things/${id}` }, bodyText: JSON.stringify({ id }) };
-  await commit(db, [{ label: 'thing', op: { Put: { Item: { PK: `THING#${id}`, SK: 'T' }, ConditionExpression: 'attribute_not_exists(PK)' } } }, await complete(response)]);
+  await commit(db, [{ label: 'thing', op: { Put: { Item: { PK: `THING#${id}`, SK: 'T' }, ConditionExpression: 'attribute_not_exists(PK)' } } }, ...(await complete(response))]);
   return response;
 };
 
@@ -97,7 +97,7 @@ describe('runIdempotent', () => {
 describe('runIdempotentInTransaction (no IN_PROGRESS lock)', () => {
   const free = (key: string, input: Record<string, string>) => ({ scope: 'org#key#POST#/free', idempotencyKey: key, input });
   /** Reads a thing's key with the record along (as a store's BatchGetItem does), waits for `gate`, then commits. */
-  const gatedWork = (id: string, gate: Promise<void> = Promise.resolve()) => async (complete: (r: StoredResponse) => Promise<import('../../services/shared/ddb/transaction').TxItem>, along: ReadAlong) => {
+  const gatedWork = (id: string, gate: Promise<void> = Promise.resolve()) => async (complete: Completion, along: ReadAlong) => {
     const items = await batchGet(db, [{ PK: `THING#${id}`, SK: 'T' }, along.key]);
     along.settle(items[1]);
     await gate;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { getEmployee, putEmployee } from '../../services/employees/public';
 import { candidateEtag, createCandidate, eraseCandidate, hireCandidate, moveCandidate, postMessage, type Candidate, type CandidateMessage, type RecruitmentPorts, type RecruitmentStore } from '../../services/recruitment/domain';
-import { getCandidate, listCandidates, messagesOf, recruitmentStore } from '../../services/recruitment/store';
+import { eraseCandidateResponses, getCandidate, listCandidates, messagesOf, recruitmentStore } from '../../services/recruitment/store';
 import { runIdempotent, TransactionalIdempotencyStore, type IdempotentCall, type StoredResponse } from '../../services/shared/ddb/idempotency';
 import { logger } from '../../services/shared/logger';
 import type { Principal } from '../../services/shared/auth/principal';
@@ -175,7 +175,7 @@ describe('erasure of the stored responses about a candidate', () => {
       const unit = new TransactionUnit(db);
       result = await work(portsOf(unit));
       const response: StoredResponse = { statusCode: 201, headers: { ETag: `"x:${result.id}"` }, bodyText: JSON.stringify(result), contentType: 'application/json' };
-      await unit.commit([await complete(response, { organizationId: ORG, type: 'candidate', id: candidateIdOf(result) })]);
+      await unit.commit(await complete(response, { organizationId: ORG, type: 'candidate', id: candidateIdOf(result) }));
       return response;
     });
     return result;
@@ -206,7 +206,7 @@ describe('erasure of the stored responses about a candidate', () => {
     const otherBefore = await recordItems([otherCall]);
     const before = await recordItems(calls);
     expect(before).toHaveLength(5);
-    expect(before.every((r) => holds(r).length > 0 && r.GSI1PK === `IDEMSUBJ#${ORG}#candidate#${c.id}`)).toBe(true);
+    expect(before.every((r) => holds(r).length > 0 && r.subject === `IDEMSUBJ#${ORG}#candidate#${c.id}`)).toBe(true);
 
     const current = (await getCandidate(db, ORG, c.id))!;
     let failure: unknown;
@@ -236,8 +236,9 @@ describe('erasure of the stored responses about a candidate', () => {
       const was = before.find((r) => r.PK === record.PK)!;
       expect(record).toMatchObject({ status: 'COMPLETED', payloadHash: was.payloadHash, expiresAt: was.expiresAt, response: { statusCode: 409, contentType: 'application/problem+json' } });
       expect(JSON.parse(record.response.bodyText)).toMatchObject({ code: 'CANDIDATE_ERASED', status: 409, requestId: actor.requestId });
-      expect(record.GSI1PK).toBeUndefined();
+      expect(record.subject).toBeUndefined();
     }
+    expect((await scanTable(db)).filter((i) => i.PK === `IDEMSUBJ#${ORG}#candidate#${c.id}`)).toEqual([]);
     // No item of the table holds a value any more, and the erasure was audited once.
     expect((await scanTable(db)).filter((i) => holds(i).length > 0)).toEqual([]);
     const audit = (await scanTable(db)).filter((i) => i.itemType === 'AuditEntry' && i.entity.id === c.id).map((i) => i.action);
@@ -251,5 +252,23 @@ describe('erasure of the stored responses about a candidate', () => {
     // The other candidate's record is as it was.
     expect(await recordItems([otherCall])).toEqual(otherBefore);
     expect(JSON.parse(otherBefore[0].response.bodyText).id).toBe(other.id);
+  });
+
+  it('still reaches a record the version before put on the GSI1 partition of the subject, without a link', async () => {
+    const tag = randomUUID().slice(0, 8);
+    const call = callOf();
+    const c = await recorded(call, (r) => r.id, (p) => createCandidate(p, actor, { givenName: `Legacy${tag}`, familyName: `Record${tag}`, email: `lr.${tag}@private.example`, position: 'Porter' }));
+    const partition = `IDEMSUBJ#${ORG}#candidate#${c.id}`;
+    // As that version wrote it: on GSI1, naming no subject, and no link.
+    const [record] = await recordItems([call]);
+    const { subject: _subject, ...legacy } = record;
+    await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...legacy, GSI1PK: partition, GSI1SK: new Date().toISOString() } }));
+    await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: { PK: partition, SK: record.PK } }));
+
+    expect(await eraseCandidateResponses(db, ORG, c.id, new AppError('VALIDATION_ERROR', 'erased (test)'), 'req-legacy')).toBe(1);
+    const [after] = await recordItems([call]);
+    expect(after).toMatchObject({ status: 'COMPLETED', payloadHash: record.payloadHash, response: { statusCode: 422 } });
+    expect(after).not.toHaveProperty('GSI1PK');
+    expect(JSON.stringify(after)).not.toContain(`Legacy${tag}`);
   });
 });

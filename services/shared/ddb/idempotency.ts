@@ -1,4 +1,3 @@
-import { setTimeout as defaultSleep } from 'node:timers/promises';
 import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -14,7 +13,6 @@ import { AppError, IdempotencyInProgressError, IdempotencyKeyReusedError } from 
 import { logger } from '../logger';
 import { conditionalUpdate, type Db } from './client';
 import { collectAll } from './read';
-import { onIndexes } from './table-spec';
 import { TransactionCancelledError, type TxItem } from './transaction';
 
 /** What a replay gives back: the original status, headers and body. */
@@ -35,7 +33,7 @@ export const IDEMPOTENCY_LABEL = 'idempotency';
 
 /**
  * The personal-data subject a stored response concerns (a route's `erasableSubject`): its
- * record joins the subject's sparse GSI1 partition, where an erasure finds it.
+ * record is linked from the subject's partition, where an erasure finds it.
  */
 export interface ResponseSubject {
   readonly organizationId: string;
@@ -43,8 +41,12 @@ export interface ResponseSubject {
   readonly id: string;
 }
 
-/** `IDEMSUBJ#<org>#<type>#<id>`: the GSI1 partition of the records about one subject (ids only, never a value). */
+/**
+ * `IDEMSUBJ#<org>#<type>#<id>`: the partition of the links to the records about one subject
+ * (ids only, never a value), and the record's `subject` member.
+ */
 export const subjectPartition = (s: ResponseSubject): string => `IDEMSUBJ#${s.organizationId}#${s.type}#${s.id}`;
+export const IDEMPOTENCY_SUBJECT_LABEL = 'idempotency-subject';
 
 interface IdempotencyData {
   /** organization + API key + method + route + Idempotency-Key */
@@ -85,32 +87,38 @@ export class TransactionalIdempotencyStore extends BasePersistenceLayer {
   }
 
   /**
-   * The COMPLETED record of `data` as a transaction item; no I/O of its own. With the lock
+   * The COMPLETED record of `data` as transaction items; no I/O of its own. With the lock
    * (`locked`), only the request holding it completes the record; without one, only a request
    * that finds the key free does (as the lock's own PutItem would): a concurrent duplicate
    * loses that condition in its transaction, nothing of it commits, and it replays.
+   * A response about an erasable `subject` names it (`subject`), and a link to the record is
+   * put on the subject's partition in the same transaction: an erasure that commits after this
+   * write reads it there, strongly consistent (no index to wait for).
    */
-  async completionItem(data: IdempotencyData, response: StoredResponse, locked = true, subject?: ResponseSubject): Promise<TxItem> {
+  async completionItems(data: IdempotencyData, response: StoredResponse, locked = true, subject?: ResponseSubject): Promise<TxItem[]> {
     const token = { ...response };
     await this.saveSuccess(data, token as unknown as JSONValue);
     const record = this.#captured.get(token);
     this.#captured.delete(token);
     if (!record) throw new Error('The completed idempotency record was not captured.');
-    // A response about an erasable subject sorts by its creation time on the subject's partition.
-    const item = { ...toItem(record), ...(subject ? onIndexes(new Date().toISOString(), { GSI1: subjectPartition(subject) }) : {}) };
-    if (!locked) return { label: IDEMPOTENCY_LABEL, op: { Put: { Item: item, ...keyIsFree(Date.now()) } } };
-    return {
-      label: IDEMPOTENCY_LABEL,
-      op: {
-        Put: {
-          Item: item,
-          // Only the request holding the IN_PROGRESS lock completes it, and only once.
-          ConditionExpression: '#status = :inProgress',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':inProgress': IdempotencyRecordStatus.INPROGRESS },
-        },
-      },
-    };
+    const item = { ...toItem(record), ...(subject ? { subject: subjectPartition(subject) } : {}) };
+    const completion: TxItem = locked
+      ? {
+          label: IDEMPOTENCY_LABEL,
+          op: {
+            Put: {
+              Item: item,
+              // Only the request holding the IN_PROGRESS lock completes it, and only once.
+              ConditionExpression: '#status = :inProgress',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':inProgress': IdempotencyRecordStatus.INPROGRESS },
+            },
+          },
+        }
+      : { label: IDEMPOTENCY_LABEL, op: { Put: { Item: item, ...keyIsFree(Date.now()) } } };
+    if (!subject) return [completion];
+    const link = { PK: subjectPartition(subject), SK: item.PK, itemType: 'IdempotencySubjectLink', expiresAt: item.expiresAt };
+    return [completion, { label: IDEMPOTENCY_SUBJECT_LABEL, op: { Put: { Item: link } } }];
   }
 
   /** The table key of `data`'s record: what a store reads along with its own items (ReadAlong). */
@@ -205,10 +213,10 @@ export interface IdempotentOutcome {
 }
 
 /**
- * Builds the transaction item that completes the idempotency record with this response; with
- * a `subject`, the record joins that subject's index (an erasure of it finds the record).
+ * Builds the transaction items that complete the idempotency record with this response; with
+ * a `subject`, the record is linked from that subject's partition (an erasure of it finds it).
  */
-export type Completion = (response: StoredResponse, subject?: ResponseSubject) => Promise<TxItem>;
+export type Completion = (response: StoredResponse, subject?: ResponseSubject) => Promise<readonly TxItem[]>;
 
 /**
  * Runs `work` at most once per idempotency key.
@@ -234,7 +242,7 @@ export async function runIdempotent(
     throw error;
   }
   try {
-    const response = await work((r, subject) => store.completionItem(data, r, true, subject));
+    const response = await work((r, subject) => store.completionItems(data, r, true, subject));
     return { response, replayed: false };
   } catch (error) {
     if (error instanceof TransactionCancelledError && error.failed(IDEMPOTENCY_LABEL)) {
@@ -296,7 +304,7 @@ export async function runIdempotentInTransaction(
     },
   };
   try {
-    const response = await work((r, subject) => store.completionItem(data, r, false, subject), readAlong);
+    const response = await work((r, subject) => store.completionItems(data, r, false, subject), readAlong);
     return { response, replayed: false };
   } catch (error) {
     if (error instanceof IdempotentOutcomeFound) return error.outcome;
@@ -313,61 +321,47 @@ export async function runIdempotentInTransaction(
 /** How many stored responses of one subject an erasure rewrites at once. */
 export const ERASE_BATCH_SIZE = 25;
 
-/**
- * How long after its first pass an erasure looks again. GSI1 is eventually consistent: the
- * record of a write committed just before the erasure may reach the index a moment later
- * (typically well under a second), so the first pass alone could miss it.
- */
-export const ERASE_SECOND_PASS_MS = 1_000;
-
 export interface EraseOptions {
   /** Stored responses rewritten at once. @default ERASE_BATCH_SIZE */
   readonly batchSize?: number;
-  /** @default ERASE_SECOND_PASS_MS */
-  readonly secondPassAfterMs?: number;
-  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /**
- * Replaces every stored response about `subject` by `tombstone` (an erasure's last step), in
- * two passes `secondPassAfterMs` apart (a record the index shows late). Each pass:
- * 1. Query the subject's GSI1 partition, all pages (records of earlier writes, live or
- *    expired and not yet removed by TTL; IN_PROGRESS locks are never on it).
+ * Replaces every stored response about `subject` by `tombstone` (an erasure's last step, after
+ * its own commit: no write about the subject can commit after it).
+ * 1. Read the links on the subject's partition, all pages, strongly consistent: every write
+ *    committed before the erasure put its link in its own transaction, so none is missed.
+ *    Records written before links existed are on the subject's GSI1 partition instead (the
+ *    version before put them there); they are read too, until the last of them has expired
+ *    (24 h after that version stopped writing).
  * 2. In batches of `batchSize` conditional UpdateItems: only while the record is still there,
  *    COMPLETED and about this subject (a key freed and reused meanwhile is another record),
- *    set the response to the tombstone and take the record off the index. Status, payload hash
- *    and expiry stay: a retry with the same key still never runs the write again, and
- *    replays the tombstone. A record gone meanwhile is skipped.
+ *    set the response to the tombstone; the record no longer names the subject. Status,
+ *    payload hash and expiry stay: a retry with the same key still never runs the write again,
+ *    and replays the tombstone. A record gone meanwhile is skipped. Then the link is deleted.
  * Running it again finds only what a failed run left: it completes an interrupted purge.
  * Returns how many records were rewritten.
  */
 export async function eraseStoredResponses(db: Db, subject: ResponseSubject, tombstone: StoredResponse, options: EraseOptions = {}): Promise<number> {
-  const { batchSize = ERASE_BATCH_SIZE, secondPassAfterMs = ERASE_SECOND_PASS_MS, sleep = defaultSleep } = options;
-  const first = await erasePass(db, subject, tombstone, batchSize);
-  await sleep(secondPassAfterMs);
-  return first + (await erasePass(db, subject, tombstone, batchSize));
-}
-
-async function erasePass(db: Db, subject: ResponseSubject, tombstone: StoredResponse, batchSize: number): Promise<number> {
+  const { batchSize = ERASE_BATCH_SIZE } = options;
   const partition = subjectPartition(subject);
-  const records = await collectAll(db, {
-    IndexName: 'GSI1',
-    KeyConditionExpression: 'GSI1PK = :subject',
-    ExpressionAttributeValues: { ':subject': partition },
-    ProjectionExpression: 'PK, SK',
-  });
+  const linked = await collectAll(db, { KeyConditionExpression: 'PK = :subject', ExpressionAttributeValues: { ':subject': partition }, ProjectionExpression: 'PK, SK', ConsistentRead: true });
+  const indexed = await collectAll(db, { IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :subject', ExpressionAttributeValues: { ':subject': partition }, ProjectionExpression: 'PK' });
+  const records = [...new Set([...linked.map((link) => String(link.SK)), ...indexed.map((record) => String(record.PK))])];
   let rewritten = 0;
   for (let i = 0; i < records.length; i += batchSize) {
     const applied = await Promise.all(
-      records.slice(i, i + batchSize).map((record) =>
-        conditionalUpdate(db, {
-          Key: { PK: record.PK, SK: record.SK },
-          UpdateExpression: 'SET #response = :tombstone REMOVE GSI1PK, GSI1SK',
-          ConditionExpression: 'attribute_exists(PK) AND #status = :completed AND GSI1PK = :subject',
-          ExpressionAttributeNames: { '#response': 'response', '#status': 'status' },
+      records.slice(i, i + batchSize).map(async (recordPk) => {
+        const done = await conditionalUpdate(db, {
+          Key: { PK: recordPk, SK: 'IDEM' },
+          UpdateExpression: 'SET #response = :tombstone REMOVE #subject, GSI1PK, GSI1SK',
+          ConditionExpression: 'attribute_exists(PK) AND #status = :completed AND (#subject = :subject OR GSI1PK = :subject)',
+          ExpressionAttributeNames: { '#response': 'response', '#status': 'status', '#subject': 'subject' },
           ExpressionAttributeValues: { ':tombstone': { ...tombstone }, ':completed': IdempotencyRecordStatus.COMPLETED, ':subject': partition },
-        }),
-      ),
+        });
+        await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: { PK: partition, SK: recordPk } }));
+        return done;
+      }),
     );
     rewritten += applied.filter(Boolean).length;
   }
@@ -409,7 +403,7 @@ const keyIsFree = (nowMs: number) => ({
 
 const keyOf = (hashedKey: string) => ({ PK: `IDEM#${hashedKey}`, SK: 'IDEM' });
 
-function toItem(record: IdempotencyRecord): Record<string, unknown> {
+function toItem(record: IdempotencyRecord): { readonly PK: string; readonly SK: string; readonly expiresAt: number | undefined } & Record<string, unknown> {
   return {
     ...keyOf(record.idempotencyKey),
     itemType: 'IdempotencyRecord',

@@ -131,13 +131,13 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
       if (route.method === 'GET') return toProxyResult(await operation({ ...input, ports: options.ports(READ_ONLY_UNIT), metrics: figures }), mediaType);
 
       const db = defaultDb();
-      const attempt = (complete?: (result: HttpResult) => Promise<TxItem>, readAlong?: ReadAlong) =>
+      const attempt = (complete?: (result: HttpResult) => Promise<readonly TxItem[]>, readAlong?: ReadAlong) =>
         retryOnConflict(
           async () => {
             const unit = new TransactionUnit(db, readAlong);
             const attemptFigures = new MetricsBuffer();
             const result = await operation({ ...input, ports: options.ports(unit), metrics: attemptFigures });
-            await unit.commit(complete ? [await complete(result)] : []);
+            await unit.commit(complete ? await complete(result) : []);
             figures.absorb(attemptFigures);
             return result;
           },

@@ -102,7 +102,7 @@ export function committedWrite<T>(
 ): Promise<HttpResult> {
   if (idempotencyKey === undefined) return run(async () => []).then(render);
   return idempotentWrite(db, request, idempotencyKey, requestInput(request), async (complete) =>
-    render(await run(async (outcome) => [await complete(toStored(render(outcome)))])),
+    render(await run(async (outcome) => complete(toStored(render(outcome))))),
   );
 }
 
