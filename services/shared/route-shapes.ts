@@ -30,7 +30,7 @@ const answer = <const C extends Own, const S extends RouteContract['success']>(c
 export const listRoute = <const C extends Own & { readonly body?: never }>(c: C) =>
   ({ method: 'GET', ...answer(c, { status: 200, description: c.returns, schema: c.schema }) }) as const;
 
-/** GET of one resource: 200 with its ETag, the If-Match of the next write. */
+/** GET of one resource, or of a part of it (a quote's items): 200 with the resource's ETag, the If-Match of the next write. */
 export const readRoute = <const C extends Own & { readonly body?: never; readonly query?: never }>(c: C) =>
   ({ method: 'GET', ...answer(c, { status: 200, description: c.returns, schema: c.schema, headers: ['ETag'] }) }) as const;
 
