@@ -4,7 +4,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { AreaDefinition } from '../services/shared/area';
 import { environmentFromContext, type EnvironmentConfig } from './environments';
 import { ApiStack } from './stacks/api-stack';
-import { DataStack, documentsCorsOriginsFromContext, reportsBucketName } from './stacks/data-stack';
+import { DataStack, documentsCorsOriginsFromContext } from './stacks/data-stack';
 
 export interface WfmStacks {
   readonly environment: EnvironmentConfig;
@@ -57,7 +57,6 @@ export function buildApp(app: App, options: BuildOptions = {}): WfmStacks {
     table: data.table,
     cursorSecret: data.cursorSecret,
     restrictedDataKey: data.restrictedDataKey,
-    reportsBucketName: reportsBucketName(environment.apiEnvironment),
     logRetention: environment.logRetention,
     retainLogs: environment.retainLogs,
     domainName: environment.domainName,

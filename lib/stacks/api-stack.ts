@@ -1,13 +1,12 @@
-import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { ArnPrincipal, Grant } from 'aws-cdk-lib/aws-iam';
+import { ArnPrincipal } from 'aws-cdk-lib/aws-iam';
 import { UsagePlan } from 'aws-cdk-lib/aws-apigateway';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Bucket, type IBucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -35,8 +34,6 @@ export interface ApiStackProps extends StackProps {
   readonly cursorSecret: ISecret;
   /** The KMS key that seals restricted evidence. */
   readonly restrictedDataKey: IKey;
-  /** Name of the bucket of export files (DataStack `reportsBucketName`). */
-  readonly reportsBucketName: string;
   /**
    * Retention of function and access logs.
    * @default RetentionDays.ONE_MONTH
@@ -123,7 +120,6 @@ export class ApiStack extends Stack {
   /** The usage plan of every API key: its throttle applies per key. */
   readonly usagePlan: UsagePlan;
   readonly domain?: ApiDomain;
-  private readonly apiEnvironment: ApiEnvironment;
 
   /**
    * A job queue of an area, in the area's nested stack beside its functions: the queue (its
@@ -163,56 +159,37 @@ export class ApiStack extends Stack {
   }
 
   /**
-   * Export requests: the reports function queues a job message (and streams finished files
-   * from the bucket); the worker consumes the queue, one message at a time, and writes the
-   * files. Messages that keep failing go to a dead-letter queue after 3 deliveries. A job
+   * Export requests: the reports function queues a job message; the worker consumes the
+   * queue, one message at a time, and writes the files (their bucket grants are the functions'
+   * `reportsBucket` rows, bound with the functions). Messages that keep failing go to a dead-letter queue after 3 deliveries. A job
    * whose message was never sent (the send after the commit failed) stays in the due list:
    * the sweeper, run every minute, sends it again.
    */
-  private reportsPipeline(reports: AreaFunction, worker: AreaFunction, sweeper: AreaFunction, bucket: IBucket): { queue: Queue; deadLetters: Queue } {
-    const pipeline = this.jobQueue(
+  private reportsPipeline(reports: AreaFunction, worker: AreaFunction, sweeper: AreaFunction): { queue: Queue; deadLetters: Queue } {
+    return this.jobQueue(
       'Reports',
       { worker, sweeper, senders: [reports, sweeper] },
       { urlVariable: 'REPORTS_QUEUE_URL', maxReceiveCount: 3, sweeperDescription: 'Re-queues export jobs still QUEUED after 2 minutes' },
     );
-    reports.addEnvironment('REPORTS_BUCKET', bucket.bucketName);
-    Grant.addToPrincipal({ grantee: reports, actions: ['s3:GetObject'], resourceArns: [bucket.arnForObjects('reports/*')] });
-    worker.addEnvironment('REPORTS_BUCKET', bucket.bucketName);
-    Grant.addToPrincipal({ grantee: worker, actions: ['s3:PutObject'], resourceArns: [bucket.arnForObjects('reports/*')] });
-    for (const fn of [reports, worker]) {
-      // On the role: the finding is on its policy, which sits beside the function.
-      Validations.of(fn.role!).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::wfm-${this.apiEnvironment.toLowerCase()}-reports-<AWS::AccountId>-<AWS::Region>/reports/*]`,
-        reason: 'Export files are objects under reports/<organizationId>/<manifestId>: the prefix is the narrowest resource that covers files not yet created.',
-      });
-    }
-    return pipeline;
   }
 
   /**
    * Integration jobs: the integrations function queues a job message; the worker consumes the
    * queue one message at a time (and queues a retry with its backoff as the message delay);
    * the sweeper, every minute, sends again the messages of due jobs (lost, backed off, or whose
-   * run died). The worker reads export files (the payroll manifest it delivers).
+   * run died). The worker reads export files (the payroll manifest it delivers: its
+   * `reportsBucket` row).
    */
-  private integrationsPipeline(api: AreaFunction, worker: AreaFunction, sweeper: AreaFunction, bucket: IBucket): { queue: Queue; deadLetters: Queue } {
-    const pipeline = this.jobQueue(
+  private integrationsPipeline(api: AreaFunction, worker: AreaFunction, sweeper: AreaFunction): { queue: Queue; deadLetters: Queue } {
+    return this.jobQueue(
       'Integrations',
       { worker, sweeper, senders: [api, worker, sweeper] },
       { urlVariable: 'INTEGRATIONS_QUEUE_URL', maxReceiveCount: 5, sweeperDescription: 'Re-queues due integration jobs (lost messages, ended backoffs, dead runs)' },
     );
-    worker.addEnvironment('REPORTS_BUCKET', bucket.bucketName);
-    Grant.addToPrincipal({ grantee: worker, actions: ['s3:GetObject'], resourceArns: [bucket.arnForObjects('reports/*')] });
-    Validations.of(worker.role!).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::wfm-${this.apiEnvironment.toLowerCase()}-reports-<AWS::AccountId>-<AWS::Region>/reports/*]`,
-      reason: 'The payroll dispatch reads the export file of the manifest it delivers, under reports/<organizationId>/<manifestId>.',
-    });
-    return pipeline;
   }
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
-    this.apiEnvironment = props.apiEnvironment;
     if (props.domainName && !props.certificateArn) {
       throw new Error(`${id}: certificateArn is required when domainName is set (domainName "${props.domainName}").`);
     }
@@ -271,12 +248,12 @@ export class ApiStack extends Stack {
     this.functions = functions;
     const pipeline =
       functions.reports && functions['reports-worker'] && functions['reports-sweeper']
-        ? this.reportsPipeline(functions.reports, functions['reports-worker'], functions['reports-sweeper'], Bucket.fromBucketName(this, 'ReportsBucket', props.reportsBucketName))
+        ? this.reportsPipeline(functions.reports, functions['reports-worker'], functions['reports-sweeper'])
         : undefined;
     this.reportsQueue = pipeline?.queue;
     const integrations =
       functions.integrations && functions['integrations-worker'] && functions['integrations-sweeper']
-        ? this.integrationsPipeline(functions.integrations, functions['integrations-worker'], functions['integrations-sweeper'], Bucket.fromBucketName(this, 'IntegrationsReportsBucket', props.reportsBucketName))
+        ? this.integrationsPipeline(functions.integrations, functions['integrations-worker'], functions['integrations-sweeper'])
         : undefined;
     const pipelines = [pipeline, integrations].filter((p) => p !== undefined);
 

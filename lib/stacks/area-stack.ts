@@ -8,7 +8,7 @@ import { functionConstructId, type AreaDefinition, type ApiName, type FunctionDe
 import type { ApiEnvironment } from '../../services/shared/config';
 import type { RoutedApi } from '../constructs/api';
 import { AreaFunction } from '../constructs/area-function';
-import { documentsBucketName, documentsBucketNagName } from './data-stack';
+import { documentsBucketName, documentsBucketNagName, reportsBucketName, reportsBucketNagName } from './data-stack';
 
 export interface AreaStackProps extends NestedStackProps {
   /** The area's declaration (services/<area>/area.ts). */
@@ -74,6 +74,14 @@ export function bindFunction(
       { name: documentsBucketName(props.apiEnvironment), nagName: documentsBucketNagName(props.apiEnvironment) },
       permissions.documentsBucket,
       'Documents are objects under uploads/<organizationId>/ and documents/<organizationId>/ named by ids: the prefix is the narrowest resource that covers objects not yet created.',
+    );
+  }
+  if (permissions.reportsBucket) {
+    fn.bindBucketObjects(
+      'REPORTS_BUCKET',
+      { name: reportsBucketName(props.apiEnvironment), nagName: reportsBucketNagName(props.apiEnvironment) },
+      permissions.reportsBucket,
+      'Export files are objects under reports/<organizationId>/<manifestId>: the prefix is the narrowest resource that covers files not yet created.',
     );
   }
   return fn;

@@ -10,6 +10,9 @@ import { acknowledgeGuard, GUARD_PLUGIN, GUARD_RULES, limitGrantsToAwsServices }
 /** The bucket of export files: one per environment, account and region. */
 export const reportsBucketName = (environment: ApiEnvironment): string => `wfm-${environment.toLowerCase()}-reports-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
 
+/** How cdk-nag prints the export files' bucket name in a finding id (tokens as `<AWS::AccountId>`). */
+export const reportsBucketNagName = (environment: ApiEnvironment): string => `wfm-${environment.toLowerCase()}-reports-<AWS::AccountId>-<AWS::Region>`;
+
 /** The bucket of documents (uploaded files): one per environment, account and region. */
 export const documentsBucketName = (environment: ApiEnvironment): string => `wfm-${environment.toLowerCase()}-documents-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
 

@@ -31,8 +31,8 @@ export const integrationsArea = defineArea({
       entry: 'services/integrations/handler-worker.ts',
       description: 'Integration jobs (payroll dispatch)',
       timeoutSeconds: 60,
-      // Runs jobs: reads jobs, integrations, the outbox record, manifest and entries; moves jobs; records a dispatch in one transaction; reads credentials; reads export files (granted with the queue, lib/stacks/api-stack.ts).
-      permissions: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], cursorSecret: false, restrictedDataKey: false, integrationSecrets: ['read'] },
+      // Runs jobs: reads jobs, integrations, the outbox record, manifest and entries; moves jobs; records a dispatch in one transaction; reads credentials; reads the export file it delivers.
+      permissions: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], cursorSecret: false, restrictedDataKey: false, integrationSecrets: ['read'], reportsBucket: [{ prefix: 'reports/', actions: ['s3:GetObject'] }] },
     },
     {
       name: 'integrations-sweeper',

@@ -24,7 +24,9 @@ import {
   type GatewayResponseType,
 } from '../shared/http/gateway-responses';
 import { loadAreaHandler, type ProxyHandler } from './areas';
-import { guardTablePermissions, runAsFunction } from './table-permissions';
+import { guardObjectPermissions, guardTablePermissions, runAsFunction, type BucketRow } from './permissions';
+import { BUCKET_ENV, decorateS3Clients } from '../shared/aws/s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { defaultDb } from '../shared/ddb/client';
 
 /**
@@ -121,7 +123,14 @@ export function apiOfPath(path: string): ApiName {
   return scimPrefix.test(path) ? 'scim' : 'public';
 }
 
+/** The permissions row that grants a local bucket's objects (the buckets the environment names). */
+const localBucketRow = (bucket: string): BucketRow | undefined =>
+  bucket === process.env[BUCKET_ENV.documents] ? 'documentsBucket' : bucket === process.env[BUCKET_ENV.reports] ? 'reportsBucket' : undefined;
+const guardLocalS3 = (client: S3Client) => guardObjectPermissions(client, localBucketRow);
+
 export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
+  // As the functions: their S3 calls must stay within their rows' bucket grants (permissions.ts).
+  decorateS3Clients(guardLocalS3);
   // Locally there is no SQS: a report job runs in this process after the response, as the
   // queue would run it. Loaded on first use, as the worker function is its own Lambda.
   setLocalReportWorker((message) =>
@@ -286,7 +295,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     guardTablePermissions(defaultDb());
     let result: APIGatewayProxyResult;
     try {
-      // As the function: its DynamoDB calls must stay within its role's grants (table-permissions.ts).
+      // As the function: its DynamoDB calls must stay within its role's grants (permissions.ts).
       result = await runAsFunction(name, () => handler(event, lambdaContext(name, requestId)));
     } catch (error) {
       // An unhandled Lambda error is a 502 from API Gateway.

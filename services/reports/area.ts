@@ -17,7 +17,7 @@ export const reportsArea = defineArea({
   api: 'public',
   description: 'Exports (CSV, PDF, monthly report, payroll dispatch), their manifests and staleness.',
   // Report jobs and manifests: requests a job (queue), reads manifests, streams files (bucket).
-  permissions: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'ConditionCheckItem'], cursorSecret: true, restrictedDataKey: false },
+  permissions: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'ConditionCheckItem'], cursorSecret: true, restrictedDataKey: false, reportsBucket: [{ prefix: 'reports/', actions: ['s3:GetObject'] }] },
   auditEntityTypes: ['report_job', 'export_manifest'],
   schemas: {
     ReportJob: jobResponseSchema,
@@ -37,7 +37,7 @@ export const reportsArea = defineArea({
       // The PDF font (DejaVu Sans: names with diacritics), read beside the bundle (store-fonts.ts).
       assets: { 'DejaVuSans.ttf': 'node_modules/dejavu-fonts-ttf/ttf/DejaVuSans.ttf', 'DejaVuSans-Bold.ttf': 'node_modules/dejavu-fonts-ttf/ttf/DejaVuSans-Bold.ttf' },
       // Generates exports: reads entries, opens and publishes manifests, writes files and the payroll outbox.
-      permissions: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'BatchWriteItem'], cursorSecret: false, restrictedDataKey: false },
+      permissions: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'BatchWriteItem'], cursorSecret: false, restrictedDataKey: false, reportsBucket: [{ prefix: 'reports/', actions: ['s3:PutObject'] }] },
     },
     {
       name: 'reports-sweeper',

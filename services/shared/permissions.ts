@@ -18,7 +18,7 @@ export type TableAction =
   | 'DeleteItem'
   | 'ConditionCheckItem';
 
-/** An S3 object action the documents bucket grants. */
+/** An S3 object action a bucket grants (documents, export files). */
 export type ObjectAction = 's3:GetObject' | 's3:PutObject' | 's3:DeleteObject';
 
 /** Object actions on the keys under one prefix of a bucket (`arn:...:s3:::<bucket>/<prefix>*`). */
@@ -43,6 +43,11 @@ export interface FunctionPermissions {
    * @default - no access to the documents bucket
    */
   readonly documentsBucket?: readonly ObjectGrant[];
+  /**
+   * Object actions on the bucket of export files (REPORTS_BUCKET), per key prefix.
+   * @default - no access to the export files
+   */
+  readonly reportsBucket?: readonly ObjectGrant[];
   /**
    * Provider credentials in the secret store (services/shared/aws/secrets.ts): `read` is
    * `secretsmanager:GetSecretValue`, `write` is `PutSecretValue` and `CreateSecret`, both only

@@ -32,6 +32,17 @@ const s3Sdk = () => (sdk ??= Promise.all([import('@aws-sdk/client-s3'), import('
 
 let client: S3Client | undefined;
 let clientEndpoint: string | undefined;
+const decorators: ((client: S3Client) => void)[] = [];
+
+/**
+ * Applies `decorate` to the process's S3 client, and to every one created after it (the local
+ * runtime's IAM guard, services/local/permissions.ts). Never used in a Lambda function.
+ */
+export function decorateS3Clients(decorate: (client: S3Client) => void): void {
+  if (decorators.includes(decorate)) return;
+  decorators.push(decorate);
+  if (client) decorate(client);
+}
 
 /** The process's S3 client, from S3_ENDPOINT (local) or the Lambda role (AWS); created once per endpoint. */
 export async function s3Client(): Promise<S3Client> {
@@ -49,6 +60,7 @@ export async function s3Client(): Promise<S3Client> {
     maxAttempts: 3,
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
   }));
+  for (const decorate of decorators) decorate(client);
   return client;
 }
 

@@ -1,0 +1,173 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { FUNCTIONS } from '../registry';
+import type { Db } from '../shared/ddb/client';
+import type { FunctionPermissions, ObjectAction, TableAction } from '../shared/permissions';
+
+/**
+ * IAM, locally: in AWS each function's role allows exactly the DynamoDB actions and the bucket
+ * object actions of its registry row (`permissions.table`, `documentsBucket`, `reportsBucket`;
+ * lib/constructs/area-function.ts binds them), and a call outside them is AccessDenied. Locally
+ * every function shares one process and one client per service, so nothing would notice a
+ * store that starts using an action its function was never granted until it ran in AWS. These
+ * guards make the local gateway (npm start, the API tests) refuse such a call the same way:
+ * each handler (and each in-process worker) runs as its function, and a middleware on the
+ * shared DynamoDB and S3 clients checks every command against that function's row.
+ */
+export class LocalAccessDeniedError extends Error {
+  constructor(functionName: string, missing: string) {
+    super(`Local IAM: the ${functionName} function is not granted ${missing}, as its role in AWS would need.`);
+    this.name = 'AccessDeniedException';
+  }
+}
+
+interface Running {
+  readonly name: string;
+  readonly actions: ReadonlySet<string>;
+  readonly permissions: FunctionPermissions;
+}
+
+const running = new AsyncLocalStorage<Running>();
+const byName = new Map(FUNCTIONS.map((f) => [f.name, { actions: new Set<string>(f.permissions.table), permissions: f.permissions }]));
+
+/** Runs `work` as the registry function `name`: its DynamoDB and S3 calls must be within that function's grants. */
+export function runAsFunction<T>(name: string, work: () => Promise<T>): Promise<T> {
+  const row = byName.get(name);
+  if (!row) throw new Error(`Local IAM: no function named ${name} in the registry.`);
+  return running.run({ name, ...row }, work);
+}
+
+/** The IAM actions a DynamoDB command needs (a transaction: the action of each of its items). */
+export function tableActionsOf(commandName: string, input: Record<string, unknown>): string[] {
+  const operation = commandName.replace(/Command$/, '');
+  switch (operation) {
+    case 'Get':
+    case 'GetItem':
+      return ['GetItem'];
+    case 'BatchGet':
+    case 'BatchGetItem':
+      return ['BatchGetItem'];
+    case 'Query':
+      return ['Query'];
+    case 'Scan':
+      return ['Scan'];
+    case 'Put':
+    case 'PutItem':
+      return ['PutItem'];
+    case 'Update':
+    case 'UpdateItem':
+      return ['UpdateItem'];
+    case 'Delete':
+    case 'DeleteItem':
+      return ['DeleteItem'];
+    case 'BatchWrite':
+    case 'BatchWriteItem':
+      return ['BatchWriteItem'];
+    case 'TransactGet':
+    case 'TransactGetItems':
+      return ['GetItem'];
+    case 'TransactWrite':
+    case 'TransactWriteItems': {
+      const items = (input.TransactItems ?? []) as Record<string, unknown>[];
+      const needed = items.map((item) => (item.Put ? 'PutItem' : item.Update ? 'UpdateItem' : item.Delete ? 'DeleteItem' : 'ConditionCheckItem'));
+      return [...new Set(needed)];
+    }
+    default:
+      // Table management (CreateTable, DescribeTable...) is the runtime's own, never a function's.
+      return [];
+  }
+}
+
+const guarded = new WeakSet<object>();
+
+/** Installs the guard on `db`'s client (once). Calls made outside runAsFunction (the seed, the CLI, tests' own reads) are not checked. */
+export function guardTablePermissions(db: Db): void {
+  const client = db.doc;
+  if (guarded.has(client)) return;
+  guarded.add(client);
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const current = running.getStore();
+      if (current) {
+        const commandName = String((context as { commandName?: string }).commandName ?? '');
+        const missing = tableActionsOf(commandName, args.input as Record<string, unknown>).filter((a) => !current.actions.has(a as TableAction));
+        if (missing.length > 0) throw new LocalAccessDeniedError(current.name, `dynamodb:${missing.join(', dynamodb:')} (add it to its permissions.table in the registry)`);
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'wfmLocalTablePermissions', priority: 'high', override: true },
+  );
+}
+
+/** Which row of a function's permissions grants objects of a bucket. */
+export type BucketRow = 'documentsBucket' | 'reportsBucket';
+
+/** One object an S3 command acts on, and the action IAM asks for it. */
+export interface ObjectAccess {
+  readonly bucket: string;
+  readonly key: string;
+  readonly action: ObjectAction | 's3:ListBucket';
+}
+
+/**
+ * The object actions an S3 command needs (a presigned request: the action of the request it
+ * signs). HeadObject is s3:GetObject in IAM; a copy reads its source and writes its target.
+ */
+export function objectAccessesOf(commandName: string, input: Record<string, unknown>): ObjectAccess[] {
+  const bucket = String(input.Bucket ?? '');
+  const key = String(input.Key ?? '');
+  switch (commandName.replace(/Command$/, '')) {
+    case 'GetObject':
+    case 'HeadObject':
+      return [{ bucket, key, action: 's3:GetObject' }];
+    case 'PutObject':
+    case 'CreateMultipartUpload':
+    case 'UploadPart':
+    case 'CompleteMultipartUpload':
+      return [{ bucket, key, action: 's3:PutObject' }];
+    case 'DeleteObject':
+      return [{ bucket, key, action: 's3:DeleteObject' }];
+    case 'CopyObject': {
+      const source = decodeURIComponent(String(input.CopySource ?? '')).replace(/^\//, '');
+      const slash = source.indexOf('/');
+      return [
+        { bucket: source.slice(0, slash), key: source.slice(slash + 1), action: 's3:GetObject' },
+        { bucket, key, action: 's3:PutObject' },
+      ];
+    }
+    case 'ListObjects':
+    case 'ListObjectsV2':
+      return [{ bucket, key: '', action: 's3:ListBucket' }];
+    default:
+      // Bucket management (CreateBucket...) is the runtime's own, never a function's.
+      return [];
+  }
+}
+
+const guardedS3 = new WeakSet<object>();
+
+/**
+ * Installs the guard on an S3 client (once): a command of a function must name a bucket that
+ * `rowOf` knows and a key under a prefix that the function's row for it grants the action on.
+ * Calls made outside runAsFunction are not checked.
+ */
+export function guardObjectPermissions(client: S3Client, rowOf: (bucket: string) => BucketRow | undefined): void {
+  if (guardedS3.has(client)) return;
+  guardedS3.add(client);
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const current = running.getStore();
+      if (current) {
+        const commandName = String((context as { commandName?: string }).commandName ?? '');
+        for (const access of objectAccessesOf(commandName, args.input as Record<string, unknown>)) {
+          const row = rowOf(access.bucket);
+          const grants = row ? (current.permissions[row] ?? []) : [];
+          const granted = grants.some((g) => access.key.startsWith(g.prefix) && (g.actions as readonly string[]).includes(access.action));
+          if (!granted) throw new LocalAccessDeniedError(current.name, `${access.action} on ${row ?? `bucket ${access.bucket}`} ${access.key || '(the bucket)'} (add it to its permissions.${row ?? 'documentsBucket or reportsBucket'} in the registry)`);
+        }
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'wfmLocalObjectPermissions', priority: 'high', override: true },
+  );
+}
