@@ -8,6 +8,7 @@ import { functionConstructId, type AreaDefinition, type ApiName, type FunctionDe
 import type { ApiEnvironment } from '../../services/shared/config';
 import type { RoutedApi } from '../constructs/api';
 import { AreaFunction } from '../constructs/area-function';
+import { BUCKET_ENV } from '../../services/shared/aws/s3';
 import { documentsBucketName, documentsBucketNagName, reportsBucketName, reportsBucketNagName } from './data-stack';
 
 export interface AreaStackProps extends NestedStackProps {
@@ -46,6 +47,22 @@ export class AreaStack extends NestedStack {
   }
 }
 
+/** The buckets a permissions row may grant objects of: the variable that names each, and why its grants end in a prefix wildcard. */
+const BUCKETS = {
+  documentsBucket: {
+    variable: BUCKET_ENV.documents,
+    name: documentsBucketName,
+    nagName: documentsBucketNagName,
+    reason: 'Documents are objects under uploads/<organizationId>/ and documents/<organizationId>/ named by ids: the prefix is the narrowest resource that covers objects not yet created.',
+  },
+  reportsBucket: {
+    variable: BUCKET_ENV.reports,
+    name: reportsBucketName,
+    nagName: reportsBucketNagName,
+    reason: 'Export files are objects under reports/<organizationId>/<manifestId>: the prefix is the narrowest resource that covers files not yet created.',
+  },
+} as const;
+
 /** A function of the registry, with its IAM bound from its permissions row. */
 export function bindFunction(
   scope: Construct,
@@ -68,21 +85,9 @@ export function bindFunction(
   if (permissions.cursorSecret) fn.bindCursorSecret(props.cursorSecret);
   if (permissions.restrictedDataKey) fn.bindRestrictedDataKey(props.restrictedDataKey, { decrypt: permissions.restrictedDataDecrypt });
   if (permissions.integrationSecrets) fn.bindIntegrationSecrets(props.apiEnvironment, permissions.integrationSecrets);
-  if (permissions.documentsBucket) {
-    fn.bindBucketObjects(
-      'DOCUMENTS_BUCKET',
-      { name: documentsBucketName(props.apiEnvironment), nagName: documentsBucketNagName(props.apiEnvironment) },
-      permissions.documentsBucket,
-      'Documents are objects under uploads/<organizationId>/ and documents/<organizationId>/ named by ids: the prefix is the narrowest resource that covers objects not yet created.',
-    );
-  }
-  if (permissions.reportsBucket) {
-    fn.bindBucketObjects(
-      'REPORTS_BUCKET',
-      { name: reportsBucketName(props.apiEnvironment), nagName: reportsBucketNagName(props.apiEnvironment) },
-      permissions.reportsBucket,
-      'Export files are objects under reports/<organizationId>/<manifestId>: the prefix is the narrowest resource that covers files not yet created.',
-    );
+  for (const [row, bucket] of Object.entries(BUCKETS) as [keyof typeof BUCKETS, (typeof BUCKETS)[keyof typeof BUCKETS]][]) {
+    const grants = permissions[row];
+    if (grants) fn.bindBucketObjects(bucket.variable, { name: bucket.name(props.apiEnvironment), nagName: bucket.nagName(props.apiEnvironment) }, grants, bucket.reason);
   }
   return fn;
 }
