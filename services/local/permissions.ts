@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { FUNCTIONS } from '../registry';
 import type { Db } from '../shared/ddb/client';
+import type { SecretStore } from '../shared/aws/secrets';
 import type { FunctionPermissions, ObjectAction, TableAction } from '../shared/permissions';
 
 /**
@@ -170,4 +171,28 @@ export function guardObjectPermissions(client: S3Client, rowOf: (bucket: string)
     },
     { step: 'initialize', name: 'wfmLocalObjectPermissions', priority: 'high', override: true },
   );
+}
+
+/**
+ * The secret store as a function's role sees it: `get` needs `integrationSecrets: ['read']`,
+ * `put` needs `'write'`, and either only on names under `integrations/` (the stack grants
+ * `wfm/<env>/integrations/*` and nothing else). Calls outside runAsFunction are not checked.
+ */
+export function guardSecretStore(store: SecretStore): SecretStore {
+  const check = (access: 'read' | 'write', name: string) => {
+    const current = running.getStore();
+    if (!current) return;
+    const granted = (current.permissions.integrationSecrets ?? []).includes(access) && name.startsWith('integrations/');
+    if (!granted) throw new LocalAccessDeniedError(current.name, `integrationSecrets ${access} on ${name.split('/')[0]}/ (add it to its permissions.integrationSecrets in the registry)`);
+  };
+  return {
+    put: async (name, value) => {
+      check('write', name);
+      return store.put(name, value);
+    },
+    get: async (name) => {
+      check('read', name);
+      return store.get(name);
+    },
+  };
 }

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { guardObjectPermissions, guardTablePermissions, LocalAccessDeniedError, objectAccessesOf, runAsFunction, tableActionsOf } from '../../services/local/permissions';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { guardObjectPermissions, guardSecretStore, guardTablePermissions, LocalAccessDeniedError, objectAccessesOf, runAsFunction, tableActionsOf } from '../../services/local/permissions';
+import { fileSecretStore } from '../../services/shared/aws/secrets';
 import { copyObject, getObject, presignGet, putObject, s3Client } from '../../services/shared/aws/s3';
 import type { Db } from '../../services/shared/ddb/client';
 import { createTestTable } from '../support/table';
@@ -94,5 +98,20 @@ describe('local bucket permissions (the embedded S3 server)', () => {
       { bucket: 'b', key: 'documents/x', action: 's3:PutObject' },
     ]);
     expect(objectAccessesOf('HeadObjectCommand', { Bucket: 'b', Key: 'k' })).toEqual([{ bucket: 'b', key: 'k', action: 's3:GetObject' }]);
+  });
+});
+
+describe('local secret-store permissions', () => {
+  it('lets the integrations API write and its worker read provider credentials, under integrations/ only', async () => {
+    const store = guardSecretStore(fileSecretStore(mkdtempSync(join(tmpdir(), 'wfm-secrets-'))));
+    const name = `integrations/${randomUUID()}/${randomUUID()}`;
+    await runAsFunction('integrations', () => store.put(name, 'token'));
+    await expect(runAsFunction('integrations-worker', () => store.get(name))).resolves.toBe('token');
+    await expect(runAsFunction('integrations', () => store.get(name))).rejects.toThrow(/integrations function is not granted integrationSecrets read on integrations\//);
+    await expect(runAsFunction('integrations-worker', () => store.put(name, 'other'))).rejects.toThrow(/not granted integrationSecrets write/);
+    await expect(runAsFunction('reports', () => store.get(name))).rejects.toThrow(LocalAccessDeniedError);
+    await expect(runAsFunction('integrations', () => store.put(`elsewhere/${randomUUID()}`, 'x'))).rejects.toThrow(/not granted integrationSecrets write on elsewhere\//);
+    // Outside a function nothing is checked; the value never changed.
+    await expect(store.get(name)).resolves.toBe('token');
   });
 });

@@ -80,9 +80,20 @@ export function fileSecretStore(dir: string): SecretStore {
   };
 }
 
+const localWrappers: ((store: SecretStore) => SecretStore)[] = [];
+
+/**
+ * Wraps every local secret store handed out from now on (the local runtime's IAM guard,
+ * services/local/permissions.ts). Secrets Manager is never wrapped: its role decides there.
+ */
+export function wrapLocalSecretStores(wrap: (store: SecretStore) => SecretStore): void {
+  if (!localWrappers.includes(wrap)) localWrappers.push(wrap);
+}
+
 /** The secret store of this environment: Secrets Manager when SECRET_STORE_PREFIX is set, else the local folder. */
 export function secretStore(): SecretStore {
   const prefix = process.env[SECRET_STORE_PREFIX_ENV];
   if (prefix) return secretsManagerStore(prefix);
-  return fileSecretStore(resolve(process.cwd(), process.env[LOCAL_SECRET_STORE_DIR_ENV] ?? '.local/secret-store'));
+  const local = fileSecretStore(resolve(process.cwd(), process.env[LOCAL_SECRET_STORE_DIR_ENV] ?? '.local/secret-store'));
+  return localWrappers.reduce((store, wrap) => wrap(store), local);
 }
