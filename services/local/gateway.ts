@@ -297,7 +297,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     guardTablePermissions(defaultDb());
     let result: APIGatewayProxyResult;
     try {
-      // As the function: its DynamoDB calls must stay within its role's grants (permissions.ts).
+      // As the function: its DynamoDB, S3 and secret-store calls must stay within its role's grants (permissions.ts).
       result = await runAsFunction(name, () => handler(event, lambdaContext(name, requestId)));
     } catch (error) {
       // An unhandled Lambda error is a 502 from API Gateway.

@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   });
   // The reports sweeper, as the EventBridge rule runs it in AWS: once a minute, re-queues
   // export jobs still QUEUED after 2 minutes (their message was lost).
-  // Each as its own function: its DynamoDB calls must stay within its grants (permissions.ts).
+  // Each as its own function: its calls must stay within its grants (permissions.ts).
   const { handler: sweepReports } = await import('../reports/handler-sweeper');
   const { handler: sweepIntegrations } = await import('../integrations/handler-sweeper');
   const { guardTablePermissions, runAsFunction } = await import('./permissions');
