@@ -11,6 +11,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { AREAS, FUNCTIONS, PLATFORM_FUNCTIONS } from '../../services/registry';
+import type { JobQueueName } from '../../services/shared/permissions';
 import { PUBLIC_ROUTES } from '../../services/routes';
 import { functionConstructId, ORG_PREFIX, PUBLIC_BASE_URL_VARIABLE, routeRows, SCIM_PREFIX, type AreaDefinition } from '../../services/shared/area';
 import { PER_KEY_THROTTLE } from '../../services/shared/auth/usage';
@@ -125,17 +126,25 @@ export class ApiStack extends Stack {
    * A job queue of an area, in the area's nested stack beside its functions: the queue (its
    * visibility six times the worker's timeout, as AWS recommends for Lambda event sources: a
    * message is never delivered again while a slow or retried run still works on it) with a
-   * dead-letter queue; `senders` get its URL in `urlVariable` and may send; the sweeper runs
+   * dead-letter queue; the functions whose row lists the queue in `jobQueues` get its URL in
+   * `urlVariable` and may send; the sweeper runs
    * every minute; the worker consumes one message at a time, at most REPORT_WORKER_CONCURRENCY
    * at once, so a burst of jobs waits in the queue instead of taking the account's concurrency
    * from the API and its authorizer.
    */
   private jobQueue(
-    prefix: 'Reports' | 'Integrations',
-    functions: { readonly worker: AreaFunction; readonly sweeper: AreaFunction; readonly senders: readonly AreaFunction[] },
+    name: JobQueueName,
+    functions: { readonly worker: AreaFunction; readonly sweeper: AreaFunction; readonly all: Readonly<Record<string, AreaFunction>> },
     options: { readonly urlVariable: string; readonly maxReceiveCount: number; readonly sweeperDescription: string },
   ): { queue: Queue; deadLetters: Queue } {
-    const { worker, sweeper, senders } = functions;
+    const { worker, sweeper } = functions;
+    const prefix = name === 'reports' ? 'Reports' : 'Integrations';
+    // The functions whose permissions row names this queue (services/shared/permissions.ts jobQueues).
+    const senders = FUNCTIONS.filter((f) => f.permissions.jobQueues?.includes(name)).map((f) => {
+      const fn = functions.all[f.name];
+      if (!fn) throw new Error(`The ${f.name} function sends to the ${name} queue but is not in this stack.`);
+      return fn;
+    });
     const scope = Stack.of(worker);
     const deadLetters = new Queue(scope, `${prefix}DeadLetterQueue`, { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: Duration.days(14) });
     acknowledgeGuard(deadLetters, 'sqsDlq');
@@ -165,10 +174,10 @@ export class ApiStack extends Stack {
    * whose message was never sent (the send after the commit failed) stays in the due list:
    * the sweeper, run every minute, sends it again.
    */
-  private reportsPipeline(reports: AreaFunction, worker: AreaFunction, sweeper: AreaFunction): { queue: Queue; deadLetters: Queue } {
+  private reportsPipeline(all: Readonly<Record<string, AreaFunction>>, worker: AreaFunction, sweeper: AreaFunction): { queue: Queue; deadLetters: Queue } {
     return this.jobQueue(
-      'Reports',
-      { worker, sweeper, senders: [reports, sweeper] },
+      'reports',
+      { worker, sweeper, all },
       { urlVariable: 'REPORTS_QUEUE_URL', maxReceiveCount: 3, sweeperDescription: 'Re-queues export jobs still QUEUED after 2 minutes' },
     );
   }
@@ -180,10 +189,10 @@ export class ApiStack extends Stack {
    * run died). The worker reads export files (the payroll manifest it delivers: its
    * `reportsBucket` row).
    */
-  private integrationsPipeline(api: AreaFunction, worker: AreaFunction, sweeper: AreaFunction): { queue: Queue; deadLetters: Queue } {
+  private integrationsPipeline(all: Readonly<Record<string, AreaFunction>>, worker: AreaFunction, sweeper: AreaFunction): { queue: Queue; deadLetters: Queue } {
     return this.jobQueue(
-      'Integrations',
-      { worker, sweeper, senders: [api, worker, sweeper] },
+      'integrations',
+      { worker, sweeper, all },
       { urlVariable: 'INTEGRATIONS_QUEUE_URL', maxReceiveCount: 5, sweeperDescription: 'Re-queues due integration jobs (lost messages, ended backoffs, dead runs)' },
     );
   }
@@ -248,12 +257,12 @@ export class ApiStack extends Stack {
     this.functions = functions;
     const pipeline =
       functions.reports && functions['reports-worker'] && functions['reports-sweeper']
-        ? this.reportsPipeline(functions.reports, functions['reports-worker'], functions['reports-sweeper'])
+        ? this.reportsPipeline(functions, functions['reports-worker'], functions['reports-sweeper'])
         : undefined;
     this.reportsQueue = pipeline?.queue;
     const integrations =
       functions.integrations && functions['integrations-worker'] && functions['integrations-sweeper']
-        ? this.integrationsPipeline(functions.integrations, functions['integrations-worker'], functions['integrations-sweeper'])
+        ? this.integrationsPipeline(functions, functions['integrations-worker'], functions['integrations-sweeper'])
         : undefined;
     const pipelines = [pipeline, integrations].filter((p) => p !== undefined);
 

@@ -21,7 +21,7 @@ export const integrationsArea = defineArea({
   api: 'public',
   description: 'Connected providers (payroll, accounting, HR) with their approved job kinds, status and credentials (kept in the secret store), and the jobs run against them, such as the exactly-once payroll dispatch.',
   // Integrations, provider guards, jobs, dispatch claims; checks the reports outbox and manifest; writes credentials to the secret store.
-  permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false, integrationSecrets: ['write'] },
+  permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false, integrationSecrets: ['write'], jobQueues: ['integrations'] },
   problems: PROBLEMS,
   auditEntityTypes: ['integration', 'integration_job'],
   schemas: { Integration: integrationResponseSchema, IntegrationList: pageSchema(integrationResponseSchema), IntegrationJob: jobResponseSchema, IntegrationJobList: pageSchema(jobResponseSchema) },
@@ -32,7 +32,7 @@ export const integrationsArea = defineArea({
       description: 'Integration jobs (payroll dispatch)',
       timeoutSeconds: 60,
       // Runs jobs: reads jobs, integrations, the outbox record, manifest and entries; moves jobs; records a dispatch in one transaction; reads credentials; reads the export file it delivers.
-      permissions: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], cursorSecret: false, restrictedDataKey: false, integrationSecrets: ['read'], reportsBucket: [{ prefix: 'reports/', actions: ['s3:GetObject'] }] },
+      permissions: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'ConditionCheckItem'], cursorSecret: false, restrictedDataKey: false, integrationSecrets: ['read'], reportsBucket: [{ prefix: 'reports/', actions: ['s3:GetObject'] }], jobQueues: ['integrations'] },
     },
     {
       name: 'integrations-sweeper',
@@ -40,7 +40,7 @@ export const integrationsArea = defineArea({
       description: 'Re-queues due integration jobs',
       timeoutSeconds: 60,
       // Reads the due list (GSI2) and moves a job's due time on; sends to the queue.
-      permissions: { table: ['Query', 'UpdateItem'], cursorSecret: false, restrictedDataKey: false },
+      permissions: { table: ['Query', 'UpdateItem'], cursorSecret: false, restrictedDataKey: false, jobQueues: ['integrations'] },
     },
   ],
   routes: {

@@ -10,7 +10,7 @@ import { areaJobQueue } from '../shared/aws/job-queue';
  */
 export const QUEUE_URL_ENV = 'INTEGRATIONS_QUEUE_URL';
 
-const integrationsQueue = areaJobQueue({ queueUrlEnv: QUEUE_URL_ENV, worker: 'integration' });
+const integrationsQueue = areaJobQueue({ name: 'integrations', queueUrlEnv: QUEUE_URL_ENV, worker: 'integration' });
 
 export const jobQueue = integrationsQueue.queue;
 export const setLocalIntegrationWorker = integrationsQueue.setLocalWorker;

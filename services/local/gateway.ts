@@ -24,7 +24,8 @@ import {
   type GatewayResponseType,
 } from '../shared/http/gateway-responses';
 import { loadAreaHandler, type ProxyHandler } from './areas';
-import { guardObjectPermissions, guardSecretStore, guardTablePermissions, runAsFunction, type BucketRow } from './permissions';
+import { checkJobQueueSend, guardObjectPermissions, guardSecretStore, guardTablePermissions, runAsFunction, type BucketRow } from './permissions';
+import { checkLocalJobSends } from '../shared/aws/job-queue';
 import { BUCKET_ENV, decorateS3Clients } from '../shared/aws/s3';
 import { wrapLocalSecretStores } from '../shared/aws/secrets';
 import type { S3Client } from '@aws-sdk/client-s3';
@@ -130,9 +131,10 @@ const localBucketRow = (bucket: string): BucketRow | undefined =>
 const guardLocalS3 = (client: S3Client) => guardObjectPermissions(client, localBucketRow);
 
 export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
-  // As the functions: their S3 calls and secret-store access must stay within their rows' grants (permissions.ts).
+  // As the functions: their S3 calls, secret-store access and queue sends must stay within their rows' grants (permissions.ts).
   decorateS3Clients(guardLocalS3);
   wrapLocalSecretStores(guardSecretStore);
+  checkLocalJobSends(checkJobQueueSend);
   // Locally there is no SQS: a report job runs in this process after the response, as the
   // queue would run it. Loaded on first use, as the worker function is its own Lambda.
   setLocalReportWorker((message) =>

@@ -3,7 +3,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { FUNCTIONS } from '../registry';
 import type { Db } from '../shared/ddb/client';
 import type { SecretStore } from '../shared/aws/secrets';
-import type { FunctionPermissions, ObjectAction, TableAction } from '../shared/permissions';
+import type { FunctionPermissions, JobQueueName, ObjectAction, TableAction } from '../shared/permissions';
 
 /**
  * IAM, locally: in AWS each function's role allows exactly the DynamoDB actions and the bucket
@@ -195,4 +195,12 @@ export function guardSecretStore(store: SecretStore): SecretStore {
       return store.get(name);
     },
   };
+}
+
+/** A send to a job queue as its role sees it: the function's row must list the queue in `jobQueues`. Outside runAsFunction nothing is checked. */
+export function checkJobQueueSend(queue: JobQueueName): void {
+  const current = running.getStore();
+  if (current && !(current.permissions.jobQueues ?? []).includes(queue)) {
+    throw new LocalAccessDeniedError(current.name, `sqs:SendMessage on the ${queue} queue (add it to its permissions.jobQueues in the registry)`);
+  }
 }

@@ -17,7 +17,7 @@ export const reportsArea = defineArea({
   api: 'public',
   description: 'Exports (CSV, PDF, monthly report, payroll dispatch), their manifests and staleness.',
   // Report jobs and manifests: requests a job (queue), reads manifests, streams files (bucket).
-  permissions: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'ConditionCheckItem'], cursorSecret: true, restrictedDataKey: false, reportsBucket: [{ prefix: 'reports/', actions: ['s3:GetObject'] }] },
+  permissions: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'ConditionCheckItem'], cursorSecret: true, restrictedDataKey: false, reportsBucket: [{ prefix: 'reports/', actions: ['s3:GetObject'] }], jobQueues: ['reports'] },
   auditEntityTypes: ['report_job', 'export_manifest'],
   schemas: {
     ReportJob: jobResponseSchema,
@@ -45,7 +45,7 @@ export const reportsArea = defineArea({
       description: 'Re-queues stranded export jobs',
       timeoutSeconds: 60,
       // Reads the due list of queued jobs (GSI1) and moves a job's due time on; sends to the queue.
-      permissions: { table: ['Query', 'UpdateItem'], cursorSecret: false, restrictedDataKey: false },
+      permissions: { table: ['Query', 'UpdateItem'], cursorSecret: false, restrictedDataKey: false, jobQueues: ['reports'] },
     },
   ],
   routes: {

@@ -5,7 +5,7 @@ import { areaJobQueue } from '../shared/aws/job-queue';
  * locally, where the local gateway registers the worker with `setLocalReportWorker`, so the
  * API's bundle never carries the worker, pdf-lib or the fonts.
  */
-const reportsQueue = areaJobQueue({ queueUrlEnv: 'REPORTS_QUEUE_URL', worker: 'report' });
+const reportsQueue = areaJobQueue({ name: 'reports', queueUrlEnv: 'REPORTS_QUEUE_URL', worker: 'report' });
 
 export const jobQueue = reportsQueue.queue;
 export const setLocalReportWorker = reportsQueue.setLocalWorker;

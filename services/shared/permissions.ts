@@ -55,7 +55,17 @@ export interface FunctionPermissions {
    * @default - no access to the secret store
    */
   readonly integrationSecrets?: readonly ('read' | 'write')[];
+  /**
+   * The job queues the function sends messages to (`sqs:SendMessage` on each, its URL in the
+   * queue's variable): the area's API, its sweeper, and a worker that queues its own retries.
+   * A queue's consumer is its area's worker, wired by the stack.
+   * @default - sends to no queue
+   */
+  readonly jobQueues?: readonly JobQueueName[];
 }
+
+/** The job queues of the stack (lib/stacks/api-stack.ts jobQueue): export generation, integration jobs. */
+export type JobQueueName = 'reports' | 'integrations';
 
 /** Everything a request/response area usually needs on the table: reads, and conditional transactions. */
 export const READ_WRITE: readonly TableAction[] = ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'];

@@ -3,7 +3,8 @@ import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dyn
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { guardObjectPermissions, guardSecretStore, guardTablePermissions, LocalAccessDeniedError, objectAccessesOf, runAsFunction, tableActionsOf } from '../../services/local/permissions';
+import { checkJobQueueSend, guardObjectPermissions, guardSecretStore, guardTablePermissions, LocalAccessDeniedError, objectAccessesOf, runAsFunction, tableActionsOf } from '../../services/local/permissions';
+import { areaJobQueue, checkLocalJobSends } from '../../services/shared/aws/job-queue';
 import { fileSecretStore } from '../../services/shared/aws/secrets';
 import { copyObject, getObject, presignGet, putObject, s3Client } from '../../services/shared/aws/s3';
 import type { Db } from '../../services/shared/ddb/client';
@@ -113,5 +114,25 @@ describe('local secret-store permissions', () => {
     await expect(runAsFunction('integrations', () => store.put(`elsewhere/${randomUUID()}`, 'x'))).rejects.toThrow(/not granted integrationSecrets write on elsewhere\//);
     // Outside a function nothing is checked; the value never changed.
     await expect(store.get(name)).resolves.toBe('token');
+  });
+});
+
+describe('local job-queue permissions', () => {
+  it('lets a function send only to the queues its row lists, as sqs:SendMessage would', async () => {
+    checkLocalJobSends(checkJobQueueSend);
+    const delivered: string[] = [];
+    const deliver = async (message: { jobId: string }) => void delivered.push(message.jobId);
+    const reports = areaJobQueue({ name: 'reports', queueUrlEnv: 'NO_SUCH_QUEUE_URL', worker: 'report' }).queue(deliver);
+    const integrations = areaJobQueue({ name: 'integrations', queueUrlEnv: 'NO_SUCH_QUEUE_URL', worker: 'integration' }).queue(deliver);
+    const job = (jobId: string) => ({ organizationId: randomUUID(), jobId });
+    // The reports API and its sweeper queue export jobs; the worker only consumes them.
+    await runAsFunction('reports', () => reports.send(job('r1')));
+    await runAsFunction('reports-sweeper', () => reports.send(job('r2')));
+    await expect(runAsFunction('reports-worker', () => reports.send(job('r3')))).rejects.toThrow(/reports-worker function is not granted sqs:SendMessage on the reports queue/);
+    // The integrations worker queues its own retries; the reports API never sends integration jobs.
+    await runAsFunction('integrations-worker', () => integrations.send(job('i1')));
+    await expect(runAsFunction('reports', () => integrations.send(job('i2')))).rejects.toThrow(LocalAccessDeniedError);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(delivered.sort()).toEqual(['i1', 'r1', 'r2']);
   });
 });

@@ -1,6 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { logger } from '../logger';
 import { traceClient } from '../observability';
+import type { JobQueueName } from '../permissions';
 import type { QueuedJob } from '../queue-worker';
 
 /** How a job message reaches its worker; `delaySeconds` (at most 15 minutes) postpones it. */
@@ -12,6 +13,15 @@ export interface JobQueue {
 const MAX_DELAY_SECONDS = 900;
 
 let sqs: SQSClient | undefined;
+const localSendChecks: ((queue: JobQueueName) => void)[] = [];
+
+/**
+ * Runs `check` before every local send (the local runtime's IAM guard,
+ * services/local/permissions.ts). A send to SQS is never checked here: the role decides there.
+ */
+export function checkLocalJobSends(check: (queue: JobQueueName) => void): void {
+  if (!localSendChecks.includes(check)) localSendChecks.push(check);
+}
 
 /**
  * The job queue of one area: SQS in AWS (the queue URL in `queueUrlEnv`; the area's worker
@@ -20,7 +30,7 @@ let sqs: SQSClient | undefined;
  * local runtime (so an API bundle never carries the worker) or passed by the caller; tests
  * may put another local queue in place (a failing one, to show what the sweeper recovers).
  */
-export function areaJobQueue(options: { readonly queueUrlEnv: string; readonly worker: string }) {
+export function areaJobQueue(options: { readonly name: JobQueueName; readonly queueUrlEnv: string; readonly worker: string }) {
   let localOverride: JobQueue | undefined;
   let localWorker: ((message: QueuedJob) => Promise<unknown>) | undefined;
   return {
@@ -46,18 +56,23 @@ export function areaJobQueue(options: { readonly queueUrlEnv: string; readonly w
           },
         };
       }
-      if (localOverride) return localOverride;
-      return {
-        async send(message, delaySeconds = 0) {
-          const deliver = deliverLocally ?? localWorker;
-          if (!deliver) throw new Error(`No ${options.queueUrlEnv} and no local ${options.worker} worker: the job stays QUEUED for the sweeper.`);
-          const run = () => {
-            deliver(message).catch((error: unknown) => logger.error(`Local ${options.worker} worker failed`, { error: error as Error, jobId: message.jobId }));
-          };
-          if (delaySeconds > 0) setTimeout(run, delaySeconds * 1000).unref();
-          else setImmediate(run);
+      const checked = (send: JobQueue['send']): JobQueue => ({
+        async send(message, delaySeconds) {
+          for (const check of localSendChecks) check(options.name);
+          return send(message, delaySeconds);
         },
-      };
+      });
+      const override = localOverride;
+      if (override) return checked((message, delaySeconds) => override.send(message, delaySeconds));
+      return checked(async (message, delaySeconds = 0) => {
+        const deliver = deliverLocally ?? localWorker;
+        if (!deliver) throw new Error(`No ${options.queueUrlEnv} and no local ${options.worker} worker: the job stays QUEUED for the sweeper.`);
+        const run = () => {
+          deliver(message).catch((error: unknown) => logger.error(`Local ${options.worker} worker failed`, { error: error as Error, jobId: message.jobId }));
+        };
+        if (delaySeconds > 0) setTimeout(run, delaySeconds * 1000).unref();
+        else setImmediate(run);
+      });
     },
   };
 }
