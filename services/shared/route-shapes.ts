@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ProblemRef } from './errors';
-import type { RouteContract } from './area';
+import type { ResponseHeader, RouteContract } from './area';
 
 /**
  * The shapes most routes take, each with the conventions of the API written once
@@ -20,30 +20,31 @@ type Own = Omit<RouteContract, 'method' | 'success' | 'problems' | 'ifMatch' | '
   readonly problems?: readonly ProblemRef[];
 };
 
-/** `returns` and `schema` become the success response; problems default to none. */
-const answer = <const C extends Own, const S extends RouteContract['success']>(c: C, success: S) => {
-  const { schema: _schema, returns: _returns, problems = [], ...own } = c;
-  return { ...own, success, problems } as Omit<C, 'schema' | 'returns' | 'problems'> & { readonly success: S; readonly problems: readonly ProblemRef[] };
+/** `returns` and `schema` become the success response with the shape's status and headers; problems default to none. */
+const answer = <const C extends Own>(c: C, status: number, headers?: readonly ResponseHeader[]) => {
+  const { schema, returns, problems = [], ...own } = c;
+  const success = { status, description: returns, schema, ...(headers ? { headers } : {}) };
+  return { ...own, success, problems } as Omit<C, 'schema' | 'returns' | 'problems'> & { readonly success: RouteContract['success']; readonly problems: readonly ProblemRef[] };
 };
 
 /** GET of a page (`pageSchema(...)`): 200, no ETag (a page is no resource). */
 export const listRoute = <const C extends Own & { readonly body?: never }>(c: C) =>
-  ({ method: 'GET', ...answer(c, { status: 200, description: c.returns, schema: c.schema }) }) as const;
+  ({ method: 'GET', ...answer(c, 200) }) as const;
 
 /** GET of one resource, or of a part of it (a quote's items): 200 with the resource's ETag, the If-Match of the next write. */
 export const readRoute = <const C extends Own & { readonly body?: never; readonly query?: never }>(c: C) =>
-  ({ method: 'GET', ...answer(c, { status: 200, description: c.returns, schema: c.schema, headers: ['ETag'] }) }) as const;
+  ({ method: 'GET', ...answer(c, 200, ['ETag']) }) as const;
 
 /** POST that creates a resource: Idempotency-Key required; 201 with its ETag and Location. */
 export const createRoute = <const C extends Own & { readonly body: z.ZodType }>(c: C) =>
-  ({ method: 'POST', idempotencyKey: 'required', ...answer(c, { status: 201, description: c.returns, schema: c.schema, headers: ['ETag', 'Location'] }) }) as const;
+  ({ method: 'POST', idempotencyKey: 'required', ...answer(c, 201, ['ETag', 'Location']) }) as const;
 
 /**
  * POST of a command on one resource (`/{id}/send`, a state transition): If-Match and
  * Idempotency-Key required; 200 with the resource after it and its new ETag.
  */
 export const actionRoute = <const C extends Own>(c: C) =>
-  ({ method: 'POST', ifMatch: 'required', idempotencyKey: 'required', ...answer(c, { status: 200, description: c.returns, schema: c.schema, headers: ['ETag'] }) }) as const;
+  ({ method: 'POST', ifMatch: 'required', idempotencyKey: 'required', ...answer(c, 200, ['ETag']) }) as const;
 
 /**
  * PATCH of one resource (partial): If-Match required; 200 with the resource and its new ETag.
@@ -51,7 +52,7 @@ export const actionRoute = <const C extends Own>(c: C) =>
  * differ from a second call, required where it can).
  */
 export const updateRoute = <const C extends Own & { readonly body: z.ZodType; readonly idempotencyKey: 'required' | 'optional' }>(c: C) =>
-  ({ method: 'PATCH', ifMatch: 'required', ...answer(c, { status: 200, description: c.returns, schema: c.schema, headers: ['ETag'] }) }) as const;
+  ({ method: 'PATCH', ifMatch: 'required', ...answer(c, 200, ['ETag']) }) as const;
 
 /**
  * DELETE that archives a resource or removes a part or link of it, answering what remains:
@@ -59,4 +60,4 @@ export const updateRoute = <const C extends Own & { readonly body: z.ZodType; re
  * resource after it and its new ETag.
  */
 export const removeRoute = <const C extends Own & { readonly body?: never }>(c: C) =>
-  ({ method: 'DELETE', ifMatch: 'optional', idempotencyKey: 'optional', ...answer(c, { status: 200, description: c.returns, schema: c.schema, headers: ['ETag'] }) }) as const;
+  ({ method: 'DELETE', ifMatch: 'optional', idempotencyKey: 'optional', ...answer(c, 200, ['ETag']) }) as const;
