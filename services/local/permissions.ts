@@ -12,8 +12,9 @@ import type { FunctionPermissions, JobQueueName, ObjectAction, TableAction } fro
  * every function shares one process and one client per service, so nothing would notice a
  * store that starts using an action its function was never granted until it ran in AWS. These
  * guards make the local gateway (npm start, the API tests) refuse such a call the same way:
- * each handler (and each in-process worker) runs as its function, and a middleware on the
- * shared DynamoDB and S3 clients checks every command against that function's row.
+ * each handler (and each in-process worker) runs as its function; a middleware on the shared
+ * DynamoDB and S3 clients checks every command against that function's row, and the local
+ * secret store and job queues check theirs.
  */
 export class LocalAccessDeniedError extends Error {
   constructor(functionName: string, missing: string) {
@@ -24,18 +25,40 @@ export class LocalAccessDeniedError extends Error {
 
 interface Running {
   readonly name: string;
-  readonly actions: ReadonlySet<string>;
   readonly permissions: FunctionPermissions;
 }
 
 const running = new AsyncLocalStorage<Running>();
-const byName = new Map(FUNCTIONS.map((f) => [f.name, { actions: new Set<string>(f.permissions.table), permissions: f.permissions }]));
+const byName = new Map(FUNCTIONS.map((f) => [f.name, f.permissions]));
 
-/** Runs `work` as the registry function `name`: its DynamoDB and S3 calls must be within that function's grants. */
+/** Runs `work` as the registry function `name`: its calls must be within that function's grants. */
 export function runAsFunction<T>(name: string, work: () => Promise<T>): Promise<T> {
-  const row = byName.get(name);
-  if (!row) throw new Error(`Local IAM: no function named ${name} in the registry.`);
-  return running.run({ name, ...row }, work);
+  const permissions = byName.get(name);
+  if (!permissions) throw new Error(`Local IAM: no function named ${name} in the registry.`);
+  return running.run({ name, permissions }, work);
+}
+
+/** A client of the AWS SDK: the part the guards use. */
+interface SdkClient {
+  readonly middlewareStack: { add(middleware: never, options: { step: 'initialize'; name: string; priority: 'high'; override: true }): void };
+}
+
+const guardedClients = new WeakSet<object>();
+
+/**
+ * Installs `check` on a client (once): before every command a function sends through it,
+ * with the command's name and input. Calls made outside runAsFunction (the seed, the CLI,
+ * tests' own calls) are not checked.
+ */
+function guardClient(client: SdkClient, name: string, check: (current: Running, commandName: string, input: Record<string, unknown>) => void): void {
+  if (guardedClients.has(client)) return;
+  guardedClients.add(client);
+  const middleware = (next: (args: { input: unknown }) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: unknown }) => {
+    const current = running.getStore();
+    if (current) check(current, String(context.commandName ?? ''), args.input as Record<string, unknown>);
+    return next(args);
+  };
+  client.middlewareStack.add(middleware as never, { step: 'initialize', name, priority: 'high', override: true });
 }
 
 /** The IAM actions a DynamoDB command needs (a transaction: the action of each of its items). */
@@ -79,25 +102,12 @@ export function tableActionsOf(commandName: string, input: Record<string, unknow
   }
 }
 
-const guarded = new WeakSet<object>();
-
-/** Installs the guard on `db`'s client (once). Calls made outside runAsFunction (the seed, the CLI, tests' own reads) are not checked. */
+/** Installs the guard on `db`'s client (once): a function's command needs the table actions of its row. */
 export function guardTablePermissions(db: Db): void {
-  const client = db.doc;
-  if (guarded.has(client)) return;
-  guarded.add(client);
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const current = running.getStore();
-      if (current) {
-        const commandName = String((context as { commandName?: string }).commandName ?? '');
-        const missing = tableActionsOf(commandName, args.input as Record<string, unknown>).filter((a) => !current.actions.has(a as TableAction));
-        if (missing.length > 0) throw new LocalAccessDeniedError(current.name, `dynamodb:${missing.join(', dynamodb:')} (add it to its permissions.table in the registry)`);
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'wfmLocalTablePermissions', priority: 'high', override: true },
-  );
+  guardClient(db.doc as unknown as SdkClient, 'wfmLocalTablePermissions', (current, commandName, input) => {
+    const missing = tableActionsOf(commandName, input).filter((a) => !current.permissions.table.includes(a as TableAction));
+    if (missing.length > 0) throw new LocalAccessDeniedError(current.name, `dynamodb:${missing.join(', dynamodb:')} (add it to its permissions.table in the registry)`);
+  });
 }
 
 /** Which row of a function's permissions grants objects of a bucket. */
@@ -145,32 +155,19 @@ export function objectAccessesOf(commandName: string, input: Record<string, unkn
   }
 }
 
-const guardedS3 = new WeakSet<object>();
-
 /**
- * Installs the guard on an S3 client (once): a command of a function must name a bucket that
+ * Installs the guard on an S3 client (once): a function's command must name a bucket that
  * `rowOf` knows and a key under a prefix that the function's row for it grants the action on.
- * Calls made outside runAsFunction are not checked.
  */
 export function guardObjectPermissions(client: S3Client, rowOf: (bucket: string) => BucketRow | undefined): void {
-  if (guardedS3.has(client)) return;
-  guardedS3.add(client);
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const current = running.getStore();
-      if (current) {
-        const commandName = String((context as { commandName?: string }).commandName ?? '');
-        for (const access of objectAccessesOf(commandName, args.input as Record<string, unknown>)) {
-          const row = rowOf(access.bucket);
-          const grants = row ? (current.permissions[row] ?? []) : [];
-          const granted = grants.some((g) => access.key.startsWith(g.prefix) && (g.actions as readonly string[]).includes(access.action));
-          if (!granted) throw new LocalAccessDeniedError(current.name, `${access.action} on ${row ?? `bucket ${access.bucket}`} ${access.key || '(the bucket)'} (add it to its permissions.${row ?? 'documentsBucket or reportsBucket'} in the registry)`);
-        }
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'wfmLocalObjectPermissions', priority: 'high', override: true },
-  );
+  guardClient(client as unknown as SdkClient, 'wfmLocalObjectPermissions', (current, commandName, input) => {
+    for (const access of objectAccessesOf(commandName, input)) {
+      const row = rowOf(access.bucket);
+      const grants = row ? (current.permissions[row] ?? []) : [];
+      const granted = grants.some((g) => access.key.startsWith(g.prefix) && (g.actions as readonly string[]).includes(access.action));
+      if (!granted) throw new LocalAccessDeniedError(current.name, `${access.action} on ${row ?? `bucket ${access.bucket}`} ${access.key || '(the bucket)'} (add it to its permissions.${row ?? 'documentsBucket or reportsBucket'} in the registry)`);
+    }
+  });
 }
 
 /**
