@@ -99,6 +99,29 @@ export const REPORT_WORKER_CONCURRENCY = 5;
 /** `materials` -> `AreaMaterials`: the construct id of an area's nested stack. */
 export const areaStackId = (name: string): string => `Area${functionConstructId(name).replace(/Function$/, '')}`;
 
+/**
+ * The job queues: each an area's (its API function has the queue's name), with the worker that
+ * consumes it and the sweeper that sends again what was lost; who may send is the functions'
+ * `jobQueues` rows.
+ * - reports: the API queues export jobs; the worker writes the files. Messages that keep
+ *   failing go to the dead-letter queue after 3 deliveries. A job whose message was never sent
+ *   (the send after the commit failed) stays in the due list: the sweeper sends it again.
+ * - integrations: the API queues jobs; the worker queues its own retries, its backoff being the
+ *   message delay; the sweeper sends again the messages of due jobs (lost, backed off, or
+ *   whose run died).
+ */
+const JOB_QUEUES: Readonly<Record<JobQueueName, { readonly id: string; readonly worker: string; readonly sweeper: string; readonly urlVariable: string; readonly maxReceiveCount: number; readonly sweeperDescription: string }>> = {
+  reports: { id: 'Reports', worker: 'reports-worker', sweeper: 'reports-sweeper', urlVariable: 'REPORTS_QUEUE_URL', maxReceiveCount: 3, sweeperDescription: 'Re-queues export jobs still QUEUED after 2 minutes' },
+  integrations: {
+    id: 'Integrations',
+    worker: 'integrations-worker',
+    sweeper: 'integrations-sweeper',
+    urlVariable: 'INTEGRATIONS_QUEUE_URL',
+    maxReceiveCount: 5,
+    sweeperDescription: 'Re-queues due integration jobs (lost messages, ended backoffs, dead runs)',
+  },
+};
+
 /** Functions that are not request/response run longer than an API call: their timeout, by name. */
 export const FUNCTION_TIMEOUT: Readonly<Record<FunctionName, Duration>> = Object.fromEntries(
   FUNCTIONS.filter((f) => f.timeoutSeconds !== undefined).map((f) => [f.name, Duration.seconds(f.timeoutSeconds!)]),
@@ -126,22 +149,22 @@ export class ApiStack extends Stack {
    * A job queue of an area, in the area's nested stack beside its functions: the queue (its
    * visibility six times the worker's timeout, as AWS recommends for Lambda event sources: a
    * message is never delivered again while a slow or retried run still works on it) with a
-   * dead-letter queue; the functions whose row lists the queue in `jobQueues` get its URL in
-   * `urlVariable` and may send; the sweeper runs
-   * every minute; the worker consumes one message at a time, at most REPORT_WORKER_CONCURRENCY
+   * dead-letter queue (JOB_QUEUES); the functions whose row lists the queue in `jobQueues` get its
+   * URL in `urlVariable` and may send; the sweeper runs every minute; the worker consumes one
+   * message at a time, at most REPORT_WORKER_CONCURRENCY
    * at once, so a burst of jobs waits in the queue instead of taking the account's concurrency
    * from the API and its authorizer.
    */
-  private jobQueue(
-    name: JobQueueName,
-    functions: { readonly worker: AreaFunction; readonly sweeper: AreaFunction; readonly all: Readonly<Record<string, AreaFunction>> },
-    options: { readonly urlVariable: string; readonly maxReceiveCount: number; readonly sweeperDescription: string },
-  ): { queue: Queue; deadLetters: Queue } {
-    const { worker, sweeper } = functions;
-    const prefix = name === 'reports' ? 'Reports' : 'Integrations';
+  private jobQueue(name: JobQueueName, functions: Readonly<Record<string, AreaFunction>>): { queue: Queue; deadLetters: Queue } | undefined {
+    const options = JOB_QUEUES[name];
+    const prefix = options.id;
+    const worker = functions[options.worker];
+    const sweeper = functions[options.sweeper];
+    // A stack without the area (or its worker and sweeper) has no queue.
+    if (!functions[name] || !worker || !sweeper) return undefined;
     // The functions whose permissions row names this queue (services/shared/permissions.ts jobQueues).
     const senders = FUNCTIONS.filter((f) => f.permissions.jobQueues?.includes(name)).map((f) => {
-      const fn = functions.all[f.name];
+      const fn = functions[f.name];
       if (!fn) throw new Error(`The ${f.name} function sends to the ${name} queue but is not in this stack.`);
       return fn;
     });
@@ -165,36 +188,6 @@ export class ApiStack extends Stack {
     });
     worker.addEventSource(new SqsEventSource(queue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: REPORT_WORKER_CONCURRENCY }));
     return { queue, deadLetters };
-  }
-
-  /**
-   * Export requests: the reports function queues a job message; the worker consumes the
-   * queue, one message at a time, and writes the files (their bucket grants are the functions'
-   * `reportsBucket` rows, bound with the functions). Messages that keep failing go to a dead-letter queue after 3 deliveries. A job
-   * whose message was never sent (the send after the commit failed) stays in the due list:
-   * the sweeper, run every minute, sends it again.
-   */
-  private reportsPipeline(all: Readonly<Record<string, AreaFunction>>, worker: AreaFunction, sweeper: AreaFunction): { queue: Queue; deadLetters: Queue } {
-    return this.jobQueue(
-      'reports',
-      { worker, sweeper, all },
-      { urlVariable: 'REPORTS_QUEUE_URL', maxReceiveCount: 3, sweeperDescription: 'Re-queues export jobs still QUEUED after 2 minutes' },
-    );
-  }
-
-  /**
-   * Integration jobs: the integrations function queues a job message; the worker consumes the
-   * queue one message at a time (and queues a retry with its backoff as the message delay);
-   * the sweeper, every minute, sends again the messages of due jobs (lost, backed off, or whose
-   * run died). The worker reads export files (the payroll manifest it delivers: its
-   * `reportsBucket` row).
-   */
-  private integrationsPipeline(all: Readonly<Record<string, AreaFunction>>, worker: AreaFunction, sweeper: AreaFunction): { queue: Queue; deadLetters: Queue } {
-    return this.jobQueue(
-      'integrations',
-      { worker, sweeper, all },
-      { urlVariable: 'INTEGRATIONS_QUEUE_URL', maxReceiveCount: 5, sweeperDescription: 'Re-queues due integration jobs (lost messages, ended backoffs, dead runs)' },
-    );
   }
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
@@ -255,16 +248,9 @@ export class ApiStack extends Stack {
     }
     this.areaStacks = areaStacks;
     this.functions = functions;
-    const pipeline =
-      functions.reports && functions['reports-worker'] && functions['reports-sweeper']
-        ? this.reportsPipeline(functions, functions['reports-worker'], functions['reports-sweeper'])
-        : undefined;
+    const pipeline = this.jobQueue('reports', functions);
     this.reportsQueue = pipeline?.queue;
-    const integrations =
-      functions.integrations && functions['integrations-worker'] && functions['integrations-sweeper']
-        ? this.integrationsPipeline(functions, functions['integrations-worker'], functions['integrations-sweeper'])
-        : undefined;
-    const pipelines = [pipeline, integrations].filter((p) => p !== undefined);
+    const pipelines = [pipeline, this.jobQueue('integrations', functions)].filter((p) => p !== undefined);
 
     // One host for both: the public API forwards the SCIM paths to the SCIM RestApi.
     const scimPrefix = `${ORG_PREFIX}${SCIM_PREFIX}`;
