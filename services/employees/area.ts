@@ -11,10 +11,9 @@ import {
   employeeSchema,
   employeeSummarySchema,
   listQuerySchema,
+  SENSITIVE_NOTE,
   updateBodySchema,
 } from './schemas';
-
-const SENSITIVE = 'dateOfBirth, personalAddress and taxId are present only for keys with employees:read_sensitive (absent otherwise).';
 
 /** Employees (the records SCIM provisions) and their bank accounts. */
 export const employeesArea = defineArea({
@@ -36,7 +35,7 @@ export const employeesArea = defineArea({
       path: '/employees',
       scopes: ['employees:read'],
       summary: 'List or search employees',
-      description: `Employees in creation order, or, with \`q\`, those whose names, userName, externalId or e-mail addresses start with every word of \`q\` (search order). Deactivated employees are included unless \`active\` says otherwise. Never bank data. ${SENSITIVE}`,
+      description: `Employees in creation order, or, with \`q\`, those whose names, userName, externalId or e-mail addresses start with every word of \`q\` (search order). Deactivated employees are included unless \`active\` says otherwise. Never bank data. ${SENSITIVE_NOTE}`,
       query: listQuerySchema,
       schema: employeeListSchema,
       returns: 'A page of employees.',
@@ -45,7 +44,7 @@ export const employeesArea = defineArea({
       path: '/employees',
       scopes: ['employees:write'],
       summary: 'Create an employee',
-      description: `Creates an active employee (the same record SCIM provisions), atomically with its audit entry. userName (case-insensitive) and externalId are unique in the organization: 409 UNIQUENESS_CONFLICT. Read-only members (id, createdAt, updatedAt, active, bank data) are 422 each. ${SENSITIVE}`,
+      description: `Creates an active employee (the same record SCIM provisions), atomically with its audit entry. userName (case-insensitive) and externalId are unique in the organization: 409 UNIQUENESS_CONFLICT. Read-only members (id, createdAt, updatedAt, active, bank data) are 422 each. ${SENSITIVE_NOTE}`,
       body: createBodySchema,
       schema: employeeSchema,
       returns: 'The created employee.',
@@ -55,7 +54,7 @@ export const employeesArea = defineArea({
       path: '/employees/{employeeId}',
       scopes: ['employees:read'],
       summary: 'Get one employee',
-      description: `One employee with its ETag and, at most, the masked IBAN of its bank account. ${SENSITIVE}`,
+      description: `One employee with its ETag and, at most, the masked IBAN of its bank account. ${SENSITIVE_NOTE}`,
       schema: employeeSchema,
       returns: 'The employee.',
     }),

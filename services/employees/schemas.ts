@@ -229,6 +229,9 @@ const addressSchema = z.object({
   country: z.string().meta({ description: 'ISO 3166-1 alpha-2' }),
 });
 
+/** What every route answering an employee says of it: appended to those routes' descriptions (area.ts). */
+export const SENSITIVE_NOTE = 'dateOfBirth, personalAddress and taxId are present only for keys with employees:read_sensitive (absent otherwise).';
+
 export const employeeSummarySchema = z.object({
   id: z.uuid(),
   userName: z.string(),

@@ -5,6 +5,7 @@ import { pageSchema } from '../shared/schemas/fields';
 import { PROBLEMS } from './problems';
 import {
   createIntegrationBody,
+  CREDENTIALS_NOTE,
   integrationResponseSchema,
   jobResponseSchema,
   pageQuery,
@@ -12,8 +13,6 @@ import {
   setCredentialsBody,
   updateIntegrationBody,
 } from './schemas';
-
-const NEVER_SHOWN = 'Credentials go to the secret store (AWS Secrets Manager) and are never returned, logged or audited: a response says `credentialsSet` and `credentialsUpdatedAt` only.';
 
 /** Connected providers (payroll, accounting, HR), their approved job kinds and credentials, and their jobs with the worker behind them. */
 export const integrationsArea = defineArea({
@@ -48,7 +47,7 @@ export const integrationsArea = defineArea({
       path: '/integrations',
       scopes: ['integrations:read'],
       summary: 'Connected providers',
-      description: `The organization's integrations, newest first: provider, approved job kinds, status, whether credentials are set. ${NEVER_SHOWN}`,
+      description: `The organization's integrations, newest first: provider, approved job kinds, status, whether credentials are set. ${CREDENTIALS_NOTE}`,
       query: pageQuery,
       schema: pageSchema(integrationResponseSchema),
       returns: 'A page of integrations.',
@@ -57,7 +56,7 @@ export const integrationsArea = defineArea({
       path: '/integrations',
       scopes: ['integrations:write'],
       summary: 'Connect a provider',
-      description: `Connects one provider (\`payroll\`, \`accounting\` or \`hr\`; one integration each, else 409 \`INTEGRATION_EXISTS\`) with the job kinds the organization approves (a subset of the ones the provider supports, else 422) and its API base URL (https to a public host; 422 otherwise). Credentials may be given here or later. ${NEVER_SHOWN}`,
+      description: `Connects one provider (\`payroll\`, \`accounting\` or \`hr\`; one integration each, else 409 \`INTEGRATION_EXISTS\`) with the job kinds the organization approves (a subset of the ones the provider supports, else 422) and its API base URL (https to a public host; 422 otherwise). Credentials may be given here or later. ${CREDENTIALS_NOTE}`,
       body: createIntegrationBody,
       schema: integrationResponseSchema,
       returns: 'The integration.',
@@ -84,7 +83,7 @@ export const integrationsArea = defineArea({
       path: '/integrations/{integrationId}',
       scopes: ['integrations:read'],
       summary: 'One integration',
-      description: `One integration. ${NEVER_SHOWN}`,
+      description: `One integration. ${CREDENTIALS_NOTE}`,
       schema: integrationResponseSchema,
       returns: 'The integration.',
     }),
@@ -103,7 +102,7 @@ export const integrationsArea = defineArea({
       path: '/integrations/providers/{provider}/credentials',
       scopes: ['integrations:write'],
       summary: "Set or replace an integration's credentials",
-      description: `Writes the credentials of the provider's integration (\`payroll\`, \`accounting\`, \`hr\`; If-Match is the integration's ETag) to the secret store, then records when they were set (the audit entry names the attribute, never the value). ${NEVER_SHOWN}`,
+      description: `Writes the credentials of the provider's integration (\`payroll\`, \`accounting\`, \`hr\`; If-Match is the integration's ETag) to the secret store, then records when they were set (the audit entry names the attribute, never the value). ${CREDENTIALS_NOTE}`,
       textParams: ['provider'],
       body: setCredentialsBody,
       ifMatch: 'required',

@@ -60,6 +60,9 @@ export const requestJobBody = z
   })
   .strict();
 
+/** What every route answering an integration says of it: appended to those routes' descriptions (area.ts). */
+export const CREDENTIALS_NOTE = 'Credentials go to the secret store (AWS Secrets Manager) and are never returned, logged or audited: a response says `credentialsSet` and `credentialsUpdatedAt` only.';
+
 export const integrationResponseSchema = z
   .object({
     id: z.uuid(),

@@ -3,6 +3,7 @@ import { createRoute, listRoute, readRoute, removeRoute, updateRoute } from '../
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
 import {
+  CONTACT_VALUES_NOTE,
   contactListQuery,
   contactResponseSchema,
   createContactBody,
@@ -14,8 +15,6 @@ import {
   updateContactBody,
   updateLocationBody,
 } from './schemas';
-
-const CONTACT_VALUES = 'Contact values (`contacts`) are present only when the key holds contacts:read; `contactIds` always are.';
 
 /** Locations (work sites), reusable contacts linked to them, and the rotation of a location's QR secret. */
 export const locationsArea = defineArea({
@@ -37,7 +36,7 @@ export const locationsArea = defineArea({
       path: '/locations',
       scopes: ['locations:read'],
       summary: 'List or search locations',
-      description: `Active locations by name (case-insensitive), or archived ones with \`archived=true\`. With \`q\`: locations whose name or address has a word starting with every query word, in match order. ${CONTACT_VALUES}`,
+      description: `Active locations by name (case-insensitive), or archived ones with \`archived=true\`. With \`q\`: locations whose name or address has a word starting with every query word, in match order. ${CONTACT_VALUES_NOTE}`,
       query: locationListQuery,
       schema: pageSchema(locationResponseSchema),
       returns: 'A page of locations.',
@@ -46,7 +45,7 @@ export const locationsArea = defineArea({
       path: '/locations',
       scopes: ['locations:write'],
       summary: 'Create a location',
-      description: `Creates a location, atomically with its audit entry. Linking contacts in \`contactIds\` also needs contacts:write; each must be a contact of this organization (422 at its index). ${CONTACT_VALUES}`,
+      description: `Creates a location, atomically with its audit entry. Linking contacts in \`contactIds\` also needs contacts:write; each must be a contact of this organization (422 at its index). ${CONTACT_VALUES_NOTE}`,
       body: createLocationBody,
       schema: locationResponseSchema,
       returns: 'The created location.',
@@ -55,7 +54,7 @@ export const locationsArea = defineArea({
       path: '/locations/{locationId}',
       scopes: ['locations:read'],
       summary: 'Get one location',
-      description: `One location, archived or not (time entries and work events keep referring to archived ones). ${CONTACT_VALUES}`,
+      description: `One location, archived or not (time entries and work events keep referring to archived ones). ${CONTACT_VALUES_NOTE}`,
       schema: locationResponseSchema,
       returns: 'The location.',
     }),
@@ -63,7 +62,7 @@ export const locationsArea = defineArea({
       path: '/locations/{locationId}',
       scopes: ['locations:write'],
       summary: 'Update a location',
-      description: `Changes the fields sent (partial). Replacing \`contactIds\` also needs contacts:write. \`archived: false\` restores an archived location. A change to the current values changes nothing (same ETag). ${CONTACT_VALUES}`,
+      description: `Changes the fields sent (partial). Replacing \`contactIds\` also needs contacts:write. \`archived: false\` restores an archived location. A change to the current values changes nothing (same ETag). ${CONTACT_VALUES_NOTE}`,
       body: updateLocationBody,
       idempotencyKey: 'optional',
       schema: locationResponseSchema,
@@ -73,7 +72,7 @@ export const locationsArea = defineArea({
       path: '/locations/{locationId}',
       scopes: ['locations:write'],
       summary: 'Archive a location',
-      description: `Archives the location: it leaves the default list and search, stays readable by id, and can be restored with PATCH \`archived: false\`. Archiving an archived location changes nothing. If-Match is optional and honoured when sent. ${CONTACT_VALUES}`,
+      description: `Archives the location: it leaves the default list and search, stays readable by id, and can be restored with PATCH \`archived: false\`. Archiving an archived location changes nothing. If-Match is optional and honoured when sent. ${CONTACT_VALUES_NOTE}`,
       schema: locationResponseSchema,
       returns: 'The archived location.',
     }),
@@ -95,7 +94,7 @@ export const locationsArea = defineArea({
       path: '/locations/{locationId}/contacts/{contactId}',
       scopes: ['locations:write', 'contacts:write'],
       summary: 'Link a contact to a location',
-      description: `Links a reusable contact of this organization to the location (at most 20 per location). Linking a linked contact changes nothing. If-Match is optional and honoured when sent. ${CONTACT_VALUES}`,
+      description: `Links a reusable contact of this organization to the location (at most 20 per location). Linking a linked contact changes nothing. If-Match is optional and honoured when sent. ${CONTACT_VALUES_NOTE}`,
       ifMatch: 'optional',
       idempotencyKey: 'optional',
       success: { status: 200, description: 'The location with the contact linked.', schema: locationResponseSchema, headers: ['ETag'] },
@@ -105,7 +104,7 @@ export const locationsArea = defineArea({
       path: '/locations/{locationId}/contacts/{contactId}',
       scopes: ['locations:write', 'contacts:write'],
       summary: 'Unlink a contact from a location',
-      description: `Unlinks a contact from the location; the contact itself stays. Unlinking a contact that is not linked changes nothing. ${CONTACT_VALUES}`,
+      description: `Unlinks a contact from the location; the contact itself stays. Unlinking a contact that is not linked changes nothing. ${CONTACT_VALUES_NOTE}`,
       schema: locationResponseSchema,
       returns: 'The location without the contact.',
     }),

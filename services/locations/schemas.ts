@@ -69,6 +69,9 @@ export const contactResponseSchema = z
   })
   .meta({ id: 'Contact', description: 'A reusable contact: organization-owned personal data.' });
 
+/** What every route answering a location says of it: appended to those routes' descriptions (area.ts). */
+export const CONTACT_VALUES_NOTE = 'Contact values (`contacts`) are present only when the key holds contacts:read; `contactIds` always are.';
+
 export const locationResponseSchema = z
   .object({
     id: z.uuid(),

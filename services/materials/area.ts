@@ -11,11 +11,10 @@ import {
   locationMaterialResponseSchema,
   materialListQuery,
   materialResponseSchema,
+  NULLABLE_NOTE,
   stockAdjustmentResponseSchema,
   updateMaterialBody,
 } from './schemas';
-
-const NULLABLE = '`article`, `supplier`, `website` and `orderLink` are always present, `null` when empty.';
 
 /** Materials, the stock links of locations, and the append-only stock ledger. */
 export const materialsArea = defineArea({
@@ -38,7 +37,7 @@ export const materialsArea = defineArea({
       path: '/materials',
       scopes: ['materials:read'],
       summary: 'List or search materials',
-      description: `Active materials by name (case-insensitive), or archived ones with \`archived=true\`. With \`q\`: materials whose name, article number or supplier has a word starting with every query word, in match order. ${NULLABLE}`,
+      description: `Active materials by name (case-insensitive), or archived ones with \`archived=true\`. With \`q\`: materials whose name, article number or supplier has a word starting with every query word, in match order. ${NULLABLE_NOTE}`,
       query: materialListQuery,
       schema: pageSchema(materialResponseSchema),
       returns: 'A page of materials.',
@@ -47,7 +46,7 @@ export const materialsArea = defineArea({
       path: '/materials',
       scopes: ['materials:write'],
       summary: 'Create a material',
-      description: `Creates a material with its article and preferred-ordering data, atomically with its audit entry. \`""\` and \`null\` both leave a field empty. ${NULLABLE}`,
+      description: `Creates a material with its article and preferred-ordering data, atomically with its audit entry. \`""\` and \`null\` both leave a field empty. ${NULLABLE_NOTE}`,
       body: createMaterialBody,
       schema: materialResponseSchema,
       returns: 'The created material.',
@@ -75,7 +74,7 @@ export const materialsArea = defineArea({
       path: '/materials/{materialId}',
       scopes: ['materials:read'],
       summary: 'Get one material',
-      description: `One material, archived or not. ${NULLABLE}`,
+      description: `One material, archived or not. ${NULLABLE_NOTE}`,
       schema: materialResponseSchema,
       returns: 'The material.',
     }),
@@ -83,7 +82,7 @@ export const materialsArea = defineArea({
       path: '/materials/{materialId}',
       scopes: ['materials:write'],
       summary: 'Update a material',
-      description: `Changes the fields sent (partial; \`null\` or \`""\` clears a nullable field; \`archived: false\` restores). A change to the current values changes nothing (same ETag). ${NULLABLE}`,
+      description: `Changes the fields sent (partial; \`null\` or \`""\` clears a nullable field; \`archived: false\` restores). A change to the current values changes nothing (same ETag). ${NULLABLE_NOTE}`,
       body: updateMaterialBody,
       idempotencyKey: 'optional',
       schema: materialResponseSchema,

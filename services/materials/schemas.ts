@@ -85,6 +85,9 @@ export const adjustmentListQuery = z
     if (q.from !== undefined && q.to !== undefined && q.from >= q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must be after from (from is inclusive, to exclusive).' });
   });
 
+/** What every route answering a material says of it: appended to those routes' descriptions (area.ts). */
+export const NULLABLE_NOTE = '`article`, `supplier`, `website` and `orderLink` are always present, `null` when empty.';
+
 export const materialResponseSchema = z
   .object({
     id: z.uuid(),
