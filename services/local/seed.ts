@@ -12,7 +12,7 @@ import type { ApiEnvironment } from '../shared/config';
 import type { Db } from '../shared/ddb/client';
 import { commit } from '../shared/ddb/transaction';
 import { AREAS } from '../registry';
-import type { DemoSeed, DemoSeedContext } from '../shared/seed';
+import type { DemoOrganizations, DemoSeed, DemoSeedContext } from '../shared/seed';
 
 /**
  * The demo seed: two organizations with employees, locations, keys (and, through the
@@ -30,15 +30,9 @@ export interface DemoKeys {
   readonly live: string;
 }
 
-export interface DemoData {
-  readonly organizationId: string;
-  readonly otherOrganizationId: string;
+export interface DemoData extends DemoOrganizations {
   readonly gatedOrganizationId: string;
-  readonly employees: readonly string[];
-  readonly otherOrganizationEmployees: readonly string[];
   readonly gatedEmployees: readonly string[];
-  readonly locations: readonly string[];
-  readonly otherOrganizationLocations: readonly string[];
   readonly gatedLocations: readonly string[];
   readonly keys: DemoKeys;
 }
@@ -105,26 +99,20 @@ export async function seedDemo(db: Db, seedSecret: string, now = new Date()): Pr
     live: await key('live', DEMO_IDS.organization, SCOPES, 'LIVE'),
   };
   await seedScans(db, now);
-  await seedAreas({
-    db,
-    now,
+  const organizations: DemoOrganizations = {
     organizationId: DEMO_IDS.organization,
     otherOrganizationId: DEMO_IDS.otherOrganization,
-    employees: DEMO_IDS.employees,
-    locations: DEMO_IDS.locations,
-    otherEmployees: DEMO_IDS.otherEmployees,
-    otherLocations: DEMO_IDS.otherLocations,
-  });
-
-  return {
-    organizationId: DEMO_IDS.organization,
-    otherOrganizationId: DEMO_IDS.otherOrganization,
-    gatedOrganizationId: DEMO_IDS.gatedOrganization,
     employees: DEMO_IDS.employees,
     otherOrganizationEmployees: DEMO_IDS.otherEmployees,
-    gatedEmployees: DEMO_IDS.gatedEmployees,
     locations: DEMO_IDS.locations,
     otherOrganizationLocations: DEMO_IDS.otherLocations,
+  };
+  await seedAreas({ db, now, ...organizations });
+
+  return {
+    ...organizations,
+    gatedOrganizationId: DEMO_IDS.gatedOrganization,
+    gatedEmployees: DEMO_IDS.gatedEmployees,
     gatedLocations: DEMO_IDS.gatedLocations,
     keys,
   };

@@ -90,4 +90,4 @@ export async function seedPlanning(db: Db, ids: PlanningSeedIds, now: Date): Pro
 
 /** The registry's demo seed of planning (tasks included: shifts reference them). */
 export const seed: DemoSeed = (c) =>
-  seedPlanning(c.db, { organizationId: c.organizationId, otherOrganizationId: c.otherOrganizationId, employees: c.employees, locations: c.locations, otherEmployee: c.otherEmployees[0], otherLocation: c.otherLocations[0] }, c.now);
+  seedPlanning(c.db, { organizationId: c.organizationId, otherOrganizationId: c.otherOrganizationId, employees: c.employees, locations: c.locations, otherEmployee: c.otherOrganizationEmployees[0], otherLocation: c.otherOrganizationLocations[0] }, c.now);
