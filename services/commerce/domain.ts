@@ -1,6 +1,6 @@
 import { auditFor, type AuditEntry } from '../audit/model';
 import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
-import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { assertEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, type Problem } from '../shared/errors';
 import { documentTotals, isCurrency, lineAmounts, toBasisPoints, toMilli } from './domain-money';
 import type { Invoice, InvoiceSequence, Line, Payment, Quote, Totals } from './model';
@@ -34,8 +34,8 @@ export type CommercePorts = UseCasePorts<CommerceStore>;
 export type Writer = Actor | SystemActor;
 export { organizationOf };
 
-export const quoteEtag = (q: Quote): string => entityEtag('quote', q.id, q.version);
-export const invoiceEtag = (i: Invoice): string => entityEtag('invoice', i.id, i.version);
+export const quoteEtag = versionedEtag<Quote>('quote');
+export const invoiceEtag = versionedEtag<Invoice>('invoice');
 export const paymentEtag = (p: Payment): string => entityEtag('payment', p.id, 1);
 
 /** An audit entry of this request, with a fresh id. */

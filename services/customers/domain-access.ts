@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Actor } from '../shared/domain/actor';
-import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, fieldError } from '../shared/errors';
 import { audit, type CustomerPorts } from './domain';
 import type { Grant, GrantPermission } from './model';
@@ -13,7 +13,7 @@ import { PROBLEMS } from './problems';
  * the response that creates the grant; only its SHA-256 is stored, and activation consumes it.
  */
 
-export const grantEtag = (g: Grant): string => entityEtag('customer-access', g.id, g.version);
+export const grantEtag = versionedEtag<Grant>('customer-access');
 
 /** Hex SHA-256 of an invitation secret (256 random bits: no pepper needed, as for API keys). */
 export const hashSecret = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');

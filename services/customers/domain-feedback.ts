@@ -1,5 +1,5 @@
 import type { Actor } from '../shared/domain/actor';
-import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { audit, type CustomerPorts } from './domain';
 import type { Feedback } from './model';
@@ -12,7 +12,7 @@ import { PROBLEMS } from './problems';
  * reaches an audit entry or a log.
  */
 
-export const feedbackEtag = (f: Feedback): string => entityEtag('feedback', f.id, f.version);
+export const feedbackEtag = versionedEtag<Feedback>('feedback');
 
 export interface FeedbackInput {
   readonly rating: number;

@@ -1,6 +1,6 @@
 import { auditFor, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
-import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import type { Customer, Feedback, Grant } from './model';
 import { givenAttributes, newArchivable } from '../shared/domain/lifecycle';
@@ -57,7 +57,7 @@ export interface CustomerPorts extends UseCasePorts<CustomersStore> {
 /** An audit entry of this request, with a fresh id. */
 export const audit = auditFor;
 
-export const customerEtag = (c: Customer): string => entityEtag('customer', c.id, c.version);
+export const customerEtag = versionedEtag<Customer>('customer');
 
 export interface CustomerInput {
   readonly name: string;

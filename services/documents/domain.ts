@@ -1,7 +1,7 @@
 import type { UseCasePorts } from '../shared/domain/ports';
 import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
-import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { assertEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError } from '../shared/errors';
 import { objectKeys, type Document, type LocationDocument, type OwnerType, type RejectionReason, type UploadSession } from './model';
 import { newArchivable } from '../shared/domain/lifecycle';
@@ -86,7 +86,7 @@ export interface DocumentPorts extends UseCasePorts<DocumentsStore> {
   readonly policy: DocumentPolicy;
 }
 
-export const documentEtag = (d: Document): string => entityEtag('document', d.id, d.version);
+export const documentEtag = versionedEtag<Document>('document');
 export const linkEtag = (l: LocationDocument): string => entityEtag('location-document', `${l.locationId}:${l.documentId}`, 1);
 
 const audit = (ports: DocumentPorts, actor: Actor, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>

@@ -2,7 +2,7 @@ import { auditEntry, type AuditEntry } from '../audit/model';
 import type { SealedValue } from '../shared/crypto/restricted';
 import type { Actor } from '../shared/domain/actor';
 import { ConcurrentChangeError } from '../shared/domain/conflict';
-import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { NotFoundError, UniquenessConflictError, ValidationError } from '../shared/errors';
 import { planGuardMoves, type Employee, type GuardAction, type StoredBankAccount, type UniqueAttribute, type UniqueValue } from './model';
 import type { UseCasePorts } from '../shared/domain/ports';
@@ -65,7 +65,7 @@ export interface EmployeeView {
   readonly maskedIban: string | null;
 }
 
-export const employeeEtag = (e: Pick<Employee, 'id' | 'version'>): string => entityEtag('employee', e.id, e.version);
+export const employeeEtag = versionedEtag<Pick<Employee, 'id' | 'version'>>('employee');
 
 /** The fields of an employee the public API sets; `null` clears an optional one. */
 export interface ProfileInput {

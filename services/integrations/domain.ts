@@ -2,7 +2,7 @@ import { BlockList, isIP } from 'node:net';
 import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Manifest, OutboxRecord } from '../reports/public';
 import type { Actor } from '../shared/domain/actor';
-import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { SUPPORTED_JOB_KINDS, type Integration, type IntegrationJob, type IntegrationStatus, type JobKind, type JobMessage, type Provider } from './model';
 import { PROBLEMS } from './problems';
@@ -16,8 +16,8 @@ export type { Integration, IntegrationJob, JobKind, Provider } from './model';
  * domain-worker.ts.
  */
 
-export const integrationEtag = (i: Pick<Integration, 'id' | 'version'>): string => entityEtag('integration', i.id, i.version);
-export const jobEtag = (j: Pick<IntegrationJob, 'id' | 'version'>): string => entityEtag('integration-job', j.id, j.version);
+export const integrationEtag = versionedEtag<Pick<Integration, 'id' | 'version'>>('integration');
+export const jobEtag = versionedEtag<Pick<IntegrationJob, 'id' | 'version'>>('integration-job');
 
 /** How long the sweeper waits for a queued job's message before it sends it again. */
 export const STRANDED_AFTER_MS = 2 * 60_000;

@@ -1,5 +1,5 @@
 import type { Actor } from '../shared/domain/actor';
-import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { changedAttributes, givenAttributes } from '../shared/domain/lifecycle';
 import { NotFoundError } from '../shared/errors';
 import { audit, type LocationPorts } from './domain';
@@ -7,7 +7,7 @@ import type { Contact } from './model';
 
 /** Reusable contacts: organization-owned personal data that locations link to by id. */
 
-export const contactEtag = (c: Contact): string => entityEtag('contact', c.id, c.version);
+export const contactEtag = versionedEtag<Contact>('contact');
 
 export interface ContactInput {
   readonly name: string;

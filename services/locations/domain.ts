@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { auditFor, type AuditEntry } from '../audit/model';
 import { hasScope, requireScopes, type Principal } from '../shared/auth/principal';
 import type { Actor } from '../shared/domain/actor';
-import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { changedAttributes, givenAttributes } from '../shared/domain/lifecycle';
 import { NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import type { Contact, LocationRecord, QrSecret } from './model';
@@ -73,7 +73,7 @@ export interface QrRotation {
 
 export const MAX_CONTACTS_PER_LOCATION = 20;
 
-export const locationEtag = (l: LocationRecord): string => entityEtag('location', l.id, l.version);
+export const locationEtag = versionedEtag<LocationRecord>('location');
 
 /** An audit entry of this request, with a fresh id. */
 export const audit = auditFor;

@@ -1,7 +1,7 @@
 import { auditFor, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
-import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { assertEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
 import type { Material, StockAdjustment, StockLink } from './model';
 import { givenAttributes, newArchivable } from '../shared/domain/lifecycle';
 import type { UseCasePorts } from '../shared/domain/ports';
@@ -52,7 +52,7 @@ export type MaterialPorts = UseCasePorts<MaterialsStore>;
 
 const audit = auditFor;
 
-export const materialEtag = (m: Material): string => entityEtag('material', m.id, m.version);
+export const materialEtag = versionedEtag<Material>('material');
 export const linkEtag = (l: StockLink): string => entityEtag('location-material', `${l.locationId}:${l.materialId}`, l.version);
 export const adjustmentEtag = (a: StockAdjustment): string => entityEtag('stock-adjustment', a.id, 1);
 

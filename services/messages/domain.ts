@@ -1,6 +1,6 @@
 import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
-import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, type Problem } from '../shared/errors';
 import { recipientCounts, type Attachment, type Audience, type Message, type Recipient } from './model';
 import { PROBLEMS } from './problems';
@@ -125,7 +125,7 @@ export interface MessagePorts {
   readonly newId: () => string;
 }
 
-export const messageEtag = (m: Message): string => entityEtag('message', m.id, m.version);
+export const messageEtag = versionedEtag<Message>('message');
 
 const audit = (ports: MessagePorts, actor: Actor, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
   auditEntry({ id: ports.newId(), actor, occurredAt, ...input });

@@ -1,7 +1,7 @@
 import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { eachLimited } from '../shared/domain/limited';
-import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { changedAttributes } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { assertMove, assertNotCancelled, overlappingShifts, resolveShiftOverlap, shiftIntervalErrors, shiftSnapshot, type OverlapDecision, type ShiftInterval } from './domain-rules';
@@ -60,7 +60,7 @@ export interface PlanningPorts extends UseCasePorts<PlanningStore> {
   readonly separately: <T>(work: (ports: PlanningPorts) => Promise<T>) => Promise<T>;
 }
 
-export const shiftEtag = (s: Shift): string => entityEtag('shift', s.id, s.version);
+export const shiftEtag = versionedEtag<Shift>('shift');
 
 /** At most this many shifts are published by one bulk publish. */
 export const BULK_PUBLISH_MAX = 200;

@@ -1,6 +1,6 @@
 import { auditFor, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
-import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, fieldError, type FieldError } from '../shared/errors';
 import { weightedScore } from './domain-score';
 import type { Inspection, InspectionItem, Template, TemplateItem, TemplateRevision } from './model';
@@ -40,8 +40,8 @@ export type QualityPorts = UseCasePorts<QualityStore>;
 
 const audit = auditFor;
 
-export const templateEtag = (t: Template): string => entityEtag('quality-template', t.id, t.version);
-export const inspectionEtag = (i: Inspection): string => entityEtag('inspection', i.id, i.version);
+export const templateEtag = versionedEtag<Template>('quality-template');
+export const inspectionEtag = versionedEtag<Inspection>('inspection');
 
 /** Weights travel as numbers with at most 3 decimals and are kept as integer milli-units. */
 export const toMilli = (weight: number): number => Math.round(weight * 1000);

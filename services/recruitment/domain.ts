@@ -1,7 +1,7 @@
 import { auditFor, type AuditEntry } from '../audit/model';
 import type { Employee, EmployeeChange, GuardAction, UniqueAttribute, UniqueValue } from '../employees/public';
 import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
-import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { assertEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, UniquenessConflictError, ValidationError, type Problem } from '../shared/errors';
 import type { Candidate, CandidateMessage, Stage } from './model';
 import { givenAttributes } from '../shared/domain/lifecycle';
@@ -138,7 +138,7 @@ export interface RecruitmentStore {
 
 export type RecruitmentPorts = UseCasePorts<RecruitmentStore>;
 
-export const candidateEtag = (c: Pick<Candidate, 'id' | 'version'>): string => entityEtag('candidate', c.id, c.version);
+export const candidateEtag = versionedEtag<Pick<Candidate, 'id' | 'version'>>('candidate');
 export const messageEtag = (m: Pick<CandidateMessage, 'id'>): string => entityEtag('candidate-message', m.id, 1);
 
 type Who = Actor | SystemActor;

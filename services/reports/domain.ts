@@ -1,6 +1,6 @@
 import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
-import { entityEtag } from '../shared/domain/etag';
+import { versionedEtag } from '../shared/domain/etag';
 import { ValidationError, type FieldError } from '../shared/errors';
 import type { TimeEntry } from '../timesheets/public';
 import type { JobMessage, Manifest, Period, ReportJob, ReportKind, ReportScope } from './model';
@@ -71,8 +71,8 @@ export function monthsOf(period: Period): string[] {
 }
 
 /** Strong ETags: raised by every change of the job (status, progress) or of the manifest (stale mark, replacement). */
-export const jobEtag = (j: Pick<ReportJob, 'id' | 'version'>): string => entityEtag('report-job', j.id, j.version);
-export const manifestEtag = (m: Pick<Manifest, 'id' | 'version'>): string => entityEtag('export-manifest', m.id, m.version);
+export const jobEtag = versionedEtag<Pick<ReportJob, 'id' | 'version'>>('report-job');
+export const manifestEtag = versionedEtag<Pick<Manifest, 'id' | 'version'>>('export-manifest');
 
 // ---- requesting an export
 

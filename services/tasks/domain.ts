@@ -1,6 +1,6 @@
 import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
-import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import type { Schedule, Task } from './model';
 import { changedAttributes, givenAttributes, newArchivable } from '../shared/domain/lifecycle';
@@ -31,7 +31,7 @@ export interface TasksStore {
 
 export type TaskPorts = UseCasePorts<TasksStore>;
 
-export const taskEtag = (t: Task): string => entityEtag('task', t.id, t.version);
+export const taskEtag = versionedEtag<Task>('task');
 
 export interface TaskInput {
   readonly title: string;

@@ -7,6 +7,12 @@ import { EtagMismatchError } from '../errors';
  */
 export const entityEtag = (kind: string, id: string, version: number): string => `"${kind}:${id}:v${version}"`;
 
+/** The ETag of one kind of versioned entity: `versionedEtag<Task>('task')(task)` is `"task:<id>:v<version>"`. */
+export const versionedEtag =
+  <T extends { readonly id: string; readonly version: number }>(kind: string) =>
+  (entity: T): string =>
+    entityEtag(kind, entity.id, entity.version);
+
 export function assertEtag(ifMatch: string, current: string): void {
   const candidates = ifMatch.split(',').map((t) => t.trim());
   if (!candidates.includes(current)) throw new EtagMismatchError(current);
