@@ -34,6 +34,16 @@ export const LOOPBACK_ENV = 'INTEGRATIONS_ALLOW_LOOPBACK_HTTP';
 const PRIVATE_IPV4 = [/^10\./, /^127\./, /^169\.254\./, /^192\.168\./, /^172\.(1[6-9]|2\d|3[01])\./, /^0\./, /^100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\./];
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 
+const EXTRAS = 'baseUrl must not carry user info, a query or a fragment.';
+
+/**
+ * Whether a URL carries user info, a query or a fragment, empty ones included: `https://h/p?`
+ * and `https://h/p#` parse with an empty `search` and `hash`, yet the worker appends its paths
+ * to the text (`/ping` would land in the query or the fragment), and `https://@h` names empty
+ * user info. A `?`, `#` or `@` inside a path is written percent-encoded, so the raw text decides.
+ */
+const carriesExtras = (url: URL, value: string): boolean => Boolean(url.username || url.password || url.search || url.hash) || /[?#@]/.test(value);
+
 /**
  * Why a provider base URL may not be used, or undefined when it may: egress is HTTPS only, to
  * a named host (no IP literal of a private, loopback, link-local or other non-public range
@@ -49,9 +59,9 @@ export function providerUrlProblem(value: string, allowLoopbackHttp: boolean): s
     return 'baseUrl must be an absolute https URL such as https://payroll.example.com/api.';
   }
   const loopback = LOOPBACK_HOSTS.includes(url.hostname);
-  if (allowLoopbackHttp && loopback && (url.protocol === 'http:' || url.protocol === 'https:')) return url.username || url.password || url.search || url.hash ? 'baseUrl must not carry user info, a query or a fragment.' : undefined;
+  if (allowLoopbackHttp && loopback && (url.protocol === 'http:' || url.protocol === 'https:')) return carriesExtras(url, value) ? EXTRAS : undefined;
   if (url.protocol !== 'https:') return 'baseUrl must use https: the API sends provider traffic over TLS only.';
-  if (url.username || url.password || url.search || url.hash) return 'baseUrl must not carry user info, a query or a fragment.';
+  if (carriesExtras(url, value)) return EXTRAS;
   if (loopback || url.hostname.startsWith('[') || PRIVATE_IPV4.some((r) => r.test(url.hostname)) || (isIP(url.hostname) === 4 && addressClass(url.hostname) !== 'PUBLIC')) return 'baseUrl must name a public host, not a loopback, private or link-local address.';
   return undefined;
 }

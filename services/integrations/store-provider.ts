@@ -155,13 +155,29 @@ export function payrollDeliveryBody(d: PayrollDelivery): Record<string, unknown>
   };
 }
 
+/**
+ * The URL of one provider endpoint: `path` appended to the base URL's path. Built on the parsed
+ * URL, not on its text, so nothing a stored base URL carries after its path (an empty `?` or `#`
+ * in a record written before those were refused) can send the call to another path, and a
+ * trailing slash does not double.
+ */
+export function endpoint(baseUrl: string, path: string): string {
+  const url = new URL(baseUrl);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}${path}`;
+  url.username = '';
+  url.password = '';
+  url.search = '';
+  url.hash = '';
+  return url.href;
+}
+
 /** The provider client over HTTPS; `options.resolve` replaces node:dns in tests, `allowLoopback` is the local runtime's. */
 export function httpProviderClient(options: ProviderHttpOptions = {}): ProviderClient {
   return {
     async deliverPayroll(target, delivery) {
       const status = await send(options, 'Payroll delivery', {
         method: 'POST',
-        url: `${target.baseUrl}/deliveries`,
+        url: endpoint(target.baseUrl, '/deliveries'),
         headers: headers(target, { 'Content-Type': 'application/json', 'Idempotency-Key': delivery.deliveryId }),
         body: JSON.stringify(payrollDeliveryBody(delivery)),
       });
@@ -169,13 +185,13 @@ export function httpProviderClient(options: ProviderHttpOptions = {}): ProviderC
     },
 
     async deliveryReceived(target, deliveryId) {
-      const status = await send(options, 'Payroll delivery lookup', { method: 'GET', url: `${target.baseUrl}/deliveries/${encodeURIComponent(deliveryId)}`, headers: headers(target) });
+      const status = await send(options, 'Payroll delivery lookup', { method: 'GET', url: endpoint(target.baseUrl, `/deliveries/${encodeURIComponent(deliveryId)}`), headers: headers(target) });
       classify(status, 'Payroll delivery lookup', [404]);
       return status !== 404;
     },
 
     async checkConnection(target) {
-      const status = await send(options, 'Connection check', { method: 'GET', url: `${target.baseUrl}/ping`, headers: headers(target) });
+      const status = await send(options, 'Connection check', { method: 'GET', url: endpoint(target.baseUrl, '/ping'), headers: headers(target) });
       classify(status, 'Connection check');
     },
   };

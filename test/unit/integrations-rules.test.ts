@@ -6,6 +6,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { isIP, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { endpoint } from '../../services/integrations/store-provider';
 import { addressClass, egressAddressAllowed, LOOPBACK_ENV, providerUrlProblem, requestJob, type IntegrationPorts, type IntegrationStore, type NewJobChange } from '../../services/integrations/domain';
 import { ProviderError, retryDelayMs } from '../../services/integrations/domain-worker';
 import type { Integration } from '../../services/integrations/model';
@@ -27,6 +28,12 @@ describe('provider URLs: HTTPS egress to a public host only', () => {
     ['http://payroll.example.com/api', false, /https/],
     ['https://user:pw@payroll.example.com', false, /user info/],
     ['https://payroll.example.com/api?key=1', false, /query/],
+    // Empty ones parse to an empty search, hash or username, yet the worker's paths would land behind them.
+    ['https://payroll.example.com/api?', false, /query/],
+    ['https://payroll.example.com/api#', false, /fragment/],
+    ['https://@payroll.example.com/api', false, /user info/],
+    ['http://127.0.0.1:3000/_fake/payroll#', true, /fragment/],
+    ['http://127.0.0.1:3000/_fake/payroll?', true, /query/],
     ['https://127.0.0.1/api', false, /public host/],
     ['https://10.1.2.3/api', false, /public host/],
     ['https://169.254.169.254/latest', false, /public host/],
@@ -44,6 +51,20 @@ describe('provider URLs: HTTPS egress to a public host only', () => {
     const problem = providerUrlProblem(url, loopback);
     if (expected === undefined) expect(problem).toBeUndefined();
     else expect(problem).toMatch(expected);
+  });
+});
+
+describe('provider endpoints: a path is appended to the base URL\'s path, never to its text', () => {
+  it.each([
+    ['https://payroll.example.com/api', '/ping', 'https://payroll.example.com/api/ping'],
+    ['https://payroll.example.com/api/', '/deliveries', 'https://payroll.example.com/api/deliveries'],
+    ['https://payroll.example.com', '/ping', 'https://payroll.example.com/ping'],
+    // Records written before empty queries and fragments were refused still reach the right path.
+    ['https://payroll.example.com/api#', '/ping', 'https://payroll.example.com/api/ping'],
+    ['https://payroll.example.com/api?', '/deliveries/d%2F1', 'https://payroll.example.com/api/deliveries/d%2F1'],
+    ['https://@payroll.example.com/api', '/ping', 'https://payroll.example.com/api/ping'],
+  ])('%s + %s', (base, path, expected) => {
+    expect(endpoint(base, path)).toBe(expected);
   });
 });
 
