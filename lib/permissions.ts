@@ -22,4 +22,4 @@ export const dynamoDbAction = (action: TableAction): string => `dynamodb:${actio
 
 /** The Secrets Manager actions of an `integrationSecrets` row, sorted. */
 export const secretStoreActions = (access: readonly ('read' | 'write')[]): string[] =>
-  [...(access.includes('read') ? ['secretsmanager:GetSecretValue'] : []), ...(access.includes('write') ? ['secretsmanager:CreateSecret', 'secretsmanager:PutSecretValue'] : [])].sort();
+  [...(access.includes('read') ? ['secretsmanager:GetSecretValue'] : []), ...(access.includes('write') ? ['secretsmanager:CreateSecret', 'secretsmanager:DeleteSecret', 'secretsmanager:PutSecretValue'] : [])].sort();

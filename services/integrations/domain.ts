@@ -202,9 +202,18 @@ export interface IntegrationStore {
   queueAfterCommit(message: JobMessage): void;
 }
 
-/** Where credentials go: the secret store, by the integration's secret name. */
+/** The integration members that name its credentials in the secret store. */
+export type CredentialsRef = Pick<Integration, 'organizationId' | 'id' | 'credentialsId' | 'credentialsSet'>;
+
+/** Where credentials go: the secret store. */
 export interface CredentialStore {
-  putCredentials(integration: Pick<Integration, 'organizationId' | 'id'>, credentials: ProviderCredentials): Promise<void>;
+  /**
+   * Writes `credentials` under `target`'s own credentialsId, before the change that records
+   * it commits. When that change does not commit (a lost race, a refused If-Match), they are
+   * removed again; when it does, the ones of `replacing` are. So a record always names
+   * credentials the store holds, and never the ones of a request that was refused.
+   */
+  putCredentials(target: CredentialsRef, credentials: ProviderCredentials, replacing?: CredentialsRef): Promise<void>;
 }
 
 export interface IntegrationPorts {
@@ -256,7 +265,8 @@ export async function createIntegration(ports: IntegrationPorts, actor: Actor, i
   if (existing) throw integrationExists(existing);
   const now = ports.now().toISOString();
   const id = ports.newId();
-  if (input.credentials) await ports.credentials.putCredentials({ organizationId: org, id }, input.credentials);
+  const credentialsId = input.credentials ? ports.newId() : null;
+  if (input.credentials) await ports.credentials.putCredentials({ organizationId: org, id, credentialsId, credentialsSet: true }, input.credentials);
   const integration: Integration = {
     id,
     organizationId: org,
@@ -267,6 +277,7 @@ export async function createIntegration(ports: IntegrationPorts, actor: Actor, i
     status: 'ACTIVE',
     credentialsSet: input.credentials !== undefined,
     credentialsUpdatedAt: input.credentials ? now : null,
+    credentialsId,
     version: 1,
     createdAt: now,
     updatedAt: now,
@@ -320,18 +331,20 @@ export async function updateIntegration(ports: IntegrationPorts, actor: Actor, i
 }
 
 /**
- * Sets (or replaces) the credentials: written to the secret store first, then the
- * integration's `credentialsSet` and `credentialsUpdatedAt` move on with an audit entry that
- * names the attribute, never the value.
+ * Sets (or replaces) the credentials: written to the secret store first, under a new
+ * credentialsId, then the integration's `credentialsSet`, `credentialsUpdatedAt` and
+ * `credentialsId` move on with an audit entry that names the attribute, never the value. Of
+ * two concurrent writes, the one refused (412) leaves nothing in the store (CredentialStore).
  */
 export async function setCredentials(ports: IntegrationPorts, actor: Actor, provider: Provider, ifMatch: string, credentials: ProviderCredentials): Promise<Integration> {
   const found = await ports.store.integrationOfProvider(actor.principal.organizationId, provider);
   if (!found) throw new NotFoundError(`A ${provider} integration`);
   const before = await current(ports, actor.principal.organizationId, found.id, ifMatch);
   const id = before.id;
-  await ports.credentials.putCredentials(before, credentials);
+  const credentialsId = ports.newId();
+  await ports.credentials.putCredentials({ ...before, credentialsId, credentialsSet: true }, credentials, before);
   const now = ports.now().toISOString();
-  const after: Integration = { ...before, credentialsSet: true, credentialsUpdatedAt: now, version: before.version + 1, updatedAt: now };
+  const after: Integration = { ...before, credentialsSet: true, credentialsUpdatedAt: now, credentialsId, version: before.version + 1, updatedAt: now };
   ports.store.saveIntegration({
     before,
     after,

@@ -26,7 +26,7 @@ type Position = Record<string, unknown>;
 export const handler = areaHandler(integrationsArea, {
   ports: (unit): IntegrationPorts => ({
     store: integrationsStore(defaultDb(), unit, jobQueue()),
-    credentials: credentialStore(),
+    credentials: credentialStore(unit),
     now: () => new Date(),
     newId: randomUUID,
     allowLoopbackHttp: process.env[LOOPBACK_ENV] === 'true',

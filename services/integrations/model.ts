@@ -44,6 +44,12 @@ export const integrationSchema = z
     /** Whether the secret store holds credentials for it, and since when: never the credentials. */
     credentialsSet: z.boolean(),
     credentialsUpdatedAt: z.string().nullable(),
+    /**
+     * Which credentials in the secret store are this version's: each write stores them under a
+     * new id, so a write that lost its race never replaces the winner's. Absent on records
+     * written before (their credentials are under the integration's own name).
+     */
+    credentialsId: z.string().nullable().optional(),
     version: z.number().int(),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -121,8 +127,8 @@ export const integrationKeys = {
   dispatchClaim: (org: string, outboxId: string) => ({ PK: `ORG#${org}#IDISPATCH#${outboxId}`, SK: 'CLAIM' }),
 };
 
-/** The name of an integration's credentials in the secret store. */
-export const credentialsSecretName = (i: Pick<Integration, 'organizationId' | 'id'>): string => `integrations/${i.organizationId}/${i.id}`;
+/** The name of an integration's credentials in the secret store: `integrations/<org>/<id>/<credentialsId>` (without the last part on records written before credential ids). */
+export const credentialsSecretName = (i: Pick<Integration, 'organizationId' | 'id' | 'credentialsId'>): string => `integrations/${i.organizationId}/${i.id}${i.credentialsId ? `/${i.credentialsId}` : ''}`;
 
 export const integrationToItem = (i: Integration): Record<string, unknown> => ({
   ...integrationKeys.integration(i.organizationId, i.id),

@@ -62,9 +62,28 @@ function claimPut(org: string, dispatch: NonNullable<NewJobChange['dispatch']>, 
   };
 }
 
-/** Credentials as the secret store keeps them: a JSON document under the integration's name. */
-export const credentialStore = (secrets: SecretStore = secretStore()): CredentialStore => ({
-  putCredentials: (integration, credentials) => secrets.put(credentialsSecretName(integration), JSON.stringify({ token: credentials.token })),
+/**
+ * Credentials as the secret store keeps them: a JSON document under the name of the version
+ * that records them (credentialsSecretName). The request's unit of work removes them again
+ * when its change does not commit, and the replaced ones after it commits (best effort: a
+ * leftover is never named by a record, so it is never used).
+ */
+export const credentialStore = (unit: UnitOfWork, secrets: SecretStore = secretStore()): CredentialStore => ({
+  async putCredentials(target, credentials, replacing) {
+    const name = credentialsSecretName(target);
+    unit.onAbort(() => secrets.remove(name));
+    await secrets.put(name, JSON.stringify({ token: credentials.token }));
+    if (replacing?.credentialsSet) {
+      const replaced = credentialsSecretName(replacing);
+      unit.afterCommit(async () => {
+        try {
+          await secrets.remove(replaced);
+        } catch (error) {
+          logger.warn('Replaced integration credentials could not be removed from the secret store', { integrationId: replacing.id, error: error as Error });
+        }
+      });
+    }
+  },
 });
 
 export function integrationsStore(db: Db, unit: UnitOfWork, queue: JobQueue): IntegrationStore {

@@ -172,7 +172,7 @@ export function guardObjectPermissions(client: S3Client, rowOf: (bucket: string)
 
 /**
  * The secret store as a function's role sees it: `get` needs `integrationSecrets: ['read']`,
- * `put` needs `'write'`, and either only on names under `integrations/` (the stack grants
+ * `put` and `remove` need `'write'`, and either only on names under `integrations/` (the stack grants
  * `wfm/<env>/integrations/*` and nothing else). Calls outside runAsFunction are not checked.
  */
 export function guardSecretStore(store: SecretStore): SecretStore {
@@ -190,6 +190,10 @@ export function guardSecretStore(store: SecretStore): SecretStore {
     get: async (name) => {
       check('read', name);
       return store.get(name);
+    },
+    remove: async (name) => {
+      check('write', name);
+      return store.remove(name);
     },
   };
 }

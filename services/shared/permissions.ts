@@ -50,7 +50,8 @@ export interface FunctionPermissions {
   readonly reportsBucket?: readonly ObjectGrant[];
   /**
    * Provider credentials in the secret store (services/shared/aws/secrets.ts): `read` is
-   * `secretsmanager:GetSecretValue`, `write` is `PutSecretValue` and `CreateSecret`, both only
+   * `secretsmanager:GetSecretValue`, `write` is `PutSecretValue`, `CreateSecret` and
+   * `DeleteSecret` (credentials a change wrote but did not commit, and the ones it replaced), all only
    * on the secrets named `wfm/<env>/integrations/*` (SECRET_STORE_PREFIX).
    * @default - no access to the secret store
    */

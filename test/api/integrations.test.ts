@@ -38,6 +38,12 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
+/** The secret-store documents of the demo organization's integrations. */
+function secretFiles(): string[] {
+  const walk = (path: string): string[] => (statSync(path).isDirectory() ? readdirSync(path).flatMap((n) => walk(join(path, n))) : [path]);
+  return walk(join(SECRET_DIR, 'integrations', api.demo.organizationId));
+}
+
 const post = (path: string, body: unknown) => call('POST', `${base}${path}`, { token: admin, idempotencyKey: randomUUID(), body });
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
@@ -87,11 +93,11 @@ describe('connecting a provider', () => {
     expect(res.text).not.toContain(TOKEN);
     payroll = { id: res.body.id, etag: res.headers.get('etag')! };
 
-    const files = readdirSync(join(SECRET_DIR, 'integrations', api.demo.organizationId));
-    expect(files).toEqual([`${payroll.id}.json`]);
-    const file = join(SECRET_DIR, 'integrations', api.demo.organizationId, files[0]);
-    expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(readFileSync(file, 'utf8')).toContain(TOKEN);
+    const files = secretFiles();
+    expect(files).toHaveLength(1);
+    expect(files[0]).toContain(join(api.demo.organizationId, payroll.id));
+    expect(statSync(files[0]!).mode & 0o777).toBe(0o600);
+    expect(readFileSync(files[0]!, 'utf8')).toContain(TOKEN);
   });
 
   it('keeps the credentials out of the table, the audit trail and every read', async () => {
@@ -117,6 +123,20 @@ describe('connecting a provider', () => {
     expect(audit.body.items.find((a: { action: string }) => a.action === 'integration.credentials_set')).toMatchObject({ changedAttributes: ['credentials'] });
     const stale = await call('PUT', `${base}/integrations/providers/payroll/credentials`, { token: admin, idempotencyKey: randomUUID(), ifMatch: '"integration:x:v1"', body: { credentials: { token: TOKEN } } });
     expectProblem(stale, 412, 'ETAG_MISMATCH');
+    // The replaced credentials left the store: one document, the new token.
+    expect(secretFiles().map((f) => readFileSync(f, 'utf8'))).toEqual([expect.stringContaining(`${TOKEN}-2`)]);
+  });
+
+  it('of two credential PUTs at the same version, the one answered 412 leaves nothing: the store keeps the 200\'s token', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const put = (token: string) => call('PUT', `${base}/integrations/providers/payroll/credentials`, { token: admin, idempotencyKey: randomUUID(), ifMatch: payroll.etag, body: { credentials: { token } } });
+      const tokens = [`${TOKEN}-race${round}a`, `${TOKEN}-race${round}b`];
+      const answers = await Promise.all(tokens.map(put));
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 412]);
+      const winner = answers.findIndex((a) => a.status === 200);
+      payroll.etag = answers[winner]!.headers.get('etag')!;
+      expect(secretFiles().map((f) => readFileSync(f, 'utf8'))).toEqual([expect.stringContaining(tokens[winner]!)]);
+    }
   });
 
   it('connects one integration per provider, https egress only, supported kinds only', async () => {

@@ -134,7 +134,7 @@ async function publishedDispatch(revision = 1): Promise<{ manifest: Manifest; ou
 
 async function requestDispatch(outboxRecordId: string): Promise<string> {
   const job = await inUnitOfWork(db, (unit) =>
-    requestJob({ store: integrationsStore(db, unit, queue), credentials: credentialStore(secrets), now: () => new Date(), newId: randomUUID, allowLoopbackHttp: true }, actor, 'payroll', { kind: 'PAYROLL_DISPATCH', outboxRecordId }),
+    requestJob({ store: integrationsStore(db, unit, queue), credentials: credentialStore(unit, secrets), now: () => new Date(), newId: randomUUID, allowLoopbackHttp: true }, actor, 'payroll', { kind: 'PAYROLL_DISPATCH', outboxRecordId }),
   );
   return job.id;
 }
@@ -153,7 +153,7 @@ const auditActions = async (jobId: string) =>
 beforeAll(async () => {
   db = await createTestTable();
   await inUnitOfWork(db, (unit) =>
-    createIntegration({ store: integrationsStore(db, unit, queue), credentials: credentialStore(secrets), now: () => new Date(), newId: randomUUID, allowLoopbackHttp: true }, actor, {
+    createIntegration({ store: integrationsStore(db, unit, queue), credentials: credentialStore(unit, secrets), now: () => new Date(), newId: randomUUID, allowLoopbackHttp: true }, actor, {
       provider: 'payroll',
       displayName: 'Payroll',
       baseUrl: 'https://payroll.example.com/api',

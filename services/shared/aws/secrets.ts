@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
@@ -20,6 +20,8 @@ export interface SecretStore {
   put(name: string, value: string): Promise<void>;
   /** The current value, or undefined when none was stored. */
   get(name: string): Promise<string | undefined>;
+  /** Deletes `name` (Secrets Manager keeps it recoverable for 7 days); one that does not exist is no error. */
+  remove(name: string): Promise<void>;
 }
 
 const NAME = /^[a-z0-9][a-z0-9/-]{0,400}$/;
@@ -47,6 +49,14 @@ export function secretsManagerStore(prefix: string): SecretStore {
         await (await sm()).send(new CreateSecretCommand({ Name: id(name), SecretString: value, Description: 'Provider credentials of a WFM integration' }));
       }
     },
+    async remove(name) {
+      const { DeleteSecretCommand, ResourceNotFoundException } = await sdk();
+      try {
+        await (await sm()).send(new DeleteSecretCommand({ SecretId: id(name), RecoveryWindowInDays: 7 }));
+      } catch (error) {
+        if (!(error instanceof ResourceNotFoundException)) throw error;
+      }
+    },
     async get(name) {
       const { GetSecretValueCommand, ResourceNotFoundException } = await sdk();
       try {
@@ -71,6 +81,9 @@ export function fileSecretStore(dir: string): SecretStore {
       writeFileSync(temporary, `${JSON.stringify({ value })}\n`, { mode: 0o600 });
       chmodSync(temporary, 0o600);
       renameSync(temporary, path);
+    },
+    async remove(name) {
+      rmSync(file(name), { force: true });
     },
     async get(name) {
       const path = file(name);

@@ -34,6 +34,14 @@ export interface UnitOfWork {
   /** Runs after a successful commit (e.g. a queue message); never for a replay. */
   afterCommit(effect: () => Promise<void>): void;
   /**
+   * Undoes, when this unit surely did not commit, what a use case did outside the table before
+   * the commit (e.g. credentials written to the secret store first): the operation threw, or
+   * the transaction was refused. Not after an unclear failure (a timeout may have committed),
+   * where the effect's target is left as it is. Best effort: a failing effect is logged, never
+   * thrown over the request's own outcome.
+   */
+  onAbort(effect: () => Promise<void>): void;
+  /**
    * The request's idempotency record, when the route commits it without a lock: a store adds
    * `key` to its first BatchGetItem and hands the item to `settle` before deciding anything
    * (a replay then answers there). Stores that do not read it lose nothing but the saved call:
@@ -46,7 +54,10 @@ export interface UnitOfWork {
 export class TransactionUnit implements UnitOfWork {
   readonly #changes: StagedChange[] = [];
   readonly #effects: (() => Promise<void>)[] = [];
+  readonly #aborts: (() => Promise<void>)[] = [];
   #committed = false;
+  /** 'refused': the transaction was cancelled, so nothing of it was written. */
+  #outcome: 'open' | 'committed' | 'refused' | 'unclear' = 'open';
 
   constructor(
     private readonly db: Db,
@@ -60,6 +71,30 @@ export class TransactionUnit implements UnitOfWork {
 
   afterCommit(effect: () => Promise<void>): void {
     this.#effects.push(effect);
+  }
+
+  onAbort(effect: () => Promise<void>): void {
+    this.#aborts.push(effect);
+  }
+
+  /**
+   * Runs the abort effects once when nothing of this unit was written: the commit was never
+   * reached or was refused. Called by whoever runs the unit, on any failure of the attempt.
+   */
+  async abandon(): Promise<void> {
+    const aborts = this.#aborts.splice(0);
+    if (aborts.length === 0 || this.#outcome === 'committed') return;
+    if (this.#outcome === 'unclear') {
+      logger.warn('A unit of work failed in its commit with an unclear outcome; its abort effects are skipped', { effects: aborts.length });
+      return;
+    }
+    for (const effect of aborts) {
+      try {
+        await effect();
+      } catch (error) {
+        logger.error('An abort effect of a unit of work failed', { error: error as Error });
+      }
+    }
   }
 
   /** True when a change was staged. */
@@ -80,9 +115,11 @@ export class TransactionUnit implements UnitOfWork {
       try {
         await commit(this.db, items);
       } catch (error) {
+        this.#outcome = error instanceof TransactionCancelledError ? 'refused' : 'unclear';
         throw this.#explain(error);
       }
     }
+    this.#outcome = 'committed';
     for (const effect of this.#effects) await effect();
   }
 
@@ -110,6 +147,9 @@ export const READ_ONLY_UNIT: UnitOfWork = {
   afterCommit: () => {
     throw new Error('A read operation registered an after-commit effect.');
   },
+  onAbort: () => {
+    throw new Error('A read operation registered an abort effect.');
+  },
 };
 
 /**
@@ -121,8 +161,13 @@ export const READ_ONLY_UNIT: UnitOfWork = {
 export async function inUnitOfWork<T>(db: Db, work: (unit: UnitOfWork) => Promise<T>, options?: RetryOptions): Promise<T> {
   return retryOnConflict(async () => {
     const unit = new TransactionUnit(db);
-    const result = await work(unit);
-    await unit.commit();
-    return result;
+    try {
+      const result = await work(unit);
+      await unit.commit();
+      return result;
+    } catch (error) {
+      await unit.abandon();
+      throw error;
+    }
   }, options);
 }

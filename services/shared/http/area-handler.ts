@@ -136,10 +136,15 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
           async () => {
             const unit = new TransactionUnit(db, readAlong);
             const attemptFigures = new MetricsBuffer();
-            const result = await operation({ ...input, ports: options.ports(unit), metrics: attemptFigures });
-            await unit.commit(complete ? await complete(result) : []);
-            figures.absorb(attemptFigures);
-            return result;
+            try {
+              const result = await operation({ ...input, ports: options.ports(unit), metrics: attemptFigures });
+              await unit.commit(complete ? await complete(result) : []);
+              figures.absorb(attemptFigures);
+              return result;
+            } catch (error) {
+              await unit.abandon();
+              throw error;
+            }
           },
           { remainingMs: raw.remainingTimeMs },
         );
