@@ -4894,6 +4894,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -5001,6 +5012,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -5133,6 +5155,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -5332,6 +5365,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; FEATURE_NOT_ENABLED: Feature not enabled; TIME_ENTRY_OVERLAP: Time entry overlaps another entry */
             409: {
                 headers: {
@@ -5486,6 +5530,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -5688,6 +5743,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -5911,6 +5977,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -7605,6 +7682,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -7714,6 +7802,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -7880,6 +7979,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -8070,6 +8180,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -8285,6 +8406,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; UNIQUENESS_CONFLICT: Value already in use */
             409: {
                 headers: {
@@ -8446,6 +8578,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -8682,6 +8825,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; UNIQUENESS_CONFLICT: Value already in use */
             409: {
                 headers: {
@@ -8909,6 +9063,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -9077,6 +9242,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -9230,6 +9406,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -9426,6 +9613,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -9576,6 +9774,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -9750,6 +9959,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -9897,6 +10117,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -10127,6 +10358,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -10317,6 +10559,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -10498,6 +10751,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -10708,6 +10972,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -10866,6 +11141,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -10999,6 +11285,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -11157,6 +11454,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -11305,6 +11613,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -11552,6 +11871,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -11719,6 +12049,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -11857,6 +12198,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -11959,6 +12311,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -12117,6 +12480,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -12228,6 +12602,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -12350,6 +12735,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -12519,6 +12915,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -12672,6 +13079,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -12814,6 +13232,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -12978,6 +13407,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -13115,6 +13555,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -13346,6 +13797,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -13523,6 +13985,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -13653,6 +14126,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -13811,6 +14295,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -13980,6 +14475,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -14183,6 +14689,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -14372,6 +14889,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; UPLOAD_SESSION_COMPLETED: Upload session already completed; UPLOAD_SESSION_EXPIRED: Upload session expired; UPLOAD_NOT_RECEIVED: Nothing uploaded yet */
             409: {
                 headers: {
@@ -14532,6 +15060,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -14679,6 +15218,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -14872,6 +15422,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description DOCUMENT_NOT_AVAILABLE: Document not available */
             409: {
                 headers: {
@@ -15045,6 +15606,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -15202,6 +15774,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; DOCUMENT_NOT_AVAILABLE: Document not available */
             409: {
                 headers: {
@@ -15346,6 +15929,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -15513,6 +16107,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -15703,6 +16308,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -15861,6 +16477,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -16001,6 +16628,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -16242,6 +16880,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -16429,6 +17078,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -16595,6 +17255,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -16790,6 +17461,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -16943,6 +17625,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -17136,6 +17829,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -17367,6 +18071,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; SHIFT_OVERLAP: Shift overlaps another published shift; SHIFT_PUBLISHED: Shift is already published; SHIFT_CANCELLED: Shift is cancelled */
             409: {
                 headers: {
@@ -17586,6 +18301,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; SHIFT_CANCELLED: Shift is cancelled */
             409: {
                 headers: {
@@ -17762,6 +18488,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -17869,6 +18606,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -18002,6 +18750,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -18182,6 +18941,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; UNIQUENESS_CONFLICT: Value already in use */
             409: {
                 headers: {
@@ -18339,6 +19109,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -18537,6 +19318,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; UNIQUENESS_CONFLICT: Value already in use */
             409: {
                 headers: {
@@ -18711,6 +19503,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -18862,6 +19665,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -19026,6 +19840,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -19174,6 +19999,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -19395,6 +20231,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; CUSTOMER_ACCESS_REVOKED: Customer access is revoked */
             409: {
                 headers: {
@@ -19570,6 +20417,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -19723,6 +20581,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -19887,6 +20756,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -20029,6 +20909,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -20250,6 +21141,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; FEEDBACK_RESOLVED: Feedback is resolved */
             409: {
                 headers: {
@@ -20429,6 +21331,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -20584,6 +21497,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -20752,6 +21676,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -20909,6 +21844,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -21094,6 +22040,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -21256,6 +22213,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -21462,6 +22430,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -21685,6 +22664,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -21862,6 +22852,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -22049,6 +23050,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -22216,6 +23228,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -22324,6 +23347,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -22497,6 +23531,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -22724,6 +23769,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; INSPECTION_COMPLETED: Inspection is completed */
             409: {
                 headers: {
@@ -22903,6 +23959,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -23063,6 +24130,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -23211,6 +24289,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -23386,6 +24475,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -23604,6 +24704,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -23837,6 +24948,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; CANDIDATE_NOT_OFFERED: Candidate has no offer; UNIQUENESS_CONFLICT: Value already in use; CANDIDATE_HIRED: Candidate is hired; CANDIDATE_REJECTED: Candidate is rejected; CANDIDATE_WITHDRAWN: Candidate has withdrawn; CANDIDATE_ERASED: Candidate's personal data is erased */
             409: {
                 headers: {
@@ -24045,6 +25167,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -24224,6 +25357,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -24371,6 +25515,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -24537,6 +25692,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -24731,6 +25897,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -24890,6 +26067,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -25081,6 +26269,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; QUOTE_SENT: Quote is sent; QUOTE_ACCEPTED: Quote is accepted; QUOTE_DECLINED: Quote is declined; QUOTE_EXPIRED: Quote is expired; QUOTE_CONVERTED: Quote is converted */
             409: {
                 headers: {
@@ -25257,6 +26456,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -25410,6 +26620,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -25580,6 +26801,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -25731,6 +26963,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -25934,6 +27177,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -26148,6 +27402,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -26382,6 +27647,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; QUOTE_DRAFT: Quote is a draft; QUOTE_ACCEPTED: Quote is accepted; QUOTE_DECLINED: Quote is declined; QUOTE_EXPIRED: Quote is expired; QUOTE_CONVERTED: Quote is converted */
             409: {
                 headers: {
@@ -26587,6 +27863,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -26818,6 +28105,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; QUOTE_DRAFT: Quote is a draft; QUOTE_SENT: Quote is sent; QUOTE_DECLINED: Quote is declined; QUOTE_EXPIRED: Quote is expired; QUOTE_CONVERTED: Quote is converted */
             409: {
                 headers: {
@@ -27003,6 +28301,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -27203,6 +28512,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -27368,6 +28688,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -27565,6 +28896,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; INVOICE_ISSUED: Invoice is issued; INVOICE_PARTIALLY_PAID: Invoice is partially paid; INVOICE_PAID: Invoice is paid; INVOICE_VOID: Invoice is void */
             409: {
                 headers: {
@@ -27741,6 +29083,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -27894,6 +29247,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -28064,6 +29428,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -28221,6 +29596,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -28430,6 +29816,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -28670,6 +30067,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; INVOICE_PARTIALLY_PAID: Invoice is partially paid; INVOICE_PAID: Invoice is paid; INVOICE_VOID: Invoice is void */
             409: {
                 headers: {
@@ -28838,6 +30246,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -28996,6 +30415,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; INVOICE_DRAFT: Invoice is a draft; INVOICE_PAID: Invoice is paid; INVOICE_VOID: Invoice is void */
             409: {
                 headers: {
@@ -29145,6 +30575,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -29266,6 +30707,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -29455,6 +30907,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
                 headers: {
@@ -29609,6 +31072,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -29804,6 +31278,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -30027,6 +31512,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; MESSAGE_SENT: Message already sent; MESSAGE_RETRACTED: Message retracted */
             409: {
                 headers: {
@@ -30241,6 +31737,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; MESSAGE_RETRACTED: Message retracted */
             409: {
                 headers: {
@@ -30417,6 +31924,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -30554,6 +32072,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -30736,6 +32265,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -30895,6 +32435,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -31070,6 +32621,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -31183,6 +32745,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -31332,6 +32905,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -31505,6 +33089,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; INTEGRATION_EXISTS: The provider is already connected */
             409: {
                 headers: {
@@ -31664,6 +33259,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -31794,6 +33400,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -31905,6 +33522,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -32073,6 +33701,17 @@ export interface operations {
             };
             /** @description RESOURCE_NOT_FOUND: Resource not found */
             404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -32280,6 +33919,28 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -32500,6 +34161,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; INTEGRATION_DISABLED: The integration is disabled; INTEGRATION_CREDENTIALS_MISSING: The integration has no credentials yet; OUTBOX_RECORD_SENT: The payroll outbox record was already sent; OUTBOX_RECORD_IN_DISPATCH: Another job is dispatching the payroll outbox record; EXPORT_MANIFEST_STALE: The export manifest is stale: request a replacement */
             409: {
                 headers: {
@@ -32669,6 +34352,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -32780,6 +34474,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -32928,6 +34633,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description VALIDATION_ERROR: Invalid input */
             422: {
                 headers: {
@@ -33034,6 +34750,17 @@ export interface operations {
             };
             /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
             403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;

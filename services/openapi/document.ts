@@ -88,11 +88,12 @@ const BODY_PROBLEMS: ErrorCode[] = ['VALIDATION_ERROR', 'MALFORMED_JSON', 'UNSUP
 
 /** The problems a route's declared inputs imply, before its own. */
 export function impliedProblems(route: RouteRow): ErrorCode[] {
-  const uuidParams = pathParamNames(route.path).filter((name) => !route.textParams?.includes(name));
   return [
     'VALIDATION_ERROR',
+    'NOT_ACCEPTABLE',
     'SERVICE_UNAVAILABLE',
-    ...(uuidParams.length > 0 ? (['RESOURCE_NOT_FOUND'] as const) : []),
+    // A non-UUID id, an unknown one, or a text parameter naming nothing (an unknown provider).
+    ...(pathParamNames(route.path).length > 0 ? (['RESOURCE_NOT_FOUND'] as const) : []),
     // Any write may carry a body: its media type, size and JSON are checked before the schema.
     ...(route.body || route.method !== 'GET' ? BODY_PROBLEMS : []),
     ...(route.idempotencyKey === 'required' ? (['IDEMPOTENCY_KEY_REQUIRED'] as const) : []),

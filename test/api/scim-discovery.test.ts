@@ -96,6 +96,13 @@ describe('media types', () => {
       headers: { Accept: 'application/scim+json', 'Accept-Charset': 'utf-8', 'Content-Type': 'application/scim+json; charset=utf-8' },
     });
     expect(res.status).toBe(200);
+    for (const accept of ['application/json', 'application/scim+json; charset=UTF-8', '*/*', 'application/*']) {
+      expect([accept, (await h.request('GET', '/Users?count=1', { headers: { Accept: accept } })).status]).toEqual([accept, 200]);
+    }
+  });
+
+  it('answers 406 in the SCIM error schema when Accept names neither SCIM nor JSON', async () => {
+    expectScimError((await h.request('GET', '/Users?count=1', { headers: { Accept: 'application/xml' } })) as never, 406);
   });
 
   it('answers 415 for another media type, 400 invalidSyntax for malformed JSON, 413 above 64 KiB', async () => {

@@ -143,6 +143,20 @@ describe('areaHandler', () => {
     expect(res.statusCode).toBe(404);
   });
 
+  it('answers what Accept allows (no Accept, wildcards, q values) and 406 NOT_ACCEPTABLE, as problem+json, when it names nothing the route answers', async () => {
+    const withAccept = (accept: string) => call(event({ headers: { Accept: accept } }));
+    for (const accept of ['application/json', 'application/json; charset=utf-8', '*/*', 'application/*', 'text/html, application/json;q=0.1', 'application/json, text/plain, */*']) {
+      expect([accept, (await withAccept(accept)).statusCode]).toEqual([accept, 200]);
+    }
+    expect((await call(event())).statusCode).toBe(200);
+    for (const accept of ['application/xml', 'text/html', 'application/json;q=0', 'application/problem+json', 'application/json; charset=iso-8859-1']) {
+      const res = await withAccept(accept);
+      expect([accept, res.statusCode, res.json.code]).toEqual([accept, 406, 'NOT_ACCEPTABLE']);
+      expect(res.headers?.['Content-Type']).toBe('application/problem+json');
+      expect(res.headers?.['X-Request-Id']).toBe('req-123');
+    }
+  });
+
   it('answers 422 with query parameter errors, for unknown and repeated parameters too', async () => {
     let res = await call(event({ queryStringParameters: { limit: 'ten', other: '1' }, multiValueQueryStringParameters: { limit: ['ten'], other: ['1'] } }));
     expect(res.statusCode).toBe(422);

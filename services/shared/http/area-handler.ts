@@ -16,7 +16,7 @@ import { isUuid } from '../time';
 import { renderProblem } from './render-problem';
 import { idempotentWrite, idempotentWriteInTransaction, requestInput, toStored } from './idempotent';
 import type { ReadAlong, ResponseSubject } from '../ddb/idempotency';
-import { authorizeRoute, errorResponses, jsonBody, requestIdHeader, requestIdOf, requestLogKeys, toProxyResult, type ApiEvent, type ErrorRenderer } from './middleware';
+import { acceptable, authorizeRoute, errorResponses, jsonBody, requestIdHeader, requestIdOf, requestLogKeys, toProxyResult, type ApiEvent, type ErrorRenderer } from './middleware';
 import { optionalIdempotencyKey, optionalIfMatch, requireIdempotencyKey, requireIfMatch } from './preconditions';
 import type { ApiRequest, HttpResult } from './request';
 import { parseBody, parseQuery } from './validation';
@@ -120,6 +120,7 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
     .use(requestLogKeys())
     .use(errorResponses(options.renderError ?? renderProblem))
     .use(authorizeRoute(area as AreaDefinition))
+    .use(acceptable([...new Set([mediaType, 'application/json'])]))
     .use(jsonBody({ mediaTypes: options.bodyMediaTypes ?? ['application/json'] }))
     .handler(async (event, context) => {
       const route = event.route as unknown as RouteRow;

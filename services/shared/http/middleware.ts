@@ -1,4 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
+import Negotiator from 'negotiator';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { resourcePath, routeKey, routeRows, type AreaDefinition, type RouteRow } from '../area';
 import { principalFrom, requireScopes, type Principal } from '../auth/principal';
@@ -104,6 +105,23 @@ export const MAX_BODY_BYTES = 64 * 1024;
 export interface JsonBodyOptions {
   /** Media types accepted for request bodies (parameters such as charset are ignored). */
   readonly mediaTypes: readonly string[];
+}
+
+/**
+ * Refuses a request whose `Accept` names none of `mediaTypes` (406 NOT_ACCEPTABLE), parsed by
+ * `negotiator` (media ranges, wildcards, q=0, a charset other than UTF-8). No `Accept` accepts anything. The refusal itself
+ * is problem+json, as every error: a client learns why whatever it accepts.
+ */
+export function acceptable(mediaTypes: readonly string[]): Middleware {
+  return {
+    name: 'acceptable',
+    before: ({ event }) => {
+      const accept = headerOf(event, 'accept');
+      // Offered with the charset every answer has, so `application/json; charset=utf-8` matches too.
+      if (accept === undefined || new Negotiator({ headers: { accept } }).mediaType(mediaTypes.map((t) => `${t}; charset=utf-8`)) !== undefined) return;
+      throw new AppError('NOT_ACCEPTABLE', `Accept "${accept.slice(0, 200)}" names no media type this route answers; accept ${mediaTypes.join(' or ')}.`);
+    },
+  };
 }
 
 /**
