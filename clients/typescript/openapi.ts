@@ -1971,7 +1971,7 @@ export interface paths {
         put?: never;
         /**
          * Move a candidate to another pipeline stage
-         * @description APPLIED → SCREENING → INTERVIEW → OFFER, forward only (stages may be skipped; a passed stage is 409 `CANDIDATE_STAGE_PASSED`), and REJECTED or WITHDRAWN from any open stage. The current stage changes nothing. HIRED only through `/hire`. 409 `CANDIDATE_HIRED`, `CANDIDATE_REJECTED` or `CANDIDATE_WITHDRAWN` in a final stage and `CANDIDATE_ERASED` after erasure, each with `stage` and `allowedStages`.
+         * @description APPLIED → SCREENING → INTERVIEW → OFFER, forward only (stages may be skipped; a passed stage is 409 `CANDIDATE_STAGE_PASSED`), and REJECTED or WITHDRAWN from any open stage. Moving to the current stage changes nothing when it is SCREENING, INTERVIEW or OFFER; APPLIED is no target (422), and a final stage refuses every move (409). HIRED only through `/hire`. 409 `CANDIDATE_HIRED`, `CANDIDATE_REJECTED` or `CANDIDATE_WITHDRAWN` in a final stage, each with `stage` and `allowedStages`, and `CANDIDATE_ERASED` after erasure.
          *
          *     Scopes: recruitment:write.
          */
@@ -1995,7 +1995,7 @@ export interface paths {
         put?: never;
         /**
          * Hire a candidate: create and link the employee
-         * @description Hires a candidate in stage `OFFER` (else 409 `CANDIDATE_NOT_OFFERED`): creates the employee (active; names and work e-mail from the candidate; `userName` the one given or the e-mail) and moves the candidate to HIRED with its `employeeId`, in ONE transaction. The employee is then in GET /employees and SCIM /Users. A `userName` or `externalId` another employee holds is 409 `UNIQUENESS_CONFLICT` (`attribute`), as on POST /employees; of two concurrent hires exactly one creates an employee. 409 `CANDIDATE_HIRED`, `CANDIDATE_REJECTED` or `CANDIDATE_WITHDRAWN` in a final stage and `CANDIDATE_ERASED` after erasure, each with `stage` and `allowedStages`.
+         * @description Hires a candidate in stage `OFFER` (else 409 `CANDIDATE_NOT_OFFERED`): creates the employee (active; names and work e-mail from the candidate; `userName` the one given or the e-mail) and moves the candidate to HIRED with its `employeeId`, in ONE transaction. The employee is then in GET /employees and SCIM /Users. A `userName` or `externalId` another employee holds is 409 `UNIQUENESS_CONFLICT` (`attribute`), as on POST /employees; of two concurrent hires exactly one creates an employee. 409 `CANDIDATE_HIRED`, `CANDIDATE_REJECTED` or `CANDIDATE_WITHDRAWN` in a final stage, each with `stage` and `allowedStages`, and `CANDIDATE_ERASED` after erasure.
          *
          *     Scopes: recruitment:write, employees:write.
          */
@@ -2054,6 +2054,30 @@ export interface paths {
          *     Scopes: recruitment:write.
          */
         post: operations["postCandidateMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/organizations/{organizationId}/recruitment/candidates/{candidateId}/messages/{messageId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * One message of the conversation with a candidate
+         * @description One recorded message (the `Location` of its POST), with its ETag; messages are immutable. An erased message has `subject` and `body` null.
+         *
+         *     Scopes: recruitment:read.
+         */
+        get: operations["getCandidateMessage"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -25602,6 +25626,134 @@ export interface operations {
                 };
             };
             /** @description SERVICE_UNAVAILABLE: Service unavailable; TRANSACTION_CONFLICT: Concurrent change */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCandidateMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                candidateId: string;
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "candidateId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "direction": "INBOUND",
+                     *       "channel": "EMAIL",
+                     *       "subject": "subject",
+                     *       "body": "body",
+                     *       "erased": true,
+                     *       "recordedAt": "2026-03-02T08:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CandidateMessage"];
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable */
             503: {
                 headers: {
                     /** @description The request ID; share it with support. */

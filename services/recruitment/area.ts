@@ -17,7 +17,7 @@ import {
 import { PROBLEMS } from './problems';
 
 const ERASED = 'Once erased (`erased: true`), names, e-mail, phone and source are `null`.';
-const FINAL = '409 `CANDIDATE_HIRED`, `CANDIDATE_REJECTED` or `CANDIDATE_WITHDRAWN` in a final stage and `CANDIDATE_ERASED` after erasure, each with `stage` and `allowedStages`.';
+const FINAL = '409 `CANDIDATE_HIRED`, `CANDIDATE_REJECTED` or `CANDIDATE_WITHDRAWN` in a final stage, each with `stage` and `allowedStages`, and `CANDIDATE_ERASED` after erasure.';
 
 /** Their stored responses (Idempotency-Key replays) hold the candidate's personal values: erasure reaches them. */
 const ABOUT_THE_CANDIDATE = { type: 'candidate', idFrom: { param: 'candidateId' } } as const;
@@ -77,7 +77,7 @@ export const recruitmentArea = defineArea({
       path: '/recruitment/candidates/{candidateId}/move',
       scopes: ['recruitment:write'],
       summary: 'Move a candidate to another pipeline stage',
-      description: `APPLIED → SCREENING → INTERVIEW → OFFER, forward only (stages may be skipped; a passed stage is 409 \`CANDIDATE_STAGE_PASSED\`), and REJECTED or WITHDRAWN from any open stage. The current stage changes nothing. HIRED only through \`/hire\`. ${FINAL}`,
+      description: `APPLIED → SCREENING → INTERVIEW → OFFER, forward only (stages may be skipped; a passed stage is 409 \`CANDIDATE_STAGE_PASSED\`), and REJECTED or WITHDRAWN from any open stage. Moving to the current stage changes nothing when it is SCREENING, INTERVIEW or OFFER; APPLIED is no target (422), and a final stage refuses every move (409). HIRED only through \`/hire\`. ${FINAL}`,
       body: moveCandidateBody,
       erasableSubject: ABOUT_THE_CANDIDATE,
       schema: candidateResponseSchema,
@@ -115,6 +115,14 @@ export const recruitmentArea = defineArea({
       query: messageListQuery,
       schema: pageSchema(candidateMessageResponseSchema),
       returns: 'A page of messages.',
+    }),
+    getCandidateMessage: readRoute({
+      path: '/recruitment/candidates/{candidateId}/messages/{messageId}',
+      scopes: ['recruitment:read'],
+      summary: 'One message of the conversation with a candidate',
+      description: 'One recorded message (the `Location` of its POST), with its ETag; messages are immutable. An erased message has `subject` and `body` null.',
+      schema: candidateMessageResponseSchema,
+      returns: 'The message.',
     }),
     postCandidateMessage: createRoute({
       path: '/recruitment/candidates/{candidateId}/messages',

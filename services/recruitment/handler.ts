@@ -7,7 +7,7 @@ import { created, ok, type HttpResult } from '../shared/http/request';
 import { recruitmentArea } from './area';
 import { candidateEtag, completeErasure, createCandidate, eraseCandidate, hireCandidate, messageEtag, moveCandidate, postMessage, updateCandidate, type Candidate, type RecruitmentPorts } from './domain';
 import { candidateMessageResponse, candidateResponse } from './schemas';
-import { getCandidate, listCandidates, listMessages, recruitmentStore } from './store';
+import { getCandidate, getMessage, listCandidates, listMessages, recruitmentStore } from './store';
 
 const candidatePath = (orgPath: string, id: string) => `${orgPath}/recruitment/candidates/${id}`;
 
@@ -45,7 +45,13 @@ export const handler = areaHandler(recruitmentArea, {
 
     async postCandidateMessage(request) {
       const message = await postMessage(request.ports, request.actor, request.params.candidateId, request.body);
-      return created(candidateMessageResponse(message), { ETag: messageEtag(message), Location: `${candidatePath(request.orgPath, message.candidateId)}/messages` });
+      return created(candidateMessageResponse(message), { ETag: messageEtag(message), Location: `${candidatePath(request.orgPath, message.candidateId)}/messages/${message.id}` });
+    },
+
+    async getCandidateMessage(request) {
+      const { candidateId, messageId } = request.params;
+      const message = found(await getMessage(defaultDb(), request.principal.organizationId, candidateId, messageId), `Message ${messageId} of candidate ${candidateId}`);
+      return ok(candidateMessageResponse(message), { ETag: messageEtag(message) });
     },
   },
   // A retry of an erasure whose replacement of stored responses failed after its commit

@@ -54,6 +54,11 @@ export async function messagesOf(db: Db, org: string, candidateId: string): Prom
   return (await collectAll(db, messagesRange(org, candidateId))).map(messageFromItem);
 }
 
+/** One message of a candidate, by id: its sort key holds its time, so the candidate's (at most 60) messages are read. */
+export async function getMessage(db: Db, org: string, candidateId: string, id: string): Promise<CandidateMessage | undefined> {
+  return (await messagesOf(db, org, candidateId)).find((m) => m.id === id);
+}
+
 /** One page of a candidate's messages, oldest first; `after` is the sort key of the last one returned. */
 export async function listMessages(db: Db, org: string, candidateId: string, limit: number, after?: string): Promise<{ items: CandidateMessage[]; after?: string }> {
   const out = await db.doc.send(

@@ -223,7 +223,12 @@ describe('candidate messages', () => {
     const first = await sent(api, 'POST', `${C}/${c.body.id}/messages`, { direction: 'OUTBOUND', channel: 'EMAIL', subject: 'Your application', body: 'Thank you for applying.' });
     expect(first.body).toEqual({ id: expect.any(String), candidateId: c.body.id, direction: 'OUTBOUND', channel: 'EMAIL', subject: 'Your application', body: 'Thank you for applying.', erased: false, recordedAt: expect.any(String) });
     expect(candidateMessageResponseSchema.strict().safeParse(first.body).error).toBeUndefined();
-    expect(first.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}${C}/${c.body.id}/messages`);
+    expect(first.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}${C}/${c.body.id}/messages/${first.body.id}`);
+    // The Location names the message: read there with the same ETag and body.
+    const again = await read(api, `${C}/${c.body.id}/messages/${first.body.id}`);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(etag(again)).toBe(etag(first));
     await sent(api, 'POST', `${C}/${c.body.id}/messages`, { direction: 'INBOUND', channel: 'PHONE', body: 'Called back.' });
     const pages = await walkPages(withQuery(`${api.orgUrl()}${C}/${c.body.id}/messages`, { limit: 1 }), api.demo.keys.admin);
     expect(pages.flatMap((p) => p.body.items).map((m) => m.body)).toEqual(['Thank you for applying.', 'Called back.']);
@@ -238,6 +243,11 @@ describe('candidate messages', () => {
     expectPointers(await send(api, 'POST', `${C}/${c.body.id}/messages`, { direction: 'SIDEWAYS', channel: 'FAX', body: '' }), ['/direction', '/channel', '/body']);
     expectProblem(await send(api, 'POST', `${C}/${randomUUID()}/messages`, { direction: 'INBOUND', channel: 'EMAIL', body: 'x' }), 404, 'RESOURCE_NOT_FOUND');
     expectProblem(await read(api, `${C}/${randomUUID()}/messages`), 404, 'RESOURCE_NOT_FOUND');
+    // A message is found under its own candidate only.
+    const m = await sent(api, 'POST', `${C}/${c.body.id}/messages`, { direction: 'INBOUND', channel: 'EMAIL', body: 'x' });
+    const other = await create();
+    expectProblem(await read(api, `${C}/${other.body.id}/messages/${m.body.id}`), 404, 'RESOURCE_NOT_FOUND');
+    expectProblem(await read(api, `${C}/${c.body.id}/messages/${randomUUID()}`), 404, 'RESOURCE_NOT_FOUND');
   });
 });
 
