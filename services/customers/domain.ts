@@ -1,4 +1,5 @@
 import { auditFor, type AuditEntry } from '../audit/model';
+import { requireScopes } from '../shared/auth/principal';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { NotFoundError, ValidationError, type FieldError } from '../shared/errors';
@@ -88,8 +89,14 @@ async function assertLinks(ports: CustomerPorts, org: string, locationIds: reado
   if (errors.length > 0) throw new ValidationError(errors);
 }
 
+/** Sending `contactIds` is a relationship change of reusable contacts: it needs contacts:write (403 SCOPE_REQUIRED), as on locations. */
+function assertMayLinkContacts(actor: Actor, contactIds: readonly string[] | undefined): void {
+  if (contactIds !== undefined) requireScopes(actor.principal, ['contacts:write']);
+}
+
 /**
- * Creates a customer. 1. Linked locations and contacts exist (422 at the id).
+ * Creates a customer. 1. Sending `contactIds` needs contacts:write (403); linked locations and
+ *    contacts exist (422 at the id).
  * 2. Stage version 1 with the customer number's guard: of two customers with one number
  *    exactly one commits; the other is 409 UNIQUENESS_CONFLICT (attribute customerNumber).
  */
@@ -97,6 +104,7 @@ export async function createCustomer(ports: CustomerPorts, actor: Actor, input: 
   const org = actor.principal.organizationId;
   const locationIds = unique(input.locationIds ?? []);
   const contactIds = unique(input.contactIds ?? []);
+  assertMayLinkContacts(actor, input.contactIds);
   await assertLinks(ports, org, locationIds, contactIds);
   const now = ports.now().toISOString();
   const customer: Customer = {
@@ -119,7 +127,7 @@ const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.
 
 /**
  * Changes a customer (partial; `archived` archives or restores; lists replace the links).
- * 1. Read (404); If-Match (412).  2. New links exist (422).  3. Nothing changed: as it is.
+ * 1. Read (404); If-Match (412).  2. Sending `contactIds` needs contacts:write (403); new links exist (422).  3. Nothing changed: as it is.
  * 4. Stage the next version; a new customer number moves its guard in the same transaction
  *    (409 when another customer holds it). An archived customer keeps its number.
  */
@@ -128,6 +136,7 @@ export async function updateCustomer(ports: CustomerPorts, actor: Actor, id: str
   const current = await ports.store.getCustomer(org, id);
   if (!current) throw new NotFoundError(`Customer ${id}`);
   assertEtag(ifMatch, customerEtag(current));
+  assertMayLinkContacts(actor, patch.contactIds);
   const locationIds = patch.locationIds === undefined ? current.locationIds : unique(patch.locationIds);
   const contactIds = patch.contactIds === undefined ? current.contactIds : unique(patch.contactIds);
   await assertLinks(ports, org, locationIds, contactIds, current);

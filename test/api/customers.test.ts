@@ -74,6 +74,19 @@ describe('POST /customers', () => {
     expectPointers(await send(api, 'POST', '/customers', { name: '', customerNumber: '', vatId: 'x'.repeat(31), locationIds: ['nope'], extra: 1 }), ['/name', '/customerNumber', '/vatId', '/locationIds/0', '/extra']);
   });
 
+  it('needs contacts:write to send contactIds: 403 SCOPE_REQUIRED naming it, nothing written', async () => {
+    const contact = await createContact(api, { name: 'Scoped Person' });
+    const token = await keyWith(api, ['customers:read', 'customers:write', 'contacts:read']);
+    const before = await countByType(api.db);
+    for (const contactIds of [[contact.id], []]) {
+      const body = expectProblem(await send(api, 'POST', '/customers', { name: 'No contacts scope', customerNumber: num(), contactIds }, { token }), 403, 'SCOPE_REQUIRED');
+      expect(body.requiredScopes).toEqual(['contacts:write']);
+    }
+    expect(await countByType(api.db)).toEqual(before);
+    const created = await sent(api, 'POST', '/customers', { name: 'No contacts sent', customerNumber: num(), locationIds: [api.demo.locations[0]] }, 201, { token });
+    expect(created.body.contactIds).toEqual([]);
+  });
+
   it('needs an Idempotency-Key and customers:write', async () => {
     expectProblem(await send(api, 'POST', '/customers', { name: 'No key', customerNumber: num() }, { idempotencyKey: undefined }), 400, 'IDEMPOTENCY_KEY_REQUIRED');
     const token = await keyWith(api, ['customers:read']);
@@ -126,6 +139,22 @@ describe('PATCH /customers/{customerId}', () => {
     const archived = await sent(api, 'PATCH', `/customers/${created.body.id}`, { archived: true }, 200, { ifMatch: etag(created) });
     expect(archived.body).toMatchObject({ archived: true, archivedAt: expect.any(String), version: 2 });
     expect((await auditOf(api, created.body.id)).map((a) => a.action)).toEqual(['customer.created', 'customer.archived']);
+  });
+
+  it('needs contacts:write to replace contactIds: 403 SCOPE_REQUIRED naming it, the links stay', async () => {
+    const [linked, other] = [await createContact(api, { name: 'Linked Person' }), await createContact(api, { name: 'Other Person' })];
+    const created = await sent(api, 'POST', '/customers', { name: 'Keeps contacts', customerNumber: num(), contactIds: [linked.id] });
+    const token = await keyWith(api, ['customers:read', 'customers:write', 'contacts:read']);
+    for (const contactIds of [[linked.id, other.id], [], [linked.id]]) {
+      const body = expectProblem(await send(api, 'PATCH', `/customers/${created.body.id}`, { contactIds }, { token, ifMatch: etag(created) }), 403, 'SCOPE_REQUIRED');
+      expect(body.requiredScopes).toEqual(['contacts:write']);
+    }
+    const after = await read(api, `/customers/${created.body.id}`);
+    expect(after.body).toMatchObject({ contactIds: [linked.id], version: 1 });
+    expect(etag(after)).toBe(etag(created));
+    expect((await auditOf(api, created.body.id)).map((a) => a.action)).toEqual(['customer.created']);
+    const renamed = await sent(api, 'PATCH', `/customers/${created.body.id}`, { name: 'Renamed without contacts:write' }, 200, { token, ifMatch: etag(created) });
+    expect(renamed.body).toMatchObject({ contactIds: [linked.id], version: 2 });
   });
 
   it('answers 404 for unknown and malformed ids', async () => {
