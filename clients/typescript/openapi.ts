@@ -1407,7 +1407,7 @@ export interface paths {
         put?: never;
         /**
          * Create a customer
-         * @description Creates a customer. The customer number is unique per organization (case-insensitive), checked atomically: of two creates with one number exactly one succeeds, the other is 409 UNIQUENESS_CONFLICT. Linked locations and contacts must belong to this organization (422 at the id). Sending `contactIds` also needs contacts:write (403 SCOPE_REQUIRED naming it). Contact values (`contacts`) are present only when the key holds contacts:read; `contactIds` always are.
+         * @description Creates a customer. The customer number is unique per organization (case-insensitive), checked atomically: of two creates with one number exactly one succeeds, the other is 409 UNIQUENESS_CONFLICT. Linked locations and contacts must belong to this organization, and locations must not be archived (422 at the id). Sending `contactIds` also needs contacts:write (403 SCOPE_REQUIRED naming it). Contact values (`contacts`) are present only when the key holds contacts:read; `contactIds` always are.
          *
          *     Scopes: customers:write.
          */
@@ -1441,7 +1441,7 @@ export interface paths {
         head?: never;
         /**
          * Update, archive or restore a customer
-         * @description Changes the fields sent; `locationIds` and `contactIds` replace the links (sending `contactIds` also needs contacts:write: 403 SCOPE_REQUIRED naming it); `archived: true` archives (the customer keeps its number), `false` restores. A change to the current values changes nothing (same ETag). Contact values (`contacts`) are present only when the key holds contacts:read; `contactIds` always are.
+         * @description Changes the fields sent; `locationIds` and `contactIds` replace the links (a newly linked location must not be archived: 422 at its index; sending `contactIds` also needs contacts:write: 403 SCOPE_REQUIRED naming it); `archived: true` archives (the customer keeps its number), `false` restores. A change to the current values changes nothing (same ETag). Contact values (`contacts`) are present only when the key holds contacts:read; `contactIds` always are.
          *
          *     Scopes: customers:write.
          */

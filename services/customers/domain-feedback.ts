@@ -30,13 +30,13 @@ export interface FeedbackInput {
  */
 export async function createFeedback(ports: CustomerPorts, actor: Actor, input: FeedbackInput): Promise<Feedback> {
   const org = actor.principal.organizationId;
-  const [missingLocation, customer, inspectionAt] = await Promise.all([
-    ports.store.missingLocations(org, [input.locationId]),
+  const [locations, customer, inspectionAt] = await Promise.all([
+    ports.store.locationStates(org, [input.locationId]),
     input.customerId ? ports.store.getCustomer(org, input.customerId) : Promise.resolve(undefined),
     input.inspectionId ? ports.store.inspectionLocation(org, input.inspectionId) : Promise.resolve(undefined),
   ]);
   const errors: FieldError[] = [];
-  if (missingLocation.length > 0) errors.push({ pointer: '/locationId', detail: `Location ${input.locationId} does not exist in this organization.` });
+  if (!locations.has(input.locationId)) errors.push({ pointer: '/locationId', detail: `Location ${input.locationId} does not exist in this organization.` });
   if (input.customerId && !customer) errors.push({ pointer: '/customerId', detail: `Customer ${input.customerId} does not exist in this organization.` });
   else if (customer && !customer.locationIds.includes(input.locationId)) errors.push({ pointer: '/customerId', detail: `Location ${input.locationId} is not linked to customer ${customer.id}.` });
   if (input.inspectionId && inspectionAt === undefined) errors.push({ pointer: '/inspectionId', detail: `Inspection ${input.inspectionId} does not exist in this organization.` });

@@ -8,7 +8,7 @@ import { searchWords } from '../shared/ddb/search';
 import type { TransactionCancelledError, TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import { UniquenessConflictError } from '../shared/errors';
-import type { CustomerChange, CustomersStore, FeedbackChange, GrantChange } from './domain';
+import type { CustomerChange, CustomersStore, FeedbackChange, GrantChange, LocationState } from './domain';
 import {
   customerFromItem,
   customerKeys,
@@ -60,6 +60,25 @@ async function missing(db: Db, ids: readonly string[], keyOf: (id: string) => { 
   return ids.filter((_, i) => found[i] === undefined);
 }
 
+/** The locations of these ids that exist in the organization, with their archive state (items written before archiving existed are active). */
+async function locationStates(db: Db, org: string, ids: readonly string[]): Promise<Map<string, LocationState>> {
+  if (ids.length === 0) return new Map();
+  const found = await batchGet(db, ids.map((id) => locationKeys.location(org, id)));
+  return new Map(ids.flatMap((id, i) => (found[i] ? [[id, { archived: found[i].archived === true }] as const] : [])));
+}
+
+/** Transaction item: the location exists in the organization and is not archived (what a new link or new feedback was decided on). */
+const activeLocationCheck = (org: string, id: string): TxItem => ({
+  label: LOCATION_LABEL,
+  op: {
+    ConditionCheck: {
+      Key: locationKeys.location(org, id),
+      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(archived) OR archived = :no)',
+      ExpressionAttributeValues: { ':no': false },
+    },
+  },
+});
+
 const contactExistsCheck = (org: string, id: string): TxItem => ({
   label: CONTACT_LABEL,
   op: { ConditionCheck: { Key: contactKeys.contact(org, id), ConditionExpression: 'attribute_exists(PK)' } },
@@ -68,8 +87,8 @@ const contactExistsCheck = (org: string, id: string): TxItem => ({
 /**
  * Stages a customer change: the customer (new, or the next version of the one read), its
  * search words, its number guard (claimed when new or changed: 409 when another customer
- * holds it; the old one released only while it is still this customer's), and existence
- * checks of the links it gained.
+ * holds it; the old one released only while it is still this customer's), and checks of the
+ * links it gained (contacts exist, locations exist and are not archived).
  */
 export function saveCustomer(unit: UnitOfWork, change: CustomerChange): void {
   const { before, after } = change;
@@ -89,7 +108,7 @@ export function saveCustomer(unit: UnitOfWork, change: CustomerChange): void {
       ]
     : [];
   const checks: TxItem[] = [
-    ...after.locationIds.filter((l) => !before?.locationIds.includes(l)).map((l) => locationExistsCheck(org, l)),
+    ...after.locationIds.filter((l) => !before?.locationIds.includes(l)).map((l) => activeLocationCheck(org, l)),
     ...after.contactIds.filter((c) => !before?.contactIds.includes(c)).map((c) => contactExistsCheck(org, c)),
   ];
   unit.stage({
@@ -157,7 +176,7 @@ export async function listFeedback(db: Db, org: string, q: { state?: FeedbackSta
 /** The customers store port on DynamoDB, staging writes in `unit`. */
 export const customersStore = (db: Db, unit: UnitOfWork): CustomersStore => ({
   getCustomer: (org, id) => getCustomer(db, org, id),
-  missingLocations: (org, ids) => missing(db, ids, (id) => locationKeys.location(org, id)),
+  locationStates: (org, ids) => locationStates(db, org, ids),
   missingContacts: (org, ids) => missing(db, ids, (id) => contactKeys.contact(org, id)),
   inspectionLocation: async (org, id) => {
     const [item] = await batchGet(db, [inspectionKeys.inspection(org, id)]);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { customerResponseSchema } from '../../services/customers/schemas';
 import { call, countByType, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture } from '../support/api';
-import { auditOf, createContact, keyWith, read, send, sent } from './locations-fixture';
+import { auditOf, createContact, createLocation, keyWith, read, send, sent } from './locations-fixture';
 
 /**
  * Customers: create with a unique customer number (case-insensitive, atomic), linked
@@ -11,6 +11,12 @@ import { auditOf, createContact, keyWith, read, send, sent } from './locations-f
 let api: ApiFixture;
 const num = () => `C-${randomUUID().slice(0, 8)}`;
 const etag = (res: { headers: Headers }) => res.headers.get('etag')!;
+/** A location of the demo organization, archived (DELETE). */
+const archivedLocation = async (): Promise<string> => {
+  const location = await createLocation(api, { name: `Closed site ${randomUUID().slice(0, 6)}` });
+  await sent(api, 'DELETE', `/locations/${location.id}`);
+  return location.id;
+};
 
 beforeAll(async () => {
   api = await startApi();
@@ -72,6 +78,15 @@ describe('POST /customers', () => {
       ['/locationIds/1', '/contactIds/0'],
     );
     expectPointers(await send(api, 'POST', '/customers', { name: '', customerNumber: '', vatId: 'x'.repeat(31), locationIds: ['nope'], extra: 1 }), ['/name', '/customerNumber', '/vatId', '/locationIds/0', '/extra']);
+  });
+
+  it('refuses a link to an archived location: 422 at its index, nothing written', async () => {
+    const archived = await archivedLocation();
+    const before = await countByType(api.db);
+    const res = await send(api, 'POST', '/customers', { name: 'Closed links', customerNumber: num(), locationIds: [api.demo.locations[0], archived] });
+    expectPointers(res, ['/locationIds/1']);
+    expect(res.body.errors[0].detail).toContain('archived');
+    expect(await countByType(api.db)).toEqual(before);
   });
 
   it('needs contacts:write to send contactIds: 403 SCOPE_REQUIRED naming it, nothing written', async () => {
@@ -139,6 +154,22 @@ describe('PATCH /customers/{customerId}', () => {
     const archived = await sent(api, 'PATCH', `/customers/${created.body.id}`, { archived: true }, 200, { ifMatch: etag(created) });
     expect(archived.body).toMatchObject({ archived: true, archivedAt: expect.any(String), version: 2 });
     expect((await auditOf(api, created.body.id)).map((a) => a.action)).toEqual(['customer.created', 'customer.archived']);
+  });
+
+  it('refuses a new link to an archived location (422 at its index, links unchanged); a location archived after linking stays linked', async () => {
+    const archived = await archivedLocation();
+    const created = await sent(api, 'POST', '/customers', { name: 'Link keeper', customerNumber: num(), locationIds: [api.demo.locations[0]] });
+    expectPointers(await send(api, 'PATCH', `/customers/${created.body.id}`, { locationIds: [api.demo.locations[0], archived] }, { ifMatch: etag(created) }), ['/locationIds/1']);
+    const unchanged = await read(api, `/customers/${created.body.id}`);
+    expect(unchanged.body).toMatchObject({ locationIds: [api.demo.locations[0]], version: 1 });
+    expect(etag(unchanged)).toBe(etag(created));
+    expect((await auditOf(api, created.body.id)).map((a) => a.action)).toEqual(['customer.created']);
+
+    const later = await createLocation(api, { name: `Site closing later ${randomUUID().slice(0, 6)}` });
+    const linked = await sent(api, 'PATCH', `/customers/${created.body.id}`, { locationIds: [api.demo.locations[0], later.id] }, 200, { ifMatch: etag(created) });
+    await sent(api, 'DELETE', `/locations/${later.id}`);
+    const renamed = await sent(api, 'PATCH', `/customers/${created.body.id}`, { name: 'Link keeper renamed', locationIds: [later.id, api.demo.locations[0]] }, 200, { ifMatch: etag(linked) });
+    expect(renamed.body.locationIds).toEqual([later.id, api.demo.locations[0]]);
   });
 
   it('needs contacts:write to replace contactIds: 403 SCOPE_REQUIRED naming it, the links stay', async () => {

@@ -4,6 +4,7 @@ import { createCustomer, updateCustomer, customerEtag, type CustomerPorts } from
 import { createFeedback } from '../../services/customers/domain-feedback';
 import { customersStore, getCustomer, saveCustomer } from '../../services/customers/store';
 import { UniquenessConflictError } from '../../services/shared/errors';
+import { ConcurrentChangeError } from '../../services/shared/domain/conflict';
 import { inUnitOfWork, TransactionUnit, type UnitOfWork } from '../../services/shared/ddb/unit-of-work';
 import type { Principal } from '../../services/shared/auth/principal';
 import type { Db } from '../../services/shared/ddb/client';
@@ -22,6 +23,13 @@ let db: Db;
 
 const portsOn = (unit: UnitOfWork): CustomerPorts => ({ store: customersStore(db, unit), now: () => new Date(), newId: randomUUID, newSecret: () => randomBytes(32).toString('base64url') });
 const run = <T>(work: (ports: CustomerPorts) => Promise<T>) => inUnitOfWork(db, (unit) => work(portsOn(unit)));
+
+/** A location of ORG, written as the seed writes it; `archived` archives it. */
+async function site(archived = false, id: string = randomUUID()): Promise<string> {
+  const at = new Date().toISOString();
+  await putLocation(db, { id, organizationId: ORG, name: 'Site', address: 'x', archived, archivedAt: archived ? at : null, createdAt: at, updatedAt: at });
+  return id;
+}
 
 beforeAll(async () => {
   db = await createTestTable();
@@ -75,5 +83,15 @@ describe('references', () => {
     await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: locationKeys.location(ORG, locationId) }));
     await expect(unit.commit()).rejects.toThrow(/location/i);
     expect((await scanTable(db)).filter((i) => i.itemType === 'Feedback' && i.locationId === locationId)).toHaveLength(0);
+  });
+
+  it('refuses a customer link to a location archived before the commit: the use case runs again and answers 422', async () => {
+    const locationId = await site();
+    const unit = new TransactionUnit(db);
+    await createCustomer(portsOn(unit), actor, { name: 'Late link', customerNumber: 'LL-1', locationIds: [locationId] });
+    await site(true, locationId);
+    await expect(unit.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
+    expect((await scanTable(db)).filter((i) => i.itemType === 'Customer' && i.customerNumber === 'LL-1')).toHaveLength(0);
+    await expect(run((p) => createCustomer(p, actor, { name: 'Late link', customerNumber: 'LL-1', locationIds: [locationId] }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ pointer: '/locationIds/0' }] });
   });
 });
