@@ -1569,7 +1569,7 @@ export interface paths {
         put?: never;
         /**
          * Record feedback
-         * @description Records OPEN feedback about the work at a location: rating 1..5, category, optional comment, optional customer (that links the location) and inspection (made at the location); each reference is checked in the same transaction (422 at the field).
+         * @description Records OPEN feedback about the work at a location: rating 1..5, category, optional comment, optional customer (that links the location) and inspection (made at the location). The location and the customer must not be archived; each reference is checked in the same transaction (422 at the field).
          *
          *     Scopes: feedback:write.
          */

@@ -27,6 +27,8 @@ export interface GrantChange {
 export interface FeedbackChange {
   readonly before?: Feedback;
   readonly after: Feedback;
+  /** The customer new feedback names, as it was decided on (active, linking the location): it must still be at this version. */
+  readonly customer?: Customer;
   readonly audit: AuditEntry;
 }
 

@@ -1,4 +1,4 @@
-import { CONTACT_LABEL, contactKeys, getContacts, locationExistsCheck, locationKeys, LOCATION_LABEL, type Contact } from '../locations/public';
+import { CONTACT_LABEL, contactKeys, getContacts, locationKeys, LOCATION_LABEL, type Contact } from '../locations/public';
 import { inspectionExistsCheck, inspectionKeys, INSPECTION_LABEL } from '../quality/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, searchUpkeep, versionedPut } from '../shared/ddb/entity';
@@ -119,32 +119,26 @@ export function saveCustomer(unit: UnitOfWork, change: CustomerChange): void {
   });
 }
 
+/** Transaction item: the customer is still at the version a decision was made on (not archived, links unchanged since). */
+const customerUnchanged = (customer: Customer): TxItem => ({
+  label: CUSTOMER_LABEL,
+  op: { ConditionCheck: { Key: customerKeys.customer(customer.organizationId, customer.id), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': customer.version } } },
+});
+
 /** Stages a grant: new (with the customer still at the version read and the contact existing), or its next version. */
 export function saveGrant(unit: UnitOfWork, change: GrantChange): void {
   const { after, customer } = change;
-  const checks: TxItem[] = customer
-    ? [
-        {
-          label: CUSTOMER_LABEL,
-          op: { ConditionCheck: { Key: customerKeys.customer(after.organizationId, customer.id), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': customer.version } } },
-        },
-        contactExistsCheck(after.organizationId, after.contactId),
-      ]
-    : [];
+  const checks: TxItem[] = customer ? [customerUnchanged(customer), contactExistsCheck(after.organizationId, after.contactId)] : [];
   unit.stage({ items: [versionedPut(GRANT_LABEL, grantToItem(after), change.before), ...checks], audit: change.audit, explain: movedOn(GRANT_LABEL, CUSTOMER_LABEL, CONTACT_LABEL) });
 }
 
-/** Stages feedback: new (with its location, customer and inspection checked), or its next version. */
+/** Stages feedback: new (its location active, its customer at the version read, its inspection existing), or its next version. */
 export function saveFeedback(unit: UnitOfWork, change: FeedbackChange): void {
-  const { after, before } = change;
+  const { after, before, customer } = change;
   const org = after.organizationId;
   const checks: TxItem[] = before
     ? []
-    : [
-        locationExistsCheck(org, after.locationId),
-        ...(after.customerId ? [{ label: CUSTOMER_LABEL, op: { ConditionCheck: { Key: customerKeys.customer(org, after.customerId), ConditionExpression: 'attribute_exists(PK)' } } }] : []),
-        ...(after.inspectionId ? [inspectionExistsCheck(org, after.inspectionId)] : []),
-      ];
+    : [activeLocationCheck(org, after.locationId), ...(customer ? [customerUnchanged(customer)] : []), ...(after.inspectionId ? [inspectionExistsCheck(org, after.inspectionId)] : [])];
   unit.stage({ items: [versionedPut(FEEDBACK_LABEL, feedbackToItem(after), before), ...checks], audit: change.audit, explain: movedOn(FEEDBACK_LABEL, LOCATION_LABEL, CUSTOMER_LABEL, INSPECTION_LABEL) });
 }
 

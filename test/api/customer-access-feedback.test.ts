@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { call, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture } from '../support/api';
-import { auditOf, createContact, keyWith, read, send, sent } from './locations-fixture';
+import { call, countByType, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture } from '../support/api';
+import { auditOf, createContact, createLocation, keyWith, read, send, sent } from './locations-fixture';
 
 /**
  * Customer access grants (secret shown once, stored hashed, never listed, logged or audited;
@@ -131,6 +131,22 @@ describe('feedback', () => {
     expectPointers(await feedback({ locationId: api.demo.otherOrganizationLocations[0] }), ['/locationId']);
     expectPointers(await feedback({ locationId: api.demo.locations[1], customerId }), ['/customerId']);
     expectPointers(await feedback({ inspectionId: randomUUID() }), ['/inspectionId']);
+  });
+
+  it('refuses an archived location or an archived customer: 422 at the field, nothing written', async () => {
+    const closed = await createLocation(api, { name: `Closed site ${randomUUID().slice(0, 6)}` });
+    await sent(api, 'DELETE', `/locations/${closed.id}`);
+    const former = await sent(api, 'POST', '/customers', { name: 'Former Co', customerNumber: `F-${randomUUID().slice(0, 8)}`, locationIds: [api.demo.locations[0]] });
+    await sent(api, 'PATCH', `/customers/${former.body.id}`, { archived: true }, 200, { ifMatch: etag(former) });
+    const before = await countByType(api.db);
+    const atClosed = await feedback({ locationId: closed.id });
+    expectPointers(atClosed, ['/locationId']);
+    expect(atClosed.body.errors[0].detail).toContain('archived');
+    const byFormer = await feedback({ customerId: former.body.id });
+    expectPointers(byFormer, ['/customerId']);
+    expect(byFormer.body.errors[0].detail).toContain('archived');
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await read(api, `/feedback?locationId=${closed.id}`)).body.items).toEqual([]);
   });
 
   it('needs feedback scopes; another organization gets 404', async () => {

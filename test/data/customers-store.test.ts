@@ -85,6 +85,24 @@ describe('references', () => {
     expect((await scanTable(db)).filter((i) => i.itemType === 'Feedback' && i.locationId === locationId)).toHaveLength(0);
   });
 
+  it('refuses feedback whose location or customer was archived before the commit: the use case runs again and answers 422', async () => {
+    const locationId = await site();
+    const customer = await run((p) => createCustomer(p, actor, { name: 'Archived later', customerNumber: 'AL-1', locationIds: [locationId] }));
+    const byCustomer = new TransactionUnit(db);
+    await createFeedback(portsOn(byCustomer), actor, { rating: 2, category: 'OTHER', locationId, customerId: customer.id });
+    const archived = await run((p) => updateCustomer(p, actor, customer.id, customerEtag(customer), { archived: true }));
+    await expect(byCustomer.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
+    await expect(run((p) => createFeedback(p, actor, { rating: 2, category: 'OTHER', locationId, customerId: customer.id }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ pointer: '/customerId' }] });
+    expect(archived.archived).toBe(true);
+
+    const atLocation = new TransactionUnit(db);
+    await createFeedback(portsOn(atLocation), actor, { rating: 2, category: 'OTHER', locationId });
+    await site(true, locationId);
+    await expect(atLocation.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
+    await expect(run((p) => createFeedback(p, actor, { rating: 2, category: 'OTHER', locationId }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ pointer: '/locationId' }] });
+    expect((await scanTable(db)).filter((i) => i.itemType === 'Feedback' && i.locationId === locationId)).toHaveLength(0);
+  });
+
   it('refuses a customer link to a location archived before the commit: the use case runs again and answers 422', async () => {
     const locationId = await site();
     const unit = new TransactionUnit(db);
