@@ -114,11 +114,11 @@ export const customersArea = defineArea({
       scopes: ['customer_access:write'],
       summary: 'Activate a grant with its invitation secret',
       description:
-        'INVITED -> ACTIVE with the invitation secret (single-use: its hash is dropped). A secret that does not match is 422 at /invitationSecret; an expired grant 409 CUSTOMER_ACCESS_EXPIRED; an active one 409 CUSTOMER_ACCESS_ACTIVE; a revoked one 409 CUSTOMER_ACCESS_REVOKED.',
+        "INVITED -> ACTIVE with the invitation secret (single-use: its hash is dropped). A secret that does not match is 422 at /invitationSecret; an expired grant 409 CUSTOMER_ACCESS_EXPIRED; an active one 409 CUSTOMER_ACCESS_ACTIVE; a revoked one 409 CUSTOMER_ACCESS_REVOKED. What made the invitation valid must still hold: a customer archived since is 409 CUSTOMER_ARCHIVED, a contact no longer linked to the customer 409 CUSTOMER_CONTACT_UNLINKED (the grant stays INVITED: restore the customer or link the contact again, or revoke it).",
       body: activateGrantBody,
       schema: grantResponseSchema,
       returns: 'The active grant.',
-      problems: [PROBLEMS.CUSTOMER_ACCESS_ACTIVE, PROBLEMS.CUSTOMER_ACCESS_EXPIRED, PROBLEMS.CUSTOMER_ACCESS_REVOKED],
+      problems: [PROBLEMS.CUSTOMER_ACCESS_ACTIVE, PROBLEMS.CUSTOMER_ACCESS_EXPIRED, PROBLEMS.CUSTOMER_ACCESS_REVOKED, PROBLEMS.CUSTOMER_ARCHIVED, PROBLEMS.CUSTOMER_CONTACT_UNLINKED],
     }),
     revokeCustomerAccess: actionRoute({
       path: '/customer-access/{grantId}/revoke',

@@ -19,7 +19,7 @@ export interface CustomerChange {
 export interface GrantChange {
   readonly before?: Grant;
   readonly after: Grant;
-  /** The customer the grant was decided on (new grants): it must still be at this version. */
+  /** The customer the grant was decided on (new grants, activations): it must still be at this version. */
   readonly customer?: Customer;
   readonly audit: AuditEntry;
 }

@@ -125,7 +125,7 @@ const customerUnchanged = (customer: Customer): TxItem => ({
   op: { ConditionCheck: { Key: customerKeys.customer(customer.organizationId, customer.id), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': customer.version } } },
 });
 
-/** Stages a grant: new (with the customer still at the version read and the contact existing), or its next version. */
+/** Stages a grant: new or activated (with the customer still at the version read and the contact existing), or its next version. */
 export function saveGrant(unit: UnitOfWork, change: GrantChange): void {
   const { after, customer } = change;
   const checks: TxItem[] = customer ? [customerUnchanged(customer), contactExistsCheck(after.organizationId, after.contactId)] : [];

@@ -71,6 +71,31 @@ describe('customer access', () => {
     expectProblem(await send(api, 'POST', `/customer-access/${res.body.id}/activate`, { invitationSecret: res.body.invitationSecret }, { ifMatch: etag(res) }), 409, 'CUSTOMER_ACCESS_EXPIRED');
   });
 
+  it('refuses activation once the customer is archived (409 CUSTOMER_ARCHIVED) or the contact unlinked (409 CUSTOMER_CONTACT_UNLINKED); the grant stays INVITED', async () => {
+    const contact = await createContact(api, { name: 'Invited Person' });
+    const customer = await sent(api, 'POST', '/customers', { name: 'Leaving Co', customerNumber: `L-${randomUUID().slice(0, 8)}`, contactIds: [contact.id] });
+    const res = await invite({ customerId: customer.body.id, contactId: contact.id });
+    expect(res.status).toBe(201);
+    const activate = () => send(api, 'POST', `/customer-access/${res.body.id}/activate`, { invitationSecret: res.body.invitationSecret }, { ifMatch: etag(res) });
+    const unchanged = async () => {
+      const now = await read(api, `/customer-access/${res.body.id}`);
+      expect(now.body).toMatchObject({ state: 'INVITED', activatedAt: null, version: 1 });
+      expect(etag(now)).toBe(etag(res));
+      expect((await auditOf(api, res.body.id)).map((a) => a.action)).toEqual(['customer_access.invited']);
+    };
+
+    const archived = await sent(api, 'PATCH', `/customers/${customer.body.id}`, { archived: true }, 200, { ifMatch: etag(customer) });
+    expectProblem(await activate(), 409, 'CUSTOMER_ARCHIVED');
+    await unchanged();
+
+    const restored = await sent(api, 'PATCH', `/customers/${customer.body.id}`, { archived: false, contactIds: [] }, 200, { ifMatch: etag(archived) });
+    expectProblem(await activate(), 409, 'CUSTOMER_CONTACT_UNLINKED');
+    await unchanged();
+
+    await sent(api, 'PATCH', `/customers/${customer.body.id}`, { contactIds: [contact.id] }, 200, { ifMatch: etag(restored) });
+    expect((await activate()).body).toMatchObject({ state: 'ACTIVE', version: 2 });
+  });
+
   it('needs a linked contact of an active customer and a future expiry within a year', async () => {
     const other = await createContact(api, { name: 'Not linked' });
     expectPointers(await invite({ contactId: other.id }), ['/contactId']);

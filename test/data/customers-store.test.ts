@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { putLocation } from '../../services/locations/public';
 import { createCustomer, updateCustomer, customerEtag, type CustomerPorts } from '../../services/customers/domain';
 import { createFeedback } from '../../services/customers/domain-feedback';
+import { activateGrant, createGrant, grantEtag } from '../../services/customers/domain-access';
 import { customersStore, getCustomer, saveCustomer } from '../../services/customers/store';
 import { UniquenessConflictError } from '../../services/shared/errors';
 import { ConcurrentChangeError } from '../../services/shared/domain/conflict';
@@ -101,6 +102,22 @@ describe('references', () => {
     await expect(atLocation.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
     await expect(run((p) => createFeedback(p, actor, { rating: 2, category: 'OTHER', locationId }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ pointer: '/locationId' }] });
     expect((await scanTable(db)).filter((i) => i.itemType === 'Feedback' && i.locationId === locationId)).toHaveLength(0);
+  });
+
+  it('refuses an activation whose customer was archived before the commit: the use case runs again and answers 409', async () => {
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { contactKeys } = await import('../../services/locations/public');
+    const contactId = randomUUID();
+    await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...contactKeys.contact(ORG, contactId), itemType: 'Contact', id: contactId, organizationId: ORG, name: 'Invitee' } }));
+    const linker = { principal: { ...principal, scopes: new Set(['customers:write', 'contacts:write']) }, requestId: 'req-linker' };
+    const customer = await run((p) => createCustomer(p, linker, { name: 'Closing soon', customerNumber: 'CS-1', contactIds: [contactId] }));
+    const { grant, invitationSecret } = await run((p) => createGrant(p, actor, { customerId: customer.id, contactId, permissions: ['reports:read'], expiresAt: new Date(Date.now() + 86_400_000).toISOString() }));
+    const unit = new TransactionUnit(db);
+    await activateGrant(portsOn(unit), actor, grant.id, grantEtag(grant), invitationSecret);
+    await run((p) => updateCustomer(p, actor, customer.id, customerEtag(customer), { archived: true }));
+    await expect(unit.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
+    await expect(run((p) => activateGrant(p, actor, grant.id, grantEtag(grant), invitationSecret))).rejects.toMatchObject({ code: 'CUSTOMER_ARCHIVED' });
+    expect((await scanTable(db)).find((i) => i.itemType === 'CustomerAccessGrant' && i.id === grant.id)).toMatchObject({ state: 'INVITED', version: 1 });
   });
 
   it('refuses a customer link to a location archived before the commit: the use case runs again and answers 422', async () => {
