@@ -45,6 +45,10 @@ const FEEDBACK_LABEL = 'feedback';
 
 const searchState = (c: Customer) => ({ scope: customerSearchScope(c.archived), words: searchWords([c.name, c.customerNumber]) });
 
+/** The search index items that move a customer's words (name, customer number) from `before` (absent: new) to `after`; puts only for a new one. */
+export const customerSearchItems = (before: Customer | undefined, after: Customer): TxItem[] =>
+  searchUpkeep(after.organizationId, after.id, before && searchState(before), searchState(after));
+
 export const getCustomer = (db: Db, org: string, id: string): Promise<Customer | undefined> => getOne(db, customerKeys.customer(org, id), customerFromItem);
 export const getGrant = (db: Db, org: string, id: string): Promise<Grant | undefined> => getOne(db, customerKeys.grant(org, id), grantFromItem);
 export const getFeedback = (db: Db, org: string, id: string): Promise<Feedback | undefined> => getOne(db, customerKeys.feedback(org, id), feedbackFromItem);
@@ -112,7 +116,7 @@ export function saveCustomer(unit: UnitOfWork, change: CustomerChange): void {
     ...after.contactIds.filter((c) => !before?.contactIds.includes(c)).map((c) => contactExistsCheck(org, c)),
   ];
   unit.stage({
-    items: [versionedPut(CUSTOMER_LABEL, customerToItem(after), before), ...guards, ...searchUpkeep(org, after.id, before && searchState(before), searchState(after)), ...checks],
+    items: [versionedPut(CUSTOMER_LABEL, customerToItem(after), before), ...guards, ...customerSearchItems(before, after), ...checks],
     audit: change.audit,
     explain: (error: TransactionCancelledError) =>
       error.failed(NUMBER_GUARD_LABEL) ? new UniquenessConflictError('customerNumber') : movedOn(CUSTOMER_LABEL, 'customer-number-release', LOCATION_LABEL, CONTACT_LABEL)(error),

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { customerResponseSchema } from '../../services/customers/schemas';
+import { CUSTOMER_DEMO_IDS } from '../../services/customers/seed';
 import { call, countByType, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture } from '../support/api';
-import { auditOf, createContact, createLocation, keyWith, read, send, sent } from './locations-fixture';
+import { auditOf, createContact, createLocation, ids, keyWith, read, send, sent } from './locations-fixture';
 
 /**
  * Customers: create with a unique customer number (case-insensitive, atomic), linked
@@ -129,6 +130,18 @@ describe('GET /customers', () => {
     const list = await call('GET', `${api.orgUrl(api.demo.otherOrganizationId)}/customers?limit=200`, { token: api.demo.keys.otherOrganization });
     expect(list.text).not.toContain(created.body.id);
     expectProblem(await call('GET', `${api.orgUrl()}/customers/${created.body.id}`, { token: api.demo.keys.otherOrganization }), 403, 'ACCESS_DENIED');
+  });
+});
+
+describe('the demo seed', () => {
+  it('writes its customers with their search words: found by q on /customers and /search before any edit', async () => {
+    const [harbour, rail] = CUSTOMER_DEMO_IDS.customers;
+    expect(ids(await read(api, '/customers?q=harbour%20holdings'))).toContain(harbour);
+    expect(ids(await read(api, '/customers?q=C-1002'))).toContain(rail);
+    const found = await read(api, '/search?q=central%20rail&types=customer');
+    expect(found.status).toBe(200);
+    expect(found.body.items.map((i: { type: string; id: string }) => [i.type, i.id])).toContainEqual(['customer', rail]);
+    expect((await read(api, `/customers/${rail}`)).body.version).toBe(1);
   });
 });
 

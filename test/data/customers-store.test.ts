@@ -3,7 +3,8 @@ import { putLocation } from '../../services/locations/public';
 import { createCustomer, updateCustomer, customerEtag, type CustomerPorts } from '../../services/customers/domain';
 import { createFeedback } from '../../services/customers/domain-feedback';
 import { activateGrant, createGrant, grantEtag } from '../../services/customers/domain-access';
-import { customersStore, getCustomer, saveCustomer } from '../../services/customers/store';
+import { customersStore, getCustomer, listCustomers, saveCustomer } from '../../services/customers/store';
+import { CUSTOMER_DEMO_IDS, seedCustomersAndQuality } from '../../services/customers/seed';
 import { UniquenessConflictError } from '../../services/shared/errors';
 import { ConcurrentChangeError } from '../../services/shared/domain/conflict';
 import { inUnitOfWork, TransactionUnit, type UnitOfWork } from '../../services/shared/ddb/unit-of-work';
@@ -128,5 +129,26 @@ describe('references', () => {
     await expect(unit.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
     expect((await scanTable(db)).filter((i) => i.itemType === 'Customer' && i.customerNumber === 'LL-1')).toHaveLength(0);
     await expect(run((p) => createCustomer(p, actor, { name: 'Late link', customerNumber: 'LL-1', locationIds: [locationId] }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ pointer: '/locationIds/0' }] });
+  });
+});
+
+describe('demo seed', () => {
+  const found = async (org: string, q: string) => (await listCustomers(db, org, { q, limit: 10 })).items.map((c) => c.id);
+
+  it('writes search words with its customers, and a repeat writes the missing words of customers seeded without them', async () => {
+    const org = randomUUID();
+    const seed = () => seedCustomersAndQuality(db, org, [randomUUID(), randomUUID()], randomUUID(), new Date().toISOString());
+    await seed();
+    expect(await found(org, 'harbour')).toEqual([CUSTOMER_DEMO_IDS.customers[0]]);
+    expect(await found(org, 'c-1002')).toEqual([CUSTOMER_DEMO_IDS.customers[1]]);
+    // A table seeded before the seed wrote search words: drop them, then seed again.
+    const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
+    const words = (await scanTable(db)).filter((i) => i.PK === `ORG#${org}#SEARCH#customer`);
+    expect(words.length).toBeGreaterThan(0);
+    for (const w of words) await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: { PK: w.PK, SK: w.SK } }));
+    expect(await found(org, 'harbour')).toEqual([]);
+    await seed();
+    expect(await found(org, 'harbour')).toEqual([CUSTOMER_DEMO_IDS.customers[0]]);
+    expect((await scanTable(db)).filter((i) => i.PK === `ORG#${org}#SEARCH#customer`)).toHaveLength(words.length);
   });
 });
