@@ -1407,7 +1407,7 @@ export interface paths {
         put?: never;
         /**
          * Create a customer
-         * @description Creates a customer. The customer number is unique per organization (case-insensitive), checked atomically: of two creates with one number exactly one succeeds, the other is 409 UNIQUENESS_CONFLICT. Linked locations and contacts must belong to this organization (422 at the id). Contact values (`contacts`) are present only when the key holds contacts:read; `contactIds` always are.
+         * @description Creates a customer. The customer number is unique per organization (case-insensitive), checked atomically: of two creates with one number exactly one succeeds, the other is 409 UNIQUENESS_CONFLICT. Linked locations and contacts must belong to this organization, and locations must not be archived (422 at the id). Sending `contactIds` also needs contacts:write (403 SCOPE_REQUIRED naming it). Contact values (`contacts`) are present only when the key holds contacts:read; `contactIds` always are.
          *
          *     Scopes: customers:write.
          */
@@ -1441,7 +1441,7 @@ export interface paths {
         head?: never;
         /**
          * Update, archive or restore a customer
-         * @description Changes the fields sent; `locationIds` and `contactIds` replace the links; `archived: true` archives (the customer keeps its number), `false` restores. A change to the current values changes nothing (same ETag). Contact values (`contacts`) are present only when the key holds contacts:read; `contactIds` always are.
+         * @description Changes the fields sent; `locationIds` and `contactIds` replace the links (a newly linked location must not be archived: 422 at its index; sending `contactIds` also needs contacts:write: 403 SCOPE_REQUIRED naming it); `archived: true` archives (the customer keeps its number), `false` restores. A change to the current values changes nothing (same ETag). Contact values (`contacts`) are present only when the key holds contacts:read; `contactIds` always are.
          *
          *     Scopes: customers:write.
          */
@@ -1515,7 +1515,7 @@ export interface paths {
         put?: never;
         /**
          * Activate a grant with its invitation secret
-         * @description INVITED -> ACTIVE with the invitation secret (single-use: its hash is dropped). A secret that does not match is 422 at /invitationSecret; an expired grant 409 CUSTOMER_ACCESS_EXPIRED; an active one 409 CUSTOMER_ACCESS_ACTIVE; a revoked one 409 CUSTOMER_ACCESS_REVOKED.
+         * @description INVITED -> ACTIVE with the invitation secret (single-use: its hash is dropped). A secret that does not match is 422 at /invitationSecret; an expired grant 409 CUSTOMER_ACCESS_EXPIRED; an active one 409 CUSTOMER_ACCESS_ACTIVE; a revoked one 409 CUSTOMER_ACCESS_REVOKED. What made the invitation valid must still hold: a customer archived since is 409 CUSTOMER_ARCHIVED, a contact no longer linked to the customer 409 CUSTOMER_CONTACT_UNLINKED (the grant stays INVITED: restore the customer or link the contact again, or revoke it).
          *
          *     Scopes: customer_access:write.
          */
@@ -1569,7 +1569,7 @@ export interface paths {
         put?: never;
         /**
          * Record feedback
-         * @description Records OPEN feedback about the work at a location: rating 1..5, category, optional comment, optional customer (that links the location) and inspection (made at the location); each reference is checked in the same transaction (422 at the field).
+         * @description Records OPEN feedback about the work at a location: rating 1..5, category, optional comment, optional customer (that links the location) and inspection (made at the location). The location and the customer must not be archived; each reference is checked in the same transaction (422 at the field).
          *
          *     Scopes: feedback:write.
          */
@@ -4768,7 +4768,7 @@ export interface components {
             detail: string;
             instance: string;
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "PAYLOAD_TOO_LARGE" | "UNAUTHENTICATED" | "ACCESS_DENIED" | "SCOPE_REQUIRED" | "RESOURCE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "FEATURE_NOT_ENABLED" | "UNIQUENESS_CONFLICT" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "ETAG_REQUIRED" | "ETAG_MISMATCH" | "RATE_LIMITED" | "TRANSACTION_CONFLICT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "TIME_ENTRY_OVERLAP" | "TIME_ENTRY_VOIDED" | "UPLOAD_SESSION_COMPLETED" | "UPLOAD_SESSION_EXPIRED" | "UPLOAD_NOT_RECEIVED" | "DOCUMENT_NOT_AVAILABLE" | "SHIFT_OVERLAP" | "SHIFT_PUBLISHED" | "SHIFT_CANCELLED" | "CUSTOMER_ACCESS_ACTIVE" | "CUSTOMER_ACCESS_REVOKED" | "CUSTOMER_ACCESS_EXPIRED" | "FEEDBACK_ACKNOWLEDGED" | "FEEDBACK_RESOLVED" | "INSPECTION_COMPLETED" | "CANDIDATE_HIRED" | "CANDIDATE_REJECTED" | "CANDIDATE_WITHDRAWN" | "CANDIDATE_ERASED" | "CANDIDATE_STAGE_PASSED" | "CANDIDATE_NOT_OFFERED" | "CANDIDATE_MESSAGE_LIMIT" | "QUOTE_DRAFT" | "QUOTE_SENT" | "QUOTE_ACCEPTED" | "QUOTE_DECLINED" | "QUOTE_EXPIRED" | "QUOTE_CONVERTED" | "INVOICE_DRAFT" | "INVOICE_ISSUED" | "INVOICE_PARTIALLY_PAID" | "INVOICE_PAID" | "INVOICE_VOID" | "MESSAGE_SENT" | "MESSAGE_RETRACTED" | "MESSAGE_NO_RECIPIENTS" | "MESSAGE_TOO_MANY_RECIPIENTS" | "INTEGRATION_EXISTS" | "INTEGRATION_DISABLED" | "INTEGRATION_CREDENTIALS_MISSING" | "OUTBOX_RECORD_SENT" | "OUTBOX_RECORD_IN_DISPATCH" | "EXPORT_MANIFEST_STALE";
+            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "PAYLOAD_TOO_LARGE" | "UNAUTHENTICATED" | "ACCESS_DENIED" | "SCOPE_REQUIRED" | "RESOURCE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "FEATURE_NOT_ENABLED" | "UNIQUENESS_CONFLICT" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "ETAG_REQUIRED" | "ETAG_MISMATCH" | "RATE_LIMITED" | "TRANSACTION_CONFLICT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "TIME_ENTRY_OVERLAP" | "TIME_ENTRY_VOIDED" | "UPLOAD_SESSION_COMPLETED" | "UPLOAD_SESSION_EXPIRED" | "UPLOAD_NOT_RECEIVED" | "DOCUMENT_NOT_AVAILABLE" | "SHIFT_OVERLAP" | "SHIFT_PUBLISHED" | "SHIFT_CANCELLED" | "CUSTOMER_ACCESS_ACTIVE" | "CUSTOMER_ACCESS_REVOKED" | "CUSTOMER_ACCESS_EXPIRED" | "CUSTOMER_ARCHIVED" | "CUSTOMER_CONTACT_UNLINKED" | "FEEDBACK_ACKNOWLEDGED" | "FEEDBACK_RESOLVED" | "INSPECTION_COMPLETED" | "CANDIDATE_HIRED" | "CANDIDATE_REJECTED" | "CANDIDATE_WITHDRAWN" | "CANDIDATE_ERASED" | "CANDIDATE_STAGE_PASSED" | "CANDIDATE_NOT_OFFERED" | "CANDIDATE_MESSAGE_LIMIT" | "QUOTE_DRAFT" | "QUOTE_SENT" | "QUOTE_ACCEPTED" | "QUOTE_DECLINED" | "QUOTE_EXPIRED" | "QUOTE_CONVERTED" | "INVOICE_DRAFT" | "INVOICE_ISSUED" | "INVOICE_PARTIALLY_PAID" | "INVOICE_PAID" | "INVOICE_VOID" | "MESSAGE_SENT" | "MESSAGE_RETRACTED" | "MESSAGE_NO_RECIPIENTS" | "MESSAGE_TOO_MANY_RECIPIENTS" | "INTEGRATION_EXISTS" | "INTEGRATION_DISABLED" | "INTEGRATION_CREDENTIALS_MISSING" | "OUTBOX_RECORD_SENT" | "OUTBOX_RECORD_IN_DISPATCH" | "EXPORT_MANIFEST_STALE";
             /** @description Equals the X-Request-Id header. */
             requestId: string;
             /** @description Validation problems: where each invalid value is. */
@@ -18880,7 +18880,7 @@ export interface operations {
                     vatId?: string | null;
                     /** @description Linked locations of this organization (at most 20); a PATCH replaces the list. */
                     locationIds?: string[];
-                    /** @description Linked reusable contacts of this organization (at most 20); a PATCH replaces the list. */
+                    /** @description Linked reusable contacts of this organization (at most 20); a PATCH replaces the list. Needs contacts:write. */
                     contactIds?: string[];
                 };
             };
@@ -19246,7 +19246,7 @@ export interface operations {
                     vatId?: string | null;
                     /** @description Linked locations of this organization (at most 20); a PATCH replaces the list. */
                     locationIds?: string[];
-                    /** @description Linked reusable contacts of this organization (at most 20); a PATCH replaces the list. */
+                    /** @description Linked reusable contacts of this organization (at most 20); a PATCH replaces the list. Needs contacts:write. */
                     contactIds?: string[];
                     /** @description `true` archives the customer, `false` restores it. */
                     archived?: boolean;
@@ -20043,7 +20043,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; CUSTOMER_ACCESS_ACTIVE: Customer access is already active; CUSTOMER_ACCESS_EXPIRED: Customer access has expired; CUSTOMER_ACCESS_REVOKED: Customer access is revoked */
+            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; CUSTOMER_ACCESS_ACTIVE: Customer access is already active; CUSTOMER_ACCESS_EXPIRED: Customer access has expired; CUSTOMER_ACCESS_REVOKED: Customer access is revoked; CUSTOMER_ARCHIVED: Customer is archived; CUSTOMER_CONTACT_UNLINKED: Contact is not linked to the customer */
             409: {
                 headers: {
                     /** @description The request ID; share it with support. */

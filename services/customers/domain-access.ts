@@ -101,8 +101,12 @@ async function readGrant(ports: CustomerPorts, actor: Actor, id: string, ifMatch
 
 /**
  * Activates an invited grant with its invitation secret. REVOKED: 409 CUSTOMER_ACCESS_REVOKED;
- * ACTIVE: 409 CUSTOMER_ACCESS_ACTIVE; past expiresAt: 409 CUSTOMER_ACCESS_EXPIRED; a secret
- * that does not match: 422 at /invitationSecret. The secret is single-use: its hash is dropped.
+ * ACTIVE: 409 CUSTOMER_ACCESS_ACTIVE; past expiresAt: 409 CUSTOMER_ACCESS_EXPIRED; the customer
+ * archived since the invitation: 409 CUSTOMER_ARCHIVED; the contact no longer linked to it:
+ * 409 CUSTOMER_CONTACT_UNLINKED (what made the invitation valid must still hold: an archived
+ * customer gets no new access); a secret that does not match: 422 at /invitationSecret. The
+ * grant stays INVITED in each case. The secret is single-use: its hash is dropped; the
+ * transaction checks the customer still at the version read.
  */
 export async function activateGrant(ports: CustomerPorts, actor: Actor, id: string, ifMatch: string, invitationSecret: string): Promise<Grant> {
   const grant = await readGrant(ports, actor, id, ifMatch);
@@ -110,12 +114,18 @@ export async function activateGrant(ports: CustomerPorts, actor: Actor, id: stri
   if (grant.state === 'REVOKED') throw new AppError(PROBLEMS.CUSTOMER_ACCESS_REVOKED, `Customer access ${id} is revoked; invite the contact again.`);
   if (grant.state === 'ACTIVE') throw new AppError(PROBLEMS.CUSTOMER_ACCESS_ACTIVE, `Customer access ${id} is already active.`);
   if (isExpired(grant, now)) throw new AppError(PROBLEMS.CUSTOMER_ACCESS_EXPIRED, `Customer access ${id} expired at ${grant.expiresAt}; invite the contact again.`);
+  const customer = await ports.store.getCustomer(grant.organizationId, grant.customerId);
+  if (!customer || customer.archived) throw new AppError(PROBLEMS.CUSTOMER_ARCHIVED, `Customer ${grant.customerId} is archived: an archived customer gets no new access. Restore the customer to activate this grant.`);
+  if (!customer.contactIds.includes(grant.contactId)) {
+    throw new AppError(PROBLEMS.CUSTOMER_CONTACT_UNLINKED, `Contact ${grant.contactId} is no longer linked to customer ${customer.id}; link it again (PATCH the customer's contactIds) to activate this grant.`);
+  }
   if (!secretMatches(invitationSecret, grant.secretHash)) throw new ValidationError([{ pointer: '/invitationSecret', detail: 'This is not the invitation secret of this grant.' }]);
   const at = now.toISOString();
   const next: Grant = { ...grant, state: 'ACTIVE', secretHash: null, activatedAt: at, version: grant.version + 1, updatedAt: at };
   ports.store.saveGrant({
     before: grant,
     after: next,
+    customer,
     audit: audit(ports, actor, at, { action: 'customer_access.activated', entity: { type: 'customer_access', id }, references: { customerId: grant.customerId }, before: { state: grant.state }, after: { state: 'ACTIVE' } }),
   });
   return next;

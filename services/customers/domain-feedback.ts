@@ -1,7 +1,7 @@
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
-import { audit, type CustomerPorts } from './domain';
+import { audit, locationRefusal, type CustomerPorts } from './domain';
 import type { Feedback } from './model';
 import { PROBLEMS } from './problems';
 
@@ -24,20 +24,23 @@ export interface FeedbackInput {
 }
 
 /**
- * Records feedback (OPEN). 1. The location exists (422 /locationId); a customer, when named,
- * exists and links that location (422 /customerId); an inspection, when named, exists at that
- * location (422 /inspectionId). 2. Stage it with existence checks of what it references.
+ * Records feedback (OPEN). 1. The location exists and is not archived (422 /locationId); a
+ * customer, when named, exists, is not archived and links that location (422 /customerId); an
+ * inspection, when named, exists at that location (422 /inspectionId). 2. Stage it with checks
+ * that what it references is still so (the location active, the customer at the version read).
  */
 export async function createFeedback(ports: CustomerPorts, actor: Actor, input: FeedbackInput): Promise<Feedback> {
   const org = actor.principal.organizationId;
-  const [missingLocation, customer, inspectionAt] = await Promise.all([
-    ports.store.missingLocations(org, [input.locationId]),
+  const [locations, customer, inspectionAt] = await Promise.all([
+    ports.store.locationStates(org, [input.locationId]),
     input.customerId ? ports.store.getCustomer(org, input.customerId) : Promise.resolve(undefined),
     input.inspectionId ? ports.store.inspectionLocation(org, input.inspectionId) : Promise.resolve(undefined),
   ]);
   const errors: FieldError[] = [];
-  if (missingLocation.length > 0) errors.push({ pointer: '/locationId', detail: `Location ${input.locationId} does not exist in this organization.` });
+  const locationProblem = locationRefusal(input.locationId, locations.get(input.locationId));
+  if (locationProblem) errors.push({ pointer: '/locationId', detail: locationProblem });
   if (input.customerId && !customer) errors.push({ pointer: '/customerId', detail: `Customer ${input.customerId} does not exist in this organization.` });
+  else if (customer?.archived) errors.push({ pointer: '/customerId', detail: `Customer ${customer.id} is archived; restore it before referring to it.` });
   else if (customer && !customer.locationIds.includes(input.locationId)) errors.push({ pointer: '/customerId', detail: `Location ${input.locationId} is not linked to customer ${customer.id}.` });
   if (input.inspectionId && inspectionAt === undefined) errors.push({ pointer: '/inspectionId', detail: `Inspection ${input.inspectionId} does not exist in this organization.` });
   else if (input.inspectionId && inspectionAt !== input.locationId) errors.push({ pointer: '/inspectionId', detail: `Inspection ${input.inspectionId} was not made at location ${input.locationId}.` });
@@ -63,6 +66,7 @@ export async function createFeedback(ports: CustomerPorts, actor: Actor, input: 
   const references = Object.fromEntries(Object.entries({ locationId: input.locationId, customerId: input.customerId, inspectionId: input.inspectionId }).filter((e): e is [string, string] => e[1] !== undefined));
   ports.store.saveFeedback({
     after: feedback,
+    customer,
     audit: audit(ports, actor, now, { action: 'feedback.created', entity: { type: 'feedback', id: feedback.id }, references, after: { state: 'OPEN', rating: feedback.rating, category: feedback.category } }),
   });
   return feedback;

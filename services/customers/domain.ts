@@ -1,4 +1,5 @@
 import { auditFor, type AuditEntry } from '../audit/model';
+import { requireScopes } from '../shared/auth/principal';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { NotFoundError, ValidationError, type FieldError } from '../shared/errors';
@@ -18,7 +19,7 @@ export interface CustomerChange {
 export interface GrantChange {
   readonly before?: Grant;
   readonly after: Grant;
-  /** The customer the grant was decided on (new grants): it must still be at this version. */
+  /** The customer the grant was decided on (new grants, activations): it must still be at this version. */
   readonly customer?: Customer;
   readonly audit: AuditEntry;
 }
@@ -26,6 +27,8 @@ export interface GrantChange {
 export interface FeedbackChange {
   readonly before?: Feedback;
   readonly after: Feedback;
+  /** The customer new feedback names, as it was decided on (active, linking the location): it must still be at this version. */
+  readonly customer?: Customer;
   readonly audit: AuditEntry;
 }
 
@@ -36,8 +39,8 @@ export interface FeedbackChange {
  */
 export interface CustomersStore {
   getCustomer(organizationId: string, id: string): Promise<Customer | undefined>;
-  /** The ids among these that name no location of the organization. */
-  missingLocations(organizationId: string, ids: readonly string[]): Promise<string[]>;
+  /** The locations among these ids that exist in the organization, with their archive state (absent: no such location). */
+  locationStates(organizationId: string, ids: readonly string[]): Promise<ReadonlyMap<string, LocationState>>;
   /** The ids among these that name no contact of the organization. */
   missingContacts(organizationId: string, ids: readonly string[]): Promise<string[]>;
   /** Whether this inspection exists in the organization, and at which location. */
@@ -47,6 +50,11 @@ export interface CustomersStore {
   saveCustomer(change: CustomerChange): void;
   saveGrant(change: GrantChange): void;
   saveFeedback(change: FeedbackChange): void;
+}
+
+/** What customers need to know of a location they reference (read through the locations area's port). */
+export interface LocationState {
+  readonly archived: boolean;
 }
 
 export interface CustomerPorts extends UseCasePorts<CustomersStore> {
@@ -72,24 +80,42 @@ export type CustomerPatch = Partial<CustomerInput> & { readonly archived?: boole
 
 const unique = (ids: readonly string[]): string[] => [...new Set(ids)];
 
+/** Why a location cannot be newly referenced (unknown, foreign or archived), or undefined when it can. */
+export function locationRefusal(id: string, state: LocationState | undefined): string | undefined {
+  if (!state) return `Location ${id} does not exist in this organization.`;
+  return state.archived ? `Location ${id} is archived; restore it before referring to it.` : undefined;
+}
+
 /**
- * Linked locations and contacts must exist in this organization: 422 at each foreign or
- * unknown id (pointers into the lists sent). Links the customer already had are not read again.
+ * New links must point at active records of this organization: 422 at each foreign, unknown
+ * or archived location and each foreign or unknown contact (pointers into the lists sent).
+ * Links the customer already had are not read again: a location archived after it was linked
+ * stays linked (docs/decisions.md).
  */
 async function assertLinks(ports: CustomerPorts, org: string, locationIds: readonly string[], contactIds: readonly string[], current?: Customer): Promise<void> {
+  const newLocations = locationIds.filter((l) => !current?.locationIds.includes(l));
   const [locations, contacts] = await Promise.all([
-    ports.store.missingLocations(org, locationIds.filter((l) => !current?.locationIds.includes(l))),
+    ports.store.locationStates(org, newLocations),
     ports.store.missingContacts(org, contactIds.filter((c) => !current?.contactIds.includes(c))),
   ]);
   const errors: FieldError[] = [
-    ...locations.map((id) => ({ pointer: `/locationIds/${locationIds.indexOf(id)}`, detail: `Location ${id} does not exist in this organization.` })),
+    ...newLocations.flatMap((id) => {
+      const detail = locationRefusal(id, locations.get(id));
+      return detail ? [{ pointer: `/locationIds/${locationIds.indexOf(id)}`, detail }] : [];
+    }),
     ...contacts.map((id) => ({ pointer: `/contactIds/${contactIds.indexOf(id)}`, detail: `Contact ${id} does not exist in this organization.` })),
   ];
   if (errors.length > 0) throw new ValidationError(errors);
 }
 
+/** Sending `contactIds` is a relationship change of reusable contacts: it needs contacts:write (403 SCOPE_REQUIRED), as on locations. */
+function assertMayLinkContacts(actor: Actor, contactIds: readonly string[] | undefined): void {
+  if (contactIds !== undefined) requireScopes(actor.principal, ['contacts:write']);
+}
+
 /**
- * Creates a customer. 1. Linked locations and contacts exist (422 at the id).
+ * Creates a customer. 1. Sending `contactIds` needs contacts:write (403); linked locations
+ *    exist and are active, linked contacts exist (422 at the id).
  * 2. Stage version 1 with the customer number's guard: of two customers with one number
  *    exactly one commits; the other is 409 UNIQUENESS_CONFLICT (attribute customerNumber).
  */
@@ -97,6 +123,7 @@ export async function createCustomer(ports: CustomerPorts, actor: Actor, input: 
   const org = actor.principal.organizationId;
   const locationIds = unique(input.locationIds ?? []);
   const contactIds = unique(input.contactIds ?? []);
+  assertMayLinkContacts(actor, input.contactIds);
   await assertLinks(ports, org, locationIds, contactIds);
   const now = ports.now().toISOString();
   const customer: Customer = {
@@ -119,7 +146,7 @@ const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.
 
 /**
  * Changes a customer (partial; `archived` archives or restores; lists replace the links).
- * 1. Read (404); If-Match (412).  2. New links exist (422).  3. Nothing changed: as it is.
+ * 1. Read (404); If-Match (412).  2. Sending `contactIds` needs contacts:write (403); new links exist, new locations are active (422).  3. Nothing changed: as it is.
  * 4. Stage the next version; a new customer number moves its guard in the same transaction
  *    (409 when another customer holds it). An archived customer keeps its number.
  */
@@ -128,6 +155,7 @@ export async function updateCustomer(ports: CustomerPorts, actor: Actor, id: str
   const current = await ports.store.getCustomer(org, id);
   if (!current) throw new NotFoundError(`Customer ${id}`);
   assertEtag(ifMatch, customerEtag(current));
+  assertMayLinkContacts(actor, patch.contactIds);
   const locationIds = patch.locationIds === undefined ? current.locationIds : unique(patch.locationIds);
   const contactIds = patch.contactIds === undefined ? current.contactIds : unique(patch.contactIds);
   await assertLinks(ports, org, locationIds, contactIds, current);

@@ -25,7 +25,7 @@ const customerFields = {
   billingAddress: nullableText('billingAddress', 500),
   vatId: nullableText('vatId', 30).meta({ description: 'VAT identification number, as written.' }),
   locationIds: idList('locationIds').optional().meta({ description: `Linked locations of this organization (at most ${MAX_LINKS}); a PATCH replaces the list.` }),
-  contactIds: idList('contactIds').optional().meta({ description: `Linked reusable contacts of this organization (at most ${MAX_LINKS}); a PATCH replaces the list.` }),
+  contactIds: idList('contactIds').optional().meta({ description: `Linked reusable contacts of this organization (at most ${MAX_LINKS}); a PATCH replaces the list. Needs contacts:write.` }),
 };
 
 export const createCustomerBody = z.object({ name: requiredName('name'), customerNumber: customerNumber(), ...customerFields }).strict();

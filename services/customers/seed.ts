@@ -1,13 +1,15 @@
-import { customerToItem, feedbackToItem, getCustomer, numberGuardItem, type Customer, type Feedback } from './public';
+import { customerSearchItems, customerToItem, feedbackToItem, getCustomer, numberGuardItem, type Customer, type Feedback } from './public';
 import { inspectionToItem, revisionToItem, templateToItem, weightedScore, type Inspection, type Template } from '../quality/public';
 import type { Db } from '../shared/ddb/client';
 import type { DemoSeed } from '../shared/seed';
 import { commit, type TxItem } from '../shared/ddb/transaction';
 
 /**
- * Demo data of customers and quality: two customers linked to the demo locations, a quality
- * template, a completed inspection with its exact score, and open feedback. Fixed ids; a seed
- * that finds the first customer leaves everything alone (idempotent).
+ * Demo data of customers and quality: two customers linked to the demo locations (with their
+ * search words, as a create writes them), a quality template, a completed inspection with its
+ * exact score, and open feedback. Fixed ids; a seed that finds the first customer writes
+ * nothing but the demo customers' search words (puts only: idempotent), so customers seeded
+ * before the seed wrote them become findable by `q`.
  */
 export const CUSTOMER_DEMO_IDS = {
   customers: ['c0570000-0000-4000-8000-000000000001', 'c0570000-0000-4000-8000-000000000002'],
@@ -21,7 +23,12 @@ const put = (label: string, item: Record<string, unknown>): TxItem => ({ label, 
 
 export async function seedCustomersAndQuality(db: Db, organizationId: string, locationIds: readonly string[], employeeId: string, at: string): Promise<void> {
   const ids = CUSTOMER_DEMO_IDS;
-  if (await getCustomer(db, organizationId, ids.customers[0])) return;
+  if (await getCustomer(db, organizationId, ids.customers[0])) {
+    const seeded = await Promise.all(ids.customers.map((id) => getCustomer(db, organizationId, id)));
+    const words = seeded.flatMap((c) => (c ? customerSearchItems(undefined, c) : []));
+    if (words.length > 0) await commit(db, words);
+    return;
+  }
   const customer = (i: number, name: string, customerNumber: string, locations: readonly string[]): Customer => ({
     id: ids.customers[i],
     organizationId,
@@ -83,7 +90,7 @@ export async function seedCustomersAndQuality(db: Db, organizationId: string, lo
     updatedAt: at,
   };
   await commit(db, [
-    ...customers.flatMap((c) => [put('customer', customerToItem(c)), put('customer-number', numberGuardItem(c))]),
+    ...customers.flatMap((c) => [put('customer', customerToItem(c)), put('customer-number', numberGuardItem(c)), ...customerSearchItems(undefined, c)]),
     put('quality-template', templateToItem(template)),
     put('quality-template-revision', revisionToItem({ templateId: template.id, organizationId, revision: 1, name: template.name, description: template.description, items, createdAt: at })),
     put('inspection', inspectionToItem(inspection)),

@@ -1,4 +1,4 @@
-import { CONTACT_LABEL, contactKeys, getContacts, locationExistsCheck, locationKeys, LOCATION_LABEL, type Contact } from '../locations/public';
+import { CONTACT_LABEL, contactKeys, getContacts, locationKeys, LOCATION_LABEL, type Contact } from '../locations/public';
 import { inspectionExistsCheck, inspectionKeys, INSPECTION_LABEL } from '../quality/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, searchUpkeep, versionedPut } from '../shared/ddb/entity';
@@ -8,7 +8,7 @@ import { searchWords } from '../shared/ddb/search';
 import type { TransactionCancelledError, TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import { UniquenessConflictError } from '../shared/errors';
-import type { CustomerChange, CustomersStore, FeedbackChange, GrantChange } from './domain';
+import type { CustomerChange, CustomersStore, FeedbackChange, GrantChange, LocationState } from './domain';
 import {
   customerFromItem,
   customerKeys,
@@ -45,6 +45,10 @@ const FEEDBACK_LABEL = 'feedback';
 
 const searchState = (c: Customer) => ({ scope: customerSearchScope(c.archived), words: searchWords([c.name, c.customerNumber]) });
 
+/** The search index items that move a customer's words (name, customer number) from `before` (absent: new) to `after`; puts only for a new one. */
+export const customerSearchItems = (before: Customer | undefined, after: Customer): TxItem[] =>
+  searchUpkeep(after.organizationId, after.id, before && searchState(before), searchState(after));
+
 export const getCustomer = (db: Db, org: string, id: string): Promise<Customer | undefined> => getOne(db, customerKeys.customer(org, id), customerFromItem);
 export const getGrant = (db: Db, org: string, id: string): Promise<Grant | undefined> => getOne(db, customerKeys.grant(org, id), grantFromItem);
 export const getFeedback = (db: Db, org: string, id: string): Promise<Feedback | undefined> => getOne(db, customerKeys.feedback(org, id), feedbackFromItem);
@@ -60,6 +64,25 @@ async function missing(db: Db, ids: readonly string[], keyOf: (id: string) => { 
   return ids.filter((_, i) => found[i] === undefined);
 }
 
+/** The locations of these ids that exist in the organization, with their archive state (items written before archiving existed are active). */
+async function locationStates(db: Db, org: string, ids: readonly string[]): Promise<Map<string, LocationState>> {
+  if (ids.length === 0) return new Map();
+  const found = await batchGet(db, ids.map((id) => locationKeys.location(org, id)));
+  return new Map(ids.flatMap((id, i) => (found[i] ? [[id, { archived: found[i].archived === true }] as const] : [])));
+}
+
+/** Transaction item: the location exists in the organization and is not archived (what a new link or new feedback was decided on). */
+const activeLocationCheck = (org: string, id: string): TxItem => ({
+  label: LOCATION_LABEL,
+  op: {
+    ConditionCheck: {
+      Key: locationKeys.location(org, id),
+      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(archived) OR archived = :no)',
+      ExpressionAttributeValues: { ':no': false },
+    },
+  },
+});
+
 const contactExistsCheck = (org: string, id: string): TxItem => ({
   label: CONTACT_LABEL,
   op: { ConditionCheck: { Key: contactKeys.contact(org, id), ConditionExpression: 'attribute_exists(PK)' } },
@@ -68,8 +91,8 @@ const contactExistsCheck = (org: string, id: string): TxItem => ({
 /**
  * Stages a customer change: the customer (new, or the next version of the one read), its
  * search words, its number guard (claimed when new or changed: 409 when another customer
- * holds it; the old one released only while it is still this customer's), and existence
- * checks of the links it gained.
+ * holds it; the old one released only while it is still this customer's), and checks of the
+ * links it gained (contacts exist, locations exist and are not archived).
  */
 export function saveCustomer(unit: UnitOfWork, change: CustomerChange): void {
   const { before, after } = change;
@@ -89,43 +112,37 @@ export function saveCustomer(unit: UnitOfWork, change: CustomerChange): void {
       ]
     : [];
   const checks: TxItem[] = [
-    ...after.locationIds.filter((l) => !before?.locationIds.includes(l)).map((l) => locationExistsCheck(org, l)),
+    ...after.locationIds.filter((l) => !before?.locationIds.includes(l)).map((l) => activeLocationCheck(org, l)),
     ...after.contactIds.filter((c) => !before?.contactIds.includes(c)).map((c) => contactExistsCheck(org, c)),
   ];
   unit.stage({
-    items: [versionedPut(CUSTOMER_LABEL, customerToItem(after), before), ...guards, ...searchUpkeep(org, after.id, before && searchState(before), searchState(after)), ...checks],
+    items: [versionedPut(CUSTOMER_LABEL, customerToItem(after), before), ...guards, ...customerSearchItems(before, after), ...checks],
     audit: change.audit,
     explain: (error: TransactionCancelledError) =>
       error.failed(NUMBER_GUARD_LABEL) ? new UniquenessConflictError('customerNumber') : movedOn(CUSTOMER_LABEL, 'customer-number-release', LOCATION_LABEL, CONTACT_LABEL)(error),
   });
 }
 
-/** Stages a grant: new (with the customer still at the version read and the contact existing), or its next version. */
+/** Transaction item: the customer is still at the version a decision was made on (not archived, links unchanged since). */
+const customerUnchanged = (customer: Customer): TxItem => ({
+  label: CUSTOMER_LABEL,
+  op: { ConditionCheck: { Key: customerKeys.customer(customer.organizationId, customer.id), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': customer.version } } },
+});
+
+/** Stages a grant: new or activated (with the customer still at the version read and the contact existing), or its next version. */
 export function saveGrant(unit: UnitOfWork, change: GrantChange): void {
   const { after, customer } = change;
-  const checks: TxItem[] = customer
-    ? [
-        {
-          label: CUSTOMER_LABEL,
-          op: { ConditionCheck: { Key: customerKeys.customer(after.organizationId, customer.id), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': customer.version } } },
-        },
-        contactExistsCheck(after.organizationId, after.contactId),
-      ]
-    : [];
+  const checks: TxItem[] = customer ? [customerUnchanged(customer), contactExistsCheck(after.organizationId, after.contactId)] : [];
   unit.stage({ items: [versionedPut(GRANT_LABEL, grantToItem(after), change.before), ...checks], audit: change.audit, explain: movedOn(GRANT_LABEL, CUSTOMER_LABEL, CONTACT_LABEL) });
 }
 
-/** Stages feedback: new (with its location, customer and inspection checked), or its next version. */
+/** Stages feedback: new (its location active, its customer at the version read, its inspection existing), or its next version. */
 export function saveFeedback(unit: UnitOfWork, change: FeedbackChange): void {
-  const { after, before } = change;
+  const { after, before, customer } = change;
   const org = after.organizationId;
   const checks: TxItem[] = before
     ? []
-    : [
-        locationExistsCheck(org, after.locationId),
-        ...(after.customerId ? [{ label: CUSTOMER_LABEL, op: { ConditionCheck: { Key: customerKeys.customer(org, after.customerId), ConditionExpression: 'attribute_exists(PK)' } } }] : []),
-        ...(after.inspectionId ? [inspectionExistsCheck(org, after.inspectionId)] : []),
-      ];
+    : [activeLocationCheck(org, after.locationId), ...(customer ? [customerUnchanged(customer)] : []), ...(after.inspectionId ? [inspectionExistsCheck(org, after.inspectionId)] : [])];
   unit.stage({ items: [versionedPut(FEEDBACK_LABEL, feedbackToItem(after), before), ...checks], audit: change.audit, explain: movedOn(FEEDBACK_LABEL, LOCATION_LABEL, CUSTOMER_LABEL, INSPECTION_LABEL) });
 }
 
@@ -157,7 +174,7 @@ export async function listFeedback(db: Db, org: string, q: { state?: FeedbackSta
 /** The customers store port on DynamoDB, staging writes in `unit`. */
 export const customersStore = (db: Db, unit: UnitOfWork): CustomersStore => ({
   getCustomer: (org, id) => getCustomer(db, org, id),
-  missingLocations: (org, ids) => missing(db, ids, (id) => locationKeys.location(org, id)),
+  locationStates: (org, ids) => locationStates(db, org, ids),
   missingContacts: (org, ids) => missing(db, ids, (id) => contactKeys.contact(org, id)),
   inspectionLocation: async (org, id) => {
     const [item] = await batchGet(db, [inspectionKeys.inspection(org, id)]);

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { call, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture } from '../support/api';
-import { auditOf, createContact, keyWith, read, send, sent } from './locations-fixture';
+import { call, countByType, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture } from '../support/api';
+import { auditOf, createContact, createLocation, keyWith, read, send, sent } from './locations-fixture';
 
 /**
  * Customer access grants (secret shown once, stored hashed, never listed, logged or audited;
@@ -71,6 +71,31 @@ describe('customer access', () => {
     expectProblem(await send(api, 'POST', `/customer-access/${res.body.id}/activate`, { invitationSecret: res.body.invitationSecret }, { ifMatch: etag(res) }), 409, 'CUSTOMER_ACCESS_EXPIRED');
   });
 
+  it('refuses activation once the customer is archived (409 CUSTOMER_ARCHIVED) or the contact unlinked (409 CUSTOMER_CONTACT_UNLINKED); the grant stays INVITED', async () => {
+    const contact = await createContact(api, { name: 'Invited Person' });
+    const customer = await sent(api, 'POST', '/customers', { name: 'Leaving Co', customerNumber: `L-${randomUUID().slice(0, 8)}`, contactIds: [contact.id] });
+    const res = await invite({ customerId: customer.body.id, contactId: contact.id });
+    expect(res.status).toBe(201);
+    const activate = () => send(api, 'POST', `/customer-access/${res.body.id}/activate`, { invitationSecret: res.body.invitationSecret }, { ifMatch: etag(res) });
+    const unchanged = async () => {
+      const now = await read(api, `/customer-access/${res.body.id}`);
+      expect(now.body).toMatchObject({ state: 'INVITED', activatedAt: null, version: 1 });
+      expect(etag(now)).toBe(etag(res));
+      expect((await auditOf(api, res.body.id)).map((a) => a.action)).toEqual(['customer_access.invited']);
+    };
+
+    const archived = await sent(api, 'PATCH', `/customers/${customer.body.id}`, { archived: true }, 200, { ifMatch: etag(customer) });
+    expectProblem(await activate(), 409, 'CUSTOMER_ARCHIVED');
+    await unchanged();
+
+    const restored = await sent(api, 'PATCH', `/customers/${customer.body.id}`, { archived: false, contactIds: [] }, 200, { ifMatch: etag(archived) });
+    expectProblem(await activate(), 409, 'CUSTOMER_CONTACT_UNLINKED');
+    await unchanged();
+
+    await sent(api, 'PATCH', `/customers/${customer.body.id}`, { contactIds: [contact.id] }, 200, { ifMatch: etag(restored) });
+    expect((await activate()).body).toMatchObject({ state: 'ACTIVE', version: 2 });
+  });
+
   it('needs a linked contact of an active customer and a future expiry within a year', async () => {
     const other = await createContact(api, { name: 'Not linked' });
     expectPointers(await invite({ contactId: other.id }), ['/contactId']);
@@ -131,6 +156,22 @@ describe('feedback', () => {
     expectPointers(await feedback({ locationId: api.demo.otherOrganizationLocations[0] }), ['/locationId']);
     expectPointers(await feedback({ locationId: api.demo.locations[1], customerId }), ['/customerId']);
     expectPointers(await feedback({ inspectionId: randomUUID() }), ['/inspectionId']);
+  });
+
+  it('refuses an archived location or an archived customer: 422 at the field, nothing written', async () => {
+    const closed = await createLocation(api, { name: `Closed site ${randomUUID().slice(0, 6)}` });
+    await sent(api, 'DELETE', `/locations/${closed.id}`);
+    const former = await sent(api, 'POST', '/customers', { name: 'Former Co', customerNumber: `F-${randomUUID().slice(0, 8)}`, locationIds: [api.demo.locations[0]] });
+    await sent(api, 'PATCH', `/customers/${former.body.id}`, { archived: true }, 200, { ifMatch: etag(former) });
+    const before = await countByType(api.db);
+    const atClosed = await feedback({ locationId: closed.id });
+    expectPointers(atClosed, ['/locationId']);
+    expect(atClosed.body.errors[0].detail).toContain('archived');
+    const byFormer = await feedback({ customerId: former.body.id });
+    expectPointers(byFormer, ['/customerId']);
+    expect(byFormer.body.errors[0].detail).toContain('archived');
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await read(api, `/feedback?locationId=${closed.id}`)).body.items).toEqual([]);
   });
 
   it('needs feedback scopes; another organization gets 404', async () => {

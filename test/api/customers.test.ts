@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { customerResponseSchema } from '../../services/customers/schemas';
+import { CUSTOMER_DEMO_IDS } from '../../services/customers/seed';
 import { call, countByType, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture } from '../support/api';
-import { auditOf, createContact, keyWith, read, send, sent } from './locations-fixture';
+import { auditOf, createContact, createLocation, ids, keyWith, read, send, sent } from './locations-fixture';
 
 /**
  * Customers: create with a unique customer number (case-insensitive, atomic), linked
@@ -11,6 +12,12 @@ import { auditOf, createContact, keyWith, read, send, sent } from './locations-f
 let api: ApiFixture;
 const num = () => `C-${randomUUID().slice(0, 8)}`;
 const etag = (res: { headers: Headers }) => res.headers.get('etag')!;
+/** A location of the demo organization, archived (DELETE). */
+const archivedLocation = async (): Promise<string> => {
+  const location = await createLocation(api, { name: `Closed site ${randomUUID().slice(0, 6)}` });
+  await sent(api, 'DELETE', `/locations/${location.id}`);
+  return location.id;
+};
 
 beforeAll(async () => {
   api = await startApi();
@@ -74,6 +81,28 @@ describe('POST /customers', () => {
     expectPointers(await send(api, 'POST', '/customers', { name: '', customerNumber: '', vatId: 'x'.repeat(31), locationIds: ['nope'], extra: 1 }), ['/name', '/customerNumber', '/vatId', '/locationIds/0', '/extra']);
   });
 
+  it('refuses a link to an archived location: 422 at its index, nothing written', async () => {
+    const archived = await archivedLocation();
+    const before = await countByType(api.db);
+    const res = await send(api, 'POST', '/customers', { name: 'Closed links', customerNumber: num(), locationIds: [api.demo.locations[0], archived] });
+    expectPointers(res, ['/locationIds/1']);
+    expect(res.body.errors[0].detail).toContain('archived');
+    expect(await countByType(api.db)).toEqual(before);
+  });
+
+  it('needs contacts:write to send contactIds: 403 SCOPE_REQUIRED naming it, nothing written', async () => {
+    const contact = await createContact(api, { name: 'Scoped Person' });
+    const token = await keyWith(api, ['customers:read', 'customers:write', 'contacts:read']);
+    const before = await countByType(api.db);
+    for (const contactIds of [[contact.id], []]) {
+      const body = expectProblem(await send(api, 'POST', '/customers', { name: 'No contacts scope', customerNumber: num(), contactIds }, { token }), 403, 'SCOPE_REQUIRED');
+      expect(body.requiredScopes).toEqual(['contacts:write']);
+    }
+    expect(await countByType(api.db)).toEqual(before);
+    const created = await sent(api, 'POST', '/customers', { name: 'No contacts sent', customerNumber: num(), locationIds: [api.demo.locations[0]] }, 201, { token });
+    expect(created.body.contactIds).toEqual([]);
+  });
+
   it('needs an Idempotency-Key and customers:write', async () => {
     expectProblem(await send(api, 'POST', '/customers', { name: 'No key', customerNumber: num() }, { idempotencyKey: undefined }), 400, 'IDEMPOTENCY_KEY_REQUIRED');
     const token = await keyWith(api, ['customers:read']);
@@ -104,6 +133,18 @@ describe('GET /customers', () => {
   });
 });
 
+describe('the demo seed', () => {
+  it('writes its customers with their search words: found by q on /customers and /search before any edit', async () => {
+    const [harbour, rail] = CUSTOMER_DEMO_IDS.customers;
+    expect(ids(await read(api, '/customers?q=harbour%20holdings'))).toContain(harbour);
+    expect(ids(await read(api, '/customers?q=C-1002'))).toContain(rail);
+    const found = await read(api, '/search?q=central%20rail&types=customer');
+    expect(found.status).toBe(200);
+    expect(found.body.items.map((i: { type: string; id: string }) => [i.type, i.id])).toContainEqual(['customer', rail]);
+    expect((await read(api, `/customers/${rail}`)).body.version).toBe(1);
+  });
+});
+
 describe('PATCH /customers/{customerId}', () => {
   it('moves the number guard with the number; the old number becomes free', async () => {
     const oldNumber = num();
@@ -126,6 +167,38 @@ describe('PATCH /customers/{customerId}', () => {
     const archived = await sent(api, 'PATCH', `/customers/${created.body.id}`, { archived: true }, 200, { ifMatch: etag(created) });
     expect(archived.body).toMatchObject({ archived: true, archivedAt: expect.any(String), version: 2 });
     expect((await auditOf(api, created.body.id)).map((a) => a.action)).toEqual(['customer.created', 'customer.archived']);
+  });
+
+  it('refuses a new link to an archived location (422 at its index, links unchanged); a location archived after linking stays linked', async () => {
+    const archived = await archivedLocation();
+    const created = await sent(api, 'POST', '/customers', { name: 'Link keeper', customerNumber: num(), locationIds: [api.demo.locations[0]] });
+    expectPointers(await send(api, 'PATCH', `/customers/${created.body.id}`, { locationIds: [api.demo.locations[0], archived] }, { ifMatch: etag(created) }), ['/locationIds/1']);
+    const unchanged = await read(api, `/customers/${created.body.id}`);
+    expect(unchanged.body).toMatchObject({ locationIds: [api.demo.locations[0]], version: 1 });
+    expect(etag(unchanged)).toBe(etag(created));
+    expect((await auditOf(api, created.body.id)).map((a) => a.action)).toEqual(['customer.created']);
+
+    const later = await createLocation(api, { name: `Site closing later ${randomUUID().slice(0, 6)}` });
+    const linked = await sent(api, 'PATCH', `/customers/${created.body.id}`, { locationIds: [api.demo.locations[0], later.id] }, 200, { ifMatch: etag(created) });
+    await sent(api, 'DELETE', `/locations/${later.id}`);
+    const renamed = await sent(api, 'PATCH', `/customers/${created.body.id}`, { name: 'Link keeper renamed', locationIds: [later.id, api.demo.locations[0]] }, 200, { ifMatch: etag(linked) });
+    expect(renamed.body.locationIds).toEqual([later.id, api.demo.locations[0]]);
+  });
+
+  it('needs contacts:write to replace contactIds: 403 SCOPE_REQUIRED naming it, the links stay', async () => {
+    const [linked, other] = [await createContact(api, { name: 'Linked Person' }), await createContact(api, { name: 'Other Person' })];
+    const created = await sent(api, 'POST', '/customers', { name: 'Keeps contacts', customerNumber: num(), contactIds: [linked.id] });
+    const token = await keyWith(api, ['customers:read', 'customers:write', 'contacts:read']);
+    for (const contactIds of [[linked.id, other.id], [], [linked.id]]) {
+      const body = expectProblem(await send(api, 'PATCH', `/customers/${created.body.id}`, { contactIds }, { token, ifMatch: etag(created) }), 403, 'SCOPE_REQUIRED');
+      expect(body.requiredScopes).toEqual(['contacts:write']);
+    }
+    const after = await read(api, `/customers/${created.body.id}`);
+    expect(after.body).toMatchObject({ contactIds: [linked.id], version: 1 });
+    expect(etag(after)).toBe(etag(created));
+    expect((await auditOf(api, created.body.id)).map((a) => a.action)).toEqual(['customer.created']);
+    const renamed = await sent(api, 'PATCH', `/customers/${created.body.id}`, { name: 'Renamed without contacts:write' }, 200, { token, ifMatch: etag(created) });
+    expect(renamed.body).toMatchObject({ contactIds: [linked.id], version: 2 });
   });
 
   it('answers 404 for unknown and malformed ids', async () => {

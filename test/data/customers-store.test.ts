@@ -2,8 +2,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { putLocation } from '../../services/locations/public';
 import { createCustomer, updateCustomer, customerEtag, type CustomerPorts } from '../../services/customers/domain';
 import { createFeedback } from '../../services/customers/domain-feedback';
-import { customersStore, getCustomer, saveCustomer } from '../../services/customers/store';
+import { activateGrant, createGrant, grantEtag } from '../../services/customers/domain-access';
+import { customersStore, getCustomer, listCustomers, saveCustomer } from '../../services/customers/store';
+import { CUSTOMER_DEMO_IDS, seedCustomersAndQuality } from '../../services/customers/seed';
 import { UniquenessConflictError } from '../../services/shared/errors';
+import { ConcurrentChangeError } from '../../services/shared/domain/conflict';
 import { inUnitOfWork, TransactionUnit, type UnitOfWork } from '../../services/shared/ddb/unit-of-work';
 import type { Principal } from '../../services/shared/auth/principal';
 import type { Db } from '../../services/shared/ddb/client';
@@ -22,6 +25,13 @@ let db: Db;
 
 const portsOn = (unit: UnitOfWork): CustomerPorts => ({ store: customersStore(db, unit), now: () => new Date(), newId: randomUUID, newSecret: () => randomBytes(32).toString('base64url') });
 const run = <T>(work: (ports: CustomerPorts) => Promise<T>) => inUnitOfWork(db, (unit) => work(portsOn(unit)));
+
+/** A location of ORG, written as the seed writes it; `archived` archives it. */
+async function site(archived = false, id: string = randomUUID()): Promise<string> {
+  const at = new Date().toISOString();
+  await putLocation(db, { id, organizationId: ORG, name: 'Site', address: 'x', archived, archivedAt: archived ? at : null, createdAt: at, updatedAt: at });
+  return id;
+}
 
 beforeAll(async () => {
   db = await createTestTable();
@@ -75,5 +85,70 @@ describe('references', () => {
     await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: locationKeys.location(ORG, locationId) }));
     await expect(unit.commit()).rejects.toThrow(/location/i);
     expect((await scanTable(db)).filter((i) => i.itemType === 'Feedback' && i.locationId === locationId)).toHaveLength(0);
+  });
+
+  it('refuses feedback whose location or customer was archived before the commit: the use case runs again and answers 422', async () => {
+    const locationId = await site();
+    const customer = await run((p) => createCustomer(p, actor, { name: 'Archived later', customerNumber: 'AL-1', locationIds: [locationId] }));
+    const byCustomer = new TransactionUnit(db);
+    await createFeedback(portsOn(byCustomer), actor, { rating: 2, category: 'OTHER', locationId, customerId: customer.id });
+    const archived = await run((p) => updateCustomer(p, actor, customer.id, customerEtag(customer), { archived: true }));
+    await expect(byCustomer.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
+    await expect(run((p) => createFeedback(p, actor, { rating: 2, category: 'OTHER', locationId, customerId: customer.id }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ pointer: '/customerId' }] });
+    expect(archived.archived).toBe(true);
+
+    const atLocation = new TransactionUnit(db);
+    await createFeedback(portsOn(atLocation), actor, { rating: 2, category: 'OTHER', locationId });
+    await site(true, locationId);
+    await expect(atLocation.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
+    await expect(run((p) => createFeedback(p, actor, { rating: 2, category: 'OTHER', locationId }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ pointer: '/locationId' }] });
+    expect((await scanTable(db)).filter((i) => i.itemType === 'Feedback' && i.locationId === locationId)).toHaveLength(0);
+  });
+
+  it('refuses an activation whose customer was archived before the commit: the use case runs again and answers 409', async () => {
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { contactKeys } = await import('../../services/locations/public');
+    const contactId = randomUUID();
+    await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...contactKeys.contact(ORG, contactId), itemType: 'Contact', id: contactId, organizationId: ORG, name: 'Invitee' } }));
+    const linker = { principal: { ...principal, scopes: new Set(['customers:write', 'contacts:write']) }, requestId: 'req-linker' };
+    const customer = await run((p) => createCustomer(p, linker, { name: 'Closing soon', customerNumber: 'CS-1', contactIds: [contactId] }));
+    const { grant, invitationSecret } = await run((p) => createGrant(p, actor, { customerId: customer.id, contactId, permissions: ['reports:read'], expiresAt: new Date(Date.now() + 86_400_000).toISOString() }));
+    const unit = new TransactionUnit(db);
+    await activateGrant(portsOn(unit), actor, grant.id, grantEtag(grant), invitationSecret);
+    await run((p) => updateCustomer(p, actor, customer.id, customerEtag(customer), { archived: true }));
+    await expect(unit.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
+    await expect(run((p) => activateGrant(p, actor, grant.id, grantEtag(grant), invitationSecret))).rejects.toMatchObject({ code: 'CUSTOMER_ARCHIVED' });
+    expect((await scanTable(db)).find((i) => i.itemType === 'CustomerAccessGrant' && i.id === grant.id)).toMatchObject({ state: 'INVITED', version: 1 });
+  });
+
+  it('refuses a customer link to a location archived before the commit: the use case runs again and answers 422', async () => {
+    const locationId = await site();
+    const unit = new TransactionUnit(db);
+    await createCustomer(portsOn(unit), actor, { name: 'Late link', customerNumber: 'LL-1', locationIds: [locationId] });
+    await site(true, locationId);
+    await expect(unit.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
+    expect((await scanTable(db)).filter((i) => i.itemType === 'Customer' && i.customerNumber === 'LL-1')).toHaveLength(0);
+    await expect(run((p) => createCustomer(p, actor, { name: 'Late link', customerNumber: 'LL-1', locationIds: [locationId] }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ pointer: '/locationIds/0' }] });
+  });
+});
+
+describe('demo seed', () => {
+  const found = async (org: string, q: string) => (await listCustomers(db, org, { q, limit: 10 })).items.map((c) => c.id);
+
+  it('writes search words with its customers, and a repeat writes the missing words of customers seeded without them', async () => {
+    const org = randomUUID();
+    const seed = () => seedCustomersAndQuality(db, org, [randomUUID(), randomUUID()], randomUUID(), new Date().toISOString());
+    await seed();
+    expect(await found(org, 'harbour')).toEqual([CUSTOMER_DEMO_IDS.customers[0]]);
+    expect(await found(org, 'c-1002')).toEqual([CUSTOMER_DEMO_IDS.customers[1]]);
+    // A table seeded before the seed wrote search words: drop them, then seed again.
+    const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
+    const words = (await scanTable(db)).filter((i) => i.PK === `ORG#${org}#SEARCH#customer`);
+    expect(words.length).toBeGreaterThan(0);
+    for (const w of words) await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: { PK: w.PK, SK: w.SK } }));
+    expect(await found(org, 'harbour')).toEqual([]);
+    await seed();
+    expect(await found(org, 'harbour')).toEqual([CUSTOMER_DEMO_IDS.customers[0]]);
+    expect((await scanTable(db)).filter((i) => i.PK === `ORG#${org}#SEARCH#customer`)).toHaveLength(words.length);
   });
 });
