@@ -1375,7 +1375,7 @@ export interface paths {
         };
         /**
          * Get one visit confirmation
-         * @description One visit confirmation. Signatures, device ids, positions and secrets are never returned.
+         * @description One visit confirmation with its ETag (a confirmation never changes: always version 1). Signatures, device ids, positions and secrets are never returned.
          *
          *     Scopes: work_events:read.
          */
@@ -17825,6 +17825,8 @@ export interface operations {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {

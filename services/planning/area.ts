@@ -101,11 +101,11 @@ export const planningArea = defineArea({
       schema: pageSchema(visitResponseSchema),
       returns: 'A page of visit confirmations.',
     }),
-    getVisitConfirmation: listRoute({
+    getVisitConfirmation: readRoute({
       path: '/visit-confirmations/{visitConfirmationId}',
       scopes: ['work_events:read'],
       summary: 'Get one visit confirmation',
-      description: 'One visit confirmation. Signatures, device ids, positions and secrets are never returned.',
+      description: 'One visit confirmation with its ETag (a confirmation never changes: always version 1). Signatures, device ids, positions and secrets are never returned.',
       schema: visitResponseSchema,
       returns: 'The visit confirmation.',
     }),
