@@ -79,9 +79,18 @@ describe('templates', () => {
       '/items/1/scaleMax',
     ]);
     expectPointers(await send(api, 'POST', '/quality/templates', { name: 'Empty', items: [] }), ['/items']);
+    // Not silently rounded: a weight that is not exactly a 3-decimal number is refused, even within 1e-6 of one.
+    const before = await countByType(api.db);
+    expectPointers(await send(api, 'POST', '/quality/templates', { name: 'Near', items: [{ title: 'x', weight: 0.30000000000001, scaleMax: 5 }, { title: 'y', weight: 0.1 + 0.2, scaleMax: 5 }] }), ['/items/0/weight', '/items/1/weight']);
+    expect(await countByType(api.db)).toEqual(before);
     const t = await sent(api, 'POST', '/quality/templates', { name: 'One', items: [{ title: 'Only', weight: 1, scaleMax: 1 }] });
     expectPointers(await send(api, 'DELETE', `/quality/templates/${t.body.id}/items/${t.body.items[0].id}`, undefined, { ifMatch: etag(t) }), ['']);
     expectProblem(await send(api, 'POST', `/quality/templates/${t.body.id}/items`, { title: 'x', weight: 1, scaleMax: 1 }), 428, 'ETAG_REQUIRED');
+    const unchanged = await countByType(api.db);
+    expectPointers(await send(api, 'POST', `/quality/templates/${t.body.id}/items`, { title: 'x', weight: 0.30000000000001, scaleMax: 1 }, { ifMatch: etag(t) }), ['/weight']);
+    expectPointers(await send(api, 'PATCH', `/quality/templates/${t.body.id}/items/${t.body.items[0].id}`, { weight: 0.30000000000001 }, { ifMatch: etag(t) }), ['/weight']);
+    expect(await countByType(api.db)).toEqual(unchanged);
+    expect((await read(api, `/quality/templates/${t.body.id}/items`)).body.items.map((i: { weight: number }) => i.weight)).toEqual([1]);
   });
 });
 
