@@ -1227,7 +1227,7 @@ export interface paths {
         put?: never;
         /**
          * Plan a shift
-         * @description Creates a DRAFT shift of an employee (or an open shift without one) at a location, at most 24 hours long. Employee, location and tasks must be of this organization, active, and the tasks of that location (422 at the field); checked again in the transaction.
+         * @description Creates a DRAFT shift of an employee (or an open shift without one) at a location, at most 24 hours long. Employee, location and tasks must be of this organization, active (the employee not deactivated, location and tasks not archived), and the tasks of that location (422 at the field); checked again in the transaction.
          *
          *     Scopes: planning:write.
          */
@@ -1251,7 +1251,7 @@ export interface paths {
         put?: never;
         /**
          * Publish the draft shifts of a range
-         * @description Publishes every DRAFT shift starting in [from, to), optionally of one employee or location (at most 200; more is 422). Atomic per shift: a shift that would overlap another published shift of its employee is not published and is listed in `rejected` with `SHIFT_OVERLAP` (a bulk publish never overrides); the others are published. Repeating it publishes nothing twice.
+         * @description Publishes every DRAFT shift starting in [from, to), optionally of one employee or location (at most 200; more is 422). Atomic per shift: a shift that would overlap another published shift of its employee is not published and is listed in `rejected` with `SHIFT_OVERLAP` (a bulk publish never overrides), one whose location was archived or employee deactivated with `SHIFT_LOCATION_ARCHIVED` or `SHIFT_EMPLOYEE_INACTIVE`; the others are published. Repeating it publishes nothing twice.
          *
          *     Scopes: planning:write.
          */
@@ -1285,7 +1285,7 @@ export interface paths {
         head?: never;
         /**
          * Change a shift
-         * @description Changes a DRAFT or PUBLISHED shift (partial; a change to the current values changes nothing). A PUBLISHED shift stays published and must not come to overlap another published shift of its employee (409 SHIFT_OVERLAP unless `overlapOverride` with `overlapReason`). A CANCELLED shift is final.
+         * @description Changes a DRAFT or PUBLISHED shift (partial; a change to the current values changes nothing). A changed employee, location or task list is checked as on create (422 at the field). A PUBLISHED shift stays published and must not come to overlap another published shift of its employee (409 SHIFT_OVERLAP unless `overlapOverride` with `overlapReason`). A CANCELLED shift is final.
          *
          *     Scopes: planning:write.
          */
@@ -1305,7 +1305,7 @@ export interface paths {
         put?: never;
         /**
          * Publish a shift
-         * @description DRAFT -> PUBLISHED. Two published shifts of one employee never overlap (checked atomically: of two publishes that would overlap exactly one succeeds); `overlapOverride: true` with `overlapReason` publishes anyway and is audited with the overlapped shifts. The body may be absent.
+         * @description DRAFT -> PUBLISHED. The location must not have been archived (409 SHIFT_LOCATION_ARCHIVED) nor the employee deactivated (409 SHIFT_EMPLOYEE_INACTIVE) since the shift was drafted; checked again in the transaction. Two published shifts of one employee never overlap (checked atomically: of two publishes that would overlap exactly one succeeds); `overlapOverride: true` with `overlapReason` publishes anyway and is audited with the overlapped shifts. The body may be absent.
          *
          *     Scopes: planning:write.
          */
@@ -1375,7 +1375,7 @@ export interface paths {
         };
         /**
          * Get one visit confirmation
-         * @description One visit confirmation. Signatures, device ids, positions and secrets are never returned.
+         * @description One visit confirmation with its ETag (a confirmation never changes: always version 1). Signatures, device ids, positions and secrets are never returned.
          *
          *     Scopes: work_events:read.
          */
@@ -1791,7 +1791,7 @@ export interface paths {
         put?: never;
         /**
          * Start an inspection or a correction
-         * @description Starts a DRAFT inspection at a location by an employee with the items of the template's current revision, unscored. With `correctsInspectionId` (a COMPLETED inspection) it is a correction: same template revision and location, the old scores as a start; the corrected inspection stays as it is. References are checked in the same transaction (422 at the field; an archived template is 422).
+         * @description Starts a DRAFT inspection at a location by an employee with the items of the template's current revision, unscored. With `correctsInspectionId` (a COMPLETED inspection) it is a correction: same template revision and location, the old scores as a start; the corrected inspection stays as it is. References must be of this organization and active (422 at the field: an archived template or location, a deactivated employee) and are checked again in the same transaction. A correction whose inspector was deactivated names the employee who corrects.
          *
          *     Scopes: quality:write.
          */
@@ -4768,7 +4768,7 @@ export interface components {
             detail: string;
             instance: string;
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "PAYLOAD_TOO_LARGE" | "UNAUTHENTICATED" | "ACCESS_DENIED" | "SCOPE_REQUIRED" | "RESOURCE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "FEATURE_NOT_ENABLED" | "UNIQUENESS_CONFLICT" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "ETAG_REQUIRED" | "ETAG_MISMATCH" | "RATE_LIMITED" | "TRANSACTION_CONFLICT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "TIME_ENTRY_OVERLAP" | "TIME_ENTRY_VOIDED" | "UPLOAD_SESSION_COMPLETED" | "UPLOAD_SESSION_EXPIRED" | "UPLOAD_NOT_RECEIVED" | "DOCUMENT_NOT_AVAILABLE" | "SHIFT_OVERLAP" | "SHIFT_PUBLISHED" | "SHIFT_CANCELLED" | "CUSTOMER_ACCESS_ACTIVE" | "CUSTOMER_ACCESS_REVOKED" | "CUSTOMER_ACCESS_EXPIRED" | "CUSTOMER_ARCHIVED" | "CUSTOMER_CONTACT_UNLINKED" | "FEEDBACK_ACKNOWLEDGED" | "FEEDBACK_RESOLVED" | "INSPECTION_COMPLETED" | "CANDIDATE_HIRED" | "CANDIDATE_REJECTED" | "CANDIDATE_WITHDRAWN" | "CANDIDATE_ERASED" | "CANDIDATE_STAGE_PASSED" | "CANDIDATE_NOT_OFFERED" | "CANDIDATE_MESSAGE_LIMIT" | "QUOTE_DRAFT" | "QUOTE_SENT" | "QUOTE_ACCEPTED" | "QUOTE_DECLINED" | "QUOTE_EXPIRED" | "QUOTE_CONVERTED" | "INVOICE_DRAFT" | "INVOICE_ISSUED" | "INVOICE_PARTIALLY_PAID" | "INVOICE_PAID" | "INVOICE_VOID" | "MESSAGE_SENT" | "MESSAGE_RETRACTED" | "MESSAGE_NO_RECIPIENTS" | "MESSAGE_TOO_MANY_RECIPIENTS" | "INTEGRATION_EXISTS" | "INTEGRATION_DISABLED" | "INTEGRATION_CREDENTIALS_MISSING" | "OUTBOX_RECORD_SENT" | "OUTBOX_RECORD_IN_DISPATCH" | "EXPORT_MANIFEST_STALE";
+            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "PAYLOAD_TOO_LARGE" | "UNAUTHENTICATED" | "ACCESS_DENIED" | "SCOPE_REQUIRED" | "RESOURCE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "FEATURE_NOT_ENABLED" | "UNIQUENESS_CONFLICT" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "ETAG_REQUIRED" | "ETAG_MISMATCH" | "RATE_LIMITED" | "TRANSACTION_CONFLICT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "TIME_ENTRY_OVERLAP" | "TIME_ENTRY_VOIDED" | "UPLOAD_SESSION_COMPLETED" | "UPLOAD_SESSION_EXPIRED" | "UPLOAD_NOT_RECEIVED" | "DOCUMENT_NOT_AVAILABLE" | "SHIFT_OVERLAP" | "SHIFT_PUBLISHED" | "SHIFT_CANCELLED" | "SHIFT_EMPLOYEE_INACTIVE" | "SHIFT_LOCATION_ARCHIVED" | "CUSTOMER_ACCESS_ACTIVE" | "CUSTOMER_ACCESS_REVOKED" | "CUSTOMER_ACCESS_EXPIRED" | "CUSTOMER_ARCHIVED" | "CUSTOMER_CONTACT_UNLINKED" | "FEEDBACK_ACKNOWLEDGED" | "FEEDBACK_RESOLVED" | "INSPECTION_COMPLETED" | "CANDIDATE_HIRED" | "CANDIDATE_REJECTED" | "CANDIDATE_WITHDRAWN" | "CANDIDATE_ERASED" | "CANDIDATE_STAGE_PASSED" | "CANDIDATE_NOT_OFFERED" | "CANDIDATE_MESSAGE_LIMIT" | "QUOTE_DRAFT" | "QUOTE_SENT" | "QUOTE_ACCEPTED" | "QUOTE_DECLINED" | "QUOTE_EXPIRED" | "QUOTE_CONVERTED" | "INVOICE_DRAFT" | "INVOICE_ISSUED" | "INVOICE_PARTIALLY_PAID" | "INVOICE_PAID" | "INVOICE_VOID" | "MESSAGE_SENT" | "MESSAGE_RETRACTED" | "MESSAGE_NO_RECIPIENTS" | "MESSAGE_TOO_MANY_RECIPIENTS" | "INTEGRATION_EXISTS" | "INTEGRATION_DISABLED" | "INTEGRATION_CREDENTIALS_MISSING" | "OUTBOX_RECORD_SENT" | "OUTBOX_RECORD_IN_DISPATCH" | "EXPORT_MANIFEST_STALE";
             /** @description Equals the X-Request-Id header. */
             requestId: string;
             /** @description Validation problems: where each invalid value is. */
@@ -18106,7 +18106,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; SHIFT_OVERLAP: Shift overlaps another published shift; SHIFT_PUBLISHED: Shift is already published; SHIFT_CANCELLED: Shift is cancelled */
+            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; SHIFT_OVERLAP: Shift overlaps another published shift; SHIFT_PUBLISHED: Shift is already published; SHIFT_CANCELLED: Shift is cancelled; SHIFT_LOCATION_ARCHIVED: Shift's location is archived; SHIFT_EMPLOYEE_INACTIVE: Shift's employee is deactivated */
             409: {
                 headers: {
                     /** @description The request ID; share it with support. */
@@ -18586,6 +18586,8 @@ export interface operations {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, nothingToChange, nullableText, requiredName, sendsAField, utc } from '../shared/schemas/fields';
+import { cursorParameter, hasAtMostDecimals, nothingToChange, nullableText, requiredName, sendsAField, utc } from '../shared/schemas/fields';
 import { uuid } from '../shared/time';
 import { responseOf } from '../shared/schemas/response';
 import { fromBasisPoints, fromMilli, MAX_AMOUNT } from './domain-money';
@@ -12,11 +12,6 @@ import { INVOICE_STATES, PAYMENT_METHODS, QUOTE_STATES, type Invoice, type Line,
  * server computes (line net, tax and total; subtotal, taxTotal, total; amountPaid, balance)
  * is response-only: a request that sends one is 422 (strict bodies).
  */
-
-const hasAtMost = (decimals: number) => (n: number) => {
-  const f = 10 ** decimals;
-  return Math.abs(n * f - Math.round(n * f)) < 1e-6;
-};
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -55,14 +50,14 @@ export const lineBody = z
       .number({ error: 'quantity must be a number.' })
       .gt(0, { message: 'quantity must be greater than 0.' })
       .max(1_000_000, { message: 'quantity is at most 1000000.' })
-      .refine(hasAtMost(3), { message: 'quantity has at most 3 decimals.' })
+      .refine(hasAtMostDecimals(3), { message: 'quantity has at most 3 decimals (1.5, not 1.50000000000001).' })
       .meta({ description: 'Decimal, at most 3 decimals.' }),
     unitPrice: minorUnits('unitPrice', 0).meta({ description: 'Net price of one unit, in minor units of the currency.' }),
     taxRate: z
       .number({ error: 'taxRate must be a number (percent).' })
       .min(0, { message: 'taxRate must be from 0 to 100.' })
       .max(100, { message: 'taxRate must be from 0 to 100.' })
-      .refine(hasAtMost(2), { message: 'taxRate has at most 2 decimals.' })
+      .refine(hasAtMostDecimals(2), { message: 'taxRate has at most 2 decimals (7.5, not 7.50000000000001).' })
       .meta({ description: 'Tax rate in percent (19 or 7.5), at most 2 decimals.' }),
   })
   .strict();

@@ -16,7 +16,7 @@ export {
   type UniqueValue,
 } from './model';
 export type { EmployeeChange } from './domain';
-export { EMPLOYEE_LABEL, employeeChangeItems, employeeExistsCheck, employeeItems, putEmployee, saveEmployee, type EmployeeWrite } from './store';
+export { activeEmployeeCheck, EMPLOYEE_LABEL, employeeChangeItems, employeeExistsCheck, employeeItems, putEmployee, saveEmployee, type EmployeeWrite } from './store';
 export { readGuardHolders } from './store-guards';
 export { employeeIdsByDisplayName, employeeIdsByEmail, getEmployee, getEmployees, listEmployeesPage, listVisibleEmployeeIds } from './store-reads';
 export { employeeSearchItems } from './store-search';

@@ -27,6 +27,12 @@ export const employeeExistsCheck = (organizationId: string, id: string): TxItem 
   op: { ConditionCheck: { Key: employeeKeys.employee(organizationId, id), ConditionExpression: 'attribute_exists(PK)' } },
 });
 
+/** Holds only while the employee exists in this organization and is active (not deactivated, over this API or SCIM). */
+export const activeEmployeeCheck = (organizationId: string, id: string): TxItem => ({
+  label: EMPLOYEE_LABEL,
+  op: { ConditionCheck: { Key: employeeKeys.employee(organizationId, id), ConditionExpression: 'attribute_exists(PK) AND active = :active', ExpressionAttributeValues: { ':active': true } } },
+});
+
 /**
  * Writes the next state of an employee: a new one only if the id is free, an existing one
  * only if nobody changed it since it was read (`expectedVersion`).

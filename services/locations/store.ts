@@ -54,6 +54,18 @@ export const locationExistsCheck = (organizationId: string, id: string): TxItem 
   op: { ConditionCheck: { Key: locationKeys.location(organizationId, id), ConditionExpression: 'attribute_exists(PK)' } },
 });
 
+/** A condition other areas' transactions carry: the location exists in the organization and is not archived (an item without `archived` is active). */
+export const activeLocationCheck = (organizationId: string, id: string): TxItem => ({
+  label: LOCATION_LABEL,
+  op: {
+    ConditionCheck: {
+      Key: locationKeys.location(organizationId, id),
+      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(archived) OR archived = :no)',
+      ExpressionAttributeValues: { ':no': false },
+    },
+  },
+});
+
 /**
  * Stages a location change: the location (create: not there yet; change: still at the version
  * it was read at), its search index (moved between the active and archived scopes when that

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { booleanParameter, cursorParameter, nothingToChange, nullableText, nullableUrl, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
+import { booleanParameter, cursorParameter, hasAtMostDecimals, nothingToChange, nullableText, nullableUrl, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
 import { limitParameter } from '../shared/http/query';
 import { instant, uuid } from '../shared/time';
 import { responseOf } from '../shared/schemas/response';
@@ -8,13 +8,12 @@ import { fromMilli, type Material, type StockAdjustment, type StockLink } from '
 /** Request and response shapes of materials, location stock links and stock adjustments. */
 
 const MAX_QUANTITY = 1_000_000_000;
-const hasAtMost3Decimals = (n: number) => Math.abs(n * 1000 - Math.round(n * 1000)) < 1e-6;
 
 /** A quantity: a finite number with at most 3 decimals, |x| up to 10^9. */
 const quantity = (field: string) =>
   z
     .number({ error: `${field} must be a number.` })
-    .refine(hasAtMost3Decimals, { message: `${field} has at most 3 decimals.` })
+    .refine(hasAtMostDecimals(3), { message: `${field} has at most 3 decimals (0.3, not 0.30000000000001).` })
     .refine((n) => Math.abs(n) <= MAX_QUANTITY, { message: `${field} is at most ${MAX_QUANTITY} in size.` });
 
 const materialFields = {

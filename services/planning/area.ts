@@ -33,7 +33,7 @@ export const planningArea = defineArea({
       scopes: ['planning:write'],
       summary: 'Plan a shift',
       description:
-        'Creates a DRAFT shift of an employee (or an open shift without one) at a location, at most 24 hours long. Employee, location and tasks must be of this organization, active, and the tasks of that location (422 at the field); checked again in the transaction.',
+        'Creates a DRAFT shift of an employee (or an open shift without one) at a location, at most 24 hours long. Employee, location and tasks must be of this organization, active (the employee not deactivated, location and tasks not archived), and the tasks of that location (422 at the field); checked again in the transaction.',
       body: createShiftBody,
       schema: shiftResponseSchema,
       returns: 'The DRAFT shift.',
@@ -44,7 +44,7 @@ export const planningArea = defineArea({
       scopes: ['planning:write'],
       summary: 'Publish the draft shifts of a range',
       description:
-        'Publishes every DRAFT shift starting in [from, to), optionally of one employee or location (at most 200; more is 422). Atomic per shift: a shift that would overlap another published shift of its employee is not published and is listed in `rejected` with `SHIFT_OVERLAP` (a bulk publish never overrides); the others are published. Repeating it publishes nothing twice.',
+        'Publishes every DRAFT shift starting in [from, to), optionally of one employee or location (at most 200; more is 422). Atomic per shift: a shift that would overlap another published shift of its employee is not published and is listed in `rejected` with `SHIFT_OVERLAP` (a bulk publish never overrides), one whose location was archived or employee deactivated with `SHIFT_LOCATION_ARCHIVED` or `SHIFT_EMPLOYEE_INACTIVE`; the others are published. Repeating it publishes nothing twice.',
       body: bulkPublishBody,
       idempotencyKey: 'required',
       success: { status: 200, description: 'What was published and what was not.', schema: bulkPublishResponseSchema, headers: ['Idempotency-Replayed'] },
@@ -63,7 +63,7 @@ export const planningArea = defineArea({
       scopes: ['planning:write'],
       summary: 'Change a shift',
       description:
-        'Changes a DRAFT or PUBLISHED shift (partial; a change to the current values changes nothing). A PUBLISHED shift stays published and must not come to overlap another published shift of its employee (409 SHIFT_OVERLAP unless `overlapOverride` with `overlapReason`). A CANCELLED shift is final.',
+        'Changes a DRAFT or PUBLISHED shift (partial; a change to the current values changes nothing). A changed employee, location or task list is checked as on create (422 at the field). A PUBLISHED shift stays published and must not come to overlap another published shift of its employee (409 SHIFT_OVERLAP unless `overlapOverride` with `overlapReason`). A CANCELLED shift is final.',
       body: updateShiftBody,
       idempotencyKey: 'optional',
       schema: shiftResponseSchema,
@@ -75,12 +75,12 @@ export const planningArea = defineArea({
       scopes: ['planning:write'],
       summary: 'Publish a shift',
       description:
-        'DRAFT -> PUBLISHED. Two published shifts of one employee never overlap (checked atomically: of two publishes that would overlap exactly one succeeds); `overlapOverride: true` with `overlapReason` publishes anyway and is audited with the overlapped shifts. The body may be absent.',
+        'DRAFT -> PUBLISHED. The location must not have been archived (409 SHIFT_LOCATION_ARCHIVED) nor the employee deactivated (409 SHIFT_EMPLOYEE_INACTIVE) since the shift was drafted; checked again in the transaction. Two published shifts of one employee never overlap (checked atomically: of two publishes that would overlap exactly one succeeds); `overlapOverride: true` with `overlapReason` publishes anyway and is audited with the overlapped shifts. The body may be absent.',
       body: publishShiftBody,
       bodyOptional: true,
       schema: shiftResponseSchema,
       returns: 'The PUBLISHED shift.',
-      problems: [PROBLEMS.SHIFT_OVERLAP, PROBLEMS.SHIFT_PUBLISHED, PROBLEMS.SHIFT_CANCELLED],
+      problems: [PROBLEMS.SHIFT_OVERLAP, PROBLEMS.SHIFT_PUBLISHED, PROBLEMS.SHIFT_CANCELLED, PROBLEMS.SHIFT_LOCATION_ARCHIVED, PROBLEMS.SHIFT_EMPLOYEE_INACTIVE],
     }),
     cancelShift: actionRoute({
       path: '/planning/shifts/{shiftId}/cancel',
@@ -101,11 +101,11 @@ export const planningArea = defineArea({
       schema: pageSchema(visitResponseSchema),
       returns: 'A page of visit confirmations.',
     }),
-    getVisitConfirmation: listRoute({
+    getVisitConfirmation: readRoute({
       path: '/visit-confirmations/{visitConfirmationId}',
       scopes: ['work_events:read'],
       summary: 'Get one visit confirmation',
-      description: 'One visit confirmation. Signatures, device ids, positions and secrets are never returned.',
+      description: 'One visit confirmation with its ETag (a confirmation never changes: always version 1). Signatures, device ids, positions and secrets are never returned.',
       schema: visitResponseSchema,
       returns: 'The visit confirmation.',
     }),

@@ -1,3 +1,4 @@
+import { entityEtag } from '../shared/domain/etag';
 import type { VisitConfirmation } from './model';
 
 /**
@@ -14,6 +15,9 @@ export interface VisitInput {
   readonly method: VisitConfirmation['method'];
   readonly verificationState: VisitConfirmation['verificationState'];
 }
+
+/** The ETag of a visit confirmation: appended once and never changed, so always version 1 (as payments and candidate messages). */
+export const visitEtag = (v: Pick<VisitConfirmation, 'id'>): string => entityEtag('visit-confirmation', v.id, 1);
 
 /** The confirmation as stored: only the allowlisted fields of the input. */
 export const newVisitConfirmation = (organizationId: string, id: string, input: VisitInput, recordedAt: string): VisitConfirmation => ({

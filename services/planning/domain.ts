@@ -6,6 +6,7 @@ import { changedAttributes } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { assertMove, assertNotCancelled, overlappingShifts, resolveShiftOverlap, shiftIntervalErrors, shiftSnapshot, type OverlapDecision, type ShiftInterval } from './domain-rules';
 import type { PlanGuard, PlannedShift, Shift } from './model';
+import { PROBLEMS } from './problems';
 import type { UseCasePorts } from '../shared/domain/ports';
 
 export * from './domain-rules';
@@ -20,9 +21,9 @@ export type { PlanGuard, PlannedShift, Shift, ShiftState, VisitConfirmation } fr
  * plan exactly one commits and the other runs again from its reads (and sees the first).
  */
 
-/** The references of a shift as read together: existence, archive state and the location of each task. */
+/** The references of a shift as read together: existence, active or archive state, and the location of each task. */
 export interface ShiftReferences {
-  readonly employeeExists: boolean;
+  readonly employee?: { readonly active: boolean };
   readonly location?: { readonly archived: boolean };
   readonly tasks: ReadonlyMap<string, { readonly locationId: string; readonly archived: boolean }>;
 }
@@ -32,7 +33,7 @@ export interface ShiftChange {
   readonly after: Shift;
   /** The guards read for the employees whose published shifts this change adds, moves or removes. */
   readonly guards: readonly PlanGuard[];
-  /** References that must still exist (and tasks still be active) when the change commits. */
+  /** References that must still exist and be active (employee not deactivated, location and tasks not archived) when the change commits. */
   readonly requires: { readonly employeeId?: string; readonly locationId?: string; readonly taskIds: readonly string[] };
   readonly audit: AuditEntry;
 }
@@ -83,7 +84,7 @@ async function existingShift(ports: PlanningPorts, org: string, id: string): Pro
   return shift;
 }
 
-/** 422 at the field for a reference that is not of this organization, archived, or (tasks) of another location. */
+/** 422 at the field for a reference that is not of this organization, deactivated or archived, or (tasks) of another location. */
 async function checkReferences(ports: PlanningPorts, org: string, shift: Pick<Shift, 'employeeId' | 'locationId' | 'taskIds'>, which: { employee: boolean; location: boolean; tasks: boolean }): Promise<void> {
   const refs = await ports.store.readReferences(org, {
     employeeId: which.employee ? shift.employeeId : undefined,
@@ -91,7 +92,8 @@ async function checkReferences(ports: PlanningPorts, org: string, shift: Pick<Sh
     taskIds: which.tasks ? shift.taskIds : undefined,
   });
   const errors: FieldError[] = [];
-  if (which.employee && shift.employeeId && !refs.employeeExists) errors.push({ pointer: '/employeeId', detail: `Employee ${shift.employeeId} does not exist in this organization.` });
+  if (which.employee && shift.employeeId && !refs.employee) errors.push({ pointer: '/employeeId', detail: `Employee ${shift.employeeId} does not exist in this organization.` });
+  else if (which.employee && shift.employeeId && !refs.employee?.active) errors.push({ pointer: '/employeeId', detail: `Employee ${shift.employeeId} is deactivated.` });
   if (which.location && !refs.location) errors.push({ pointer: '/locationId', detail: `Location ${shift.locationId} does not exist in this organization.` });
   else if (which.location && refs.location?.archived) errors.push({ pointer: '/locationId', detail: `Location ${shift.locationId} is archived.` });
   if (which.tasks) {
@@ -122,9 +124,10 @@ const audit = (ports: PlanningPorts, actor: Actor, at: string, action: string, b
 /**
  * Creates a DRAFT shift (drafts never collide: only published shifts must not overlap).
  * 1. Interval: end after start, at most 24 hours, break shorter than the shift (422).
- * 2. Employee (if any), location and tasks in one read: of this organization, active, tasks
- *    of the shift's location (422 at the field).
- * 3. Stage version 1 with the existence checks and the audit entry (allowlisted snapshot).
+ * 2. Employee (if any), location and tasks in one read: of this organization, active (employee
+ *    not deactivated, location and tasks not archived), tasks of the shift's location (422 at
+ *    the field).
+ * 3. Stage version 1 with the same checks for the transaction and the audit entry (allowlisted snapshot).
  */
 export async function createShift(ports: PlanningPorts, actor: Actor, input: ShiftInput): Promise<Shift> {
   const org = actor.principal.organizationId;
@@ -176,7 +179,8 @@ async function planChange(ports: PlanningPorts, org: string, before: Shift | und
 /**
  * Changes a DRAFT or PUBLISHED shift (partial).
  * 1. Read (404); CANCELLED is final (409); If-Match must be its ETag (412).
- * 2. The new interval (422), and the references that changed (422 at the field).
+ * 2. The new interval (422), and the references that changed (422 at the field: of this
+ *    organization and active, as on create).
  * 3. Nothing changed: answer it as it is (same ETag).
  * 4. A PUBLISHED shift stays published: its employee's plan is checked for overlaps (409
  *    SHIFT_OVERLAP unless overridden with a reason) and moved with it.
@@ -219,20 +223,40 @@ export async function updateShift(ports: PlanningPorts, actor: Actor, id: string
 }
 
 /**
+ * 409 for a draft whose location was archived (SHIFT_LOCATION_ARCHIVED) or whose employee was
+ * deactivated (SHIFT_EMPLOYEE_INACTIVE) after it was drafted: a published plan never puts
+ * anyone at an archived location nor plans a deactivated employee. The location comes first:
+ * reassigning the shift does not cure it.
+ */
+async function assertReferencesActive(ports: PlanningPorts, shift: Shift): Promise<void> {
+  const refs = await ports.store.readReferences(shift.organizationId, { employeeId: shift.employeeId, locationId: shift.locationId });
+  if (!refs.location || refs.location.archived) {
+    throw new AppError(PROBLEMS.SHIFT_LOCATION_ARCHIVED, `Location ${shift.locationId} of shift ${shift.id} is archived: restore the location, or cancel the shift.`);
+  }
+  if (shift.employeeId && !refs.employee?.active) {
+    throw new AppError(PROBLEMS.SHIFT_EMPLOYEE_INACTIVE, `Employee ${shift.employeeId} of shift ${shift.id} is deactivated: assign another employee (or none) with PATCH, or cancel the shift.`);
+  }
+}
+
+/**
  * Publishes a DRAFT shift.
  * 1. Read (404); only a DRAFT can be published (409 SHIFT_PUBLISHED / SHIFT_CANCELLED);
  *    If-Match, when given, must be its ETag (412).
- * 2. An assigned shift must not overlap another PUBLISHED shift of its employee: the plan is
+ * 2. Its location must not be archived (409 SHIFT_LOCATION_ARCHIVED) nor its employee, if
+ *    any, deactivated (409 SHIFT_EMPLOYEE_INACTIVE) since it was drafted.
+ * 3. An assigned shift must not overlap another PUBLISHED shift of its employee: the plan is
  *    read consistently with the guard's version (409 SHIFT_OVERLAP unless overridden with a
  *    reason; the override and the overlapped shifts are audited).
- * 3. Stage the PUBLISHED version, the plan item and the guard's next version: of two publishes
- *    that would overlap, exactly one commits; the other runs again and answers 409.
+ * 4. Stage the PUBLISHED version, the plan item and the guard's next version, with the active
+ *    checks of employee and location: of two publishes that would overlap, exactly one
+ *    commits; the other runs again and answers 409.
  */
 export async function publishShift(ports: PlanningPorts, actor: Actor, id: string, ifMatch: string | undefined, decision: OverlapDecision = {}): Promise<Shift> {
   const org = actor.principal.organizationId;
   const current = await existingShift(ports, org, id);
   assertMove(current, 'PUBLISHED');
   if (ifMatch !== undefined) assertEtag(ifMatch, shiftEtag(current));
+  await assertReferencesActive(ports, current);
   const now = ports.now().toISOString();
   const next: Shift = { ...current, state: 'PUBLISHED', publishedAt: now, version: current.version + 1, updatedAt: now };
   const { guards, overriddenIds } = await planChange(ports, org, current, next, decision);
@@ -240,7 +264,7 @@ export async function publishShift(ports: PlanningPorts, actor: Actor, id: strin
     before: current,
     after: next,
     guards,
-    requires: { taskIds: [] },
+    requires: { employeeId: next.employeeId ?? undefined, locationId: next.locationId, taskIds: [] },
     audit: audit(ports, actor, now, 'shift.published', current, next, { overriddenIds, overlapReason: decision.overlapReason }),
   });
   return next;
@@ -286,8 +310,9 @@ export const BULK_PUBLISH_PARALLEL = 8;
  * Publishes the DRAFT shifts starting in [from, to), optionally of one employee or location.
  * 1. Read the drafts by start; more than 200 is 422 (narrow the range).
  * 2. Publish each in a transaction of its own (atomic per shift, as publishShift does): a
- *    shift that would overlap, or that another request published or cancelled meanwhile, is
- *    reported in `rejected` with its code and the others still publish. Never overrides.
+ *    shift that would overlap, whose location is archived or employee deactivated, or that
+ *    another request published or cancelled meanwhile, is reported in `rejected` with its
+ *    code and the others still publish. Never overrides.
  *    One employee's drafts go one after another in start order (of two that overlap, the
  *    earlier publishes), up to BULK_PUBLISH_PARALLEL employees at once; both lists keep the
  *    drafts' order. A failure that is not a refusal stops starting more and is thrown.

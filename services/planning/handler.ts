@@ -6,6 +6,7 @@ import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
 import { planningArea } from './area';
 import { cancelShift, createShift, planVsActual, publishRange, publishShift, shiftEtag, updateShift, type PlanVsActual, type Shift, type WorkedInterval } from './domain';
+import { visitEtag } from './domain-visits';
 import { shiftKeys, visitKeys } from './model';
 import { bulkPublishResponse, shiftResponse, visitResponse } from './schemas';
 import { entriesOf, getShift, listShifts, planningPorts } from './store';
@@ -65,6 +66,9 @@ export const handler = areaHandler(planningArea, {
       return ok({ items: page.items.map(visitResponse), nextCursor: await nextCursor(binding, page.hasMore && last ? { after: visitKeys.position(last) } : undefined) });
     },
 
-    getVisitConfirmation: async (request) => ok(visitResponse(found(await getVisitConfirmation(defaultDb(), request.principal.organizationId, request.params.visitConfirmationId), `Visit confirmation ${request.params.visitConfirmationId}`))),
+    async getVisitConfirmation(request) {
+      const visit = found(await getVisitConfirmation(defaultDb(), request.principal.organizationId, request.params.visitConfirmationId), `Visit confirmation ${request.params.visitConfirmationId}`);
+      return ok(visitResponse(visit), { ETag: visitEtag(visit) });
+    },
   },
 });

@@ -5,4 +5,6 @@ export const PROBLEMS = defineProblems({
   SHIFT_OVERLAP: conflict('Shift overlaps another published shift'),
   SHIFT_PUBLISHED: conflict('Shift is already published'),
   SHIFT_CANCELLED: conflict('Shift is cancelled'),
+  SHIFT_EMPLOYEE_INACTIVE: conflict("Shift's employee is deactivated"),
+  SHIFT_LOCATION_ARCHIVED: conflict("Shift's location is archived"),
 });

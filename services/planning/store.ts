@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { employeeExistsCheck, employeeKeys, EMPLOYEE_LABEL } from '../employees/public';
-import { locationExistsCheck, locationKeys, LOCATION_LABEL } from '../locations/public';
+import { activeEmployeeCheck, employeeKeys, EMPLOYEE_LABEL } from '../employees/public';
+import { activeLocationCheck, locationKeys, LOCATION_LABEL } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
 import { batchGet, collect, collectAll, getOne, positionRange } from '../shared/ddb/read';
@@ -26,14 +26,14 @@ const iso = (ms: number) => new Date(Math.max(ms, 0)).toISOString();
 
 export const getShift = (db: Db, org: string, id: string): Promise<Shift | undefined> => getOne(db, shiftKeys.shift(org, id), shiftFromItem);
 
-/** Employee and location in one BatchGetItem, tasks in another (existence and archive state only). */
+/** Employee and location in one BatchGetItem, tasks in another (existence, active and archive state only). */
 export async function readReferences(db: Db, org: string, refs: { employeeId?: string | null; locationId?: string; taskIds?: readonly string[] }): Promise<ShiftReferences> {
   const keys = [...(refs.employeeId ? [employeeKeys.employee(org, refs.employeeId)] : []), ...(refs.locationId ? [locationKeys.location(org, refs.locationId)] : [])];
   const [found, tasks] = await Promise.all([keys.length > 0 ? batchGet(db, keys) : Promise.resolve([]), refs.taskIds && refs.taskIds.length > 0 ? getTasks(db, org, refs.taskIds) : Promise.resolve(new Map())]);
   const employee = refs.employeeId ? found[0] : undefined;
   const location = refs.locationId ? found[refs.employeeId ? 1 : 0] : undefined;
   return {
-    employeeExists: employee !== undefined,
+    ...(employee ? { employee: { active: employee.active === true } } : {}),
     ...(location ? { location: { archived: location.archived === true } } : {}),
     tasks: new Map([...tasks.values()].map((t) => [t.id, { locationId: t.locationId, archived: t.archived }])),
   };
@@ -161,7 +161,8 @@ function planItems(before: Shift | undefined, after: Shift, guards: readonly Pla
 
 /**
  * Stages a shift change: the shift (new, or at the version read), its plan items and guards,
- * the checks of the references it requires, and the audit entry. Any failed condition means
+ * the checks of the references it requires (employee active, location and tasks not archived),
+ * and the audit entry. Any failed condition means
  * something read moved on (a guard, the shift, a reference): the use case runs again and
  * answers in the contract's terms then (409, 412, 422).
  */
@@ -172,8 +173,8 @@ export function saveShift(unit: UnitOfWork, change: ShiftChange): void {
     items: [
       versionedPut(SHIFT_LABEL, shiftToItem(after), before),
       ...planItems(before, after, change.guards),
-      ...(requires.employeeId ? [employeeExistsCheck(org, requires.employeeId)] : []),
-      ...(requires.locationId ? [locationExistsCheck(org, requires.locationId)] : []),
+      ...(requires.employeeId ? [activeEmployeeCheck(org, requires.employeeId)] : []),
+      ...(requires.locationId ? [activeLocationCheck(org, requires.locationId)] : []),
       ...requires.taskIds.map((id) => activeTaskCheck(org, id)),
     ],
     audit: change.audit,

@@ -130,7 +130,7 @@ export const qualityArea = defineArea({
       scopes: ['quality:write'],
       summary: 'Start an inspection or a correction',
       description:
-        "Starts a DRAFT inspection at a location by an employee with the items of the template's current revision, unscored. With `correctsInspectionId` (a COMPLETED inspection) it is a correction: same template revision and location, the old scores as a start; the corrected inspection stays as it is. References are checked in the same transaction (422 at the field; an archived template is 422).",
+        "Starts a DRAFT inspection at a location by an employee with the items of the template's current revision, unscored. With `correctsInspectionId` (a COMPLETED inspection) it is a correction: same template revision and location, the old scores as a start; the corrected inspection stays as it is. References must be of this organization and active (422 at the field: an archived template or location, a deactivated employee) and are checked again in the same transaction. A correction whose inspector was deactivated names the employee who corrects.",
       body: createInspectionBody,
       schema: inspectionResponseSchema,
       returns: 'The inspection.',

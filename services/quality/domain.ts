@@ -30,8 +30,10 @@ export interface InspectionChange {
 export interface QualityStore {
   getTemplate(organizationId: string, id: string): Promise<Template | undefined>;
   getInspection(organizationId: string, id: string): Promise<Inspection | undefined>;
-  locationExists(organizationId: string, id: string): Promise<boolean>;
-  employeeExists(organizationId: string, id: string): Promise<boolean>;
+  /** The location's archive state, or undefined when it is not of this organization. */
+  readLocation(organizationId: string, id: string): Promise<{ readonly archived: boolean } | undefined>;
+  /** Whether the employee is active, or undefined when it is not of this organization. */
+  readEmployee(organizationId: string, id: string): Promise<{ readonly active: boolean } | undefined>;
   saveTemplate(change: TemplateChange): void;
   saveInspection(change: InspectionChange): void;
 }
@@ -194,8 +196,11 @@ export interface InspectionInput {
  * A correction (`correctsInspectionId`) references a COMPLETED inspection of this organization,
  * takes its template revision, location and items with their scores as the starting point,
  * and leaves the corrected inspection untouched.
- * 1. References exist in this organization (422 at the field); the template is not archived.
- * 2. Stage it with existence checks of location and employee, and the template at the version read.
+ * 1. References exist in this organization and are active (422 at the field): the template and
+ *    the location not archived, the employee not deactivated; a correction too, whose location
+ *    and (unless it names another) employee are the corrected inspection's.
+ * 2. Stage it with the checks that location and employee are still active, and the template at
+ *    the version read.
  */
 export async function createInspection(ports: QualityPorts, actor: Actor, input: InspectionInput): Promise<Inspection> {
   const org = actor.principal.organizationId;
@@ -209,16 +214,18 @@ export async function createInspection(ports: QualityPorts, actor: Actor, input:
   const templateId = corrected?.templateId ?? input.templateId!;
   const locationId = corrected?.locationId ?? input.locationId!;
   const employeeId = input.employeeId ?? corrected?.employeeId ?? '';
-  const [template, locationExists, employeeExists] = await Promise.all([
+  const [template, location, employee] = await Promise.all([
     corrected ? Promise.resolve(undefined) : ports.store.getTemplate(org, templateId),
-    ports.store.locationExists(org, locationId),
-    ports.store.employeeExists(org, employeeId),
+    ports.store.readLocation(org, locationId),
+    ports.store.readEmployee(org, employeeId),
   ]);
   const errors: FieldError[] = [];
   if (!corrected && !template) errors.push({ pointer: '/templateId', detail: `Quality template ${templateId} does not exist in this organization.` });
   else if (template?.archived) errors.push({ pointer: '/templateId', detail: `Quality template ${templateId} is archived.` });
-  if (!locationExists) errors.push({ pointer: '/locationId', detail: `Location ${locationId} does not exist in this organization.` });
-  if (!employeeExists) errors.push({ pointer: '/employeeId', detail: `Employee ${employeeId} does not exist in this organization.` });
+  if (!location) errors.push({ pointer: '/locationId', detail: `Location ${locationId} does not exist in this organization.` });
+  else if (location.archived) errors.push({ pointer: '/locationId', detail: `Location ${locationId}${corrected && !input.locationId ? ' of the corrected inspection' : ''} is archived${corrected ? ': restore it to correct the inspection' : ''}.` });
+  if (!employee) errors.push({ pointer: '/employeeId', detail: `Employee ${employeeId} does not exist in this organization.` });
+  else if (!employee.active) errors.push({ pointer: '/employeeId', detail: `Employee ${employeeId}${corrected && !input.employeeId ? ' of the corrected inspection' : ''} is deactivated${corrected && !input.employeeId ? ': name the employee who makes the correction' : ''}.` });
   if (errors.length > 0) throw new ValidationError(errors);
   const now = ports.now().toISOString();
   const items: InspectionItem[] = corrected

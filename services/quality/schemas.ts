@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { booleanParameter, cursorParameter, nothingToChange, nullableText, requiredName, sendsAField, utc } from '../shared/schemas/fields';
+import { booleanParameter, cursorParameter, hasAtMostDecimals, nothingToChange, nullableText, requiredName, sendsAField, utc } from '../shared/schemas/fields';
 import { uuid } from '../shared/time';
 import { responseOf } from '../shared/schemas/response';
 import { fromMilli, MAX_TEMPLATE_ITEMS, type Inspection, type InspectionItem, type Template, type TemplateItem, type TemplateRevision } from './domain';
@@ -9,13 +9,11 @@ import { INSPECTION_STATES } from './model';
 
 /** Request and response shapes of quality templates, their items and inspections. */
 
-const hasAtMost3Decimals = (n: number) => Math.abs(n * 1000 - Math.round(n * 1000)) < 1e-6;
-
 const weight = () =>
   z
     .number({ error: 'weight must be a number.' })
     .refine((n) => n > 0 && n <= 1000, { message: 'weight is greater than 0 and at most 1000.' })
-    .refine(hasAtMost3Decimals, { message: 'weight has at most 3 decimals.' })
+    .refine(hasAtMostDecimals(3), { message: 'weight has at most 3 decimals (0.3, not 0.30000000000001).' })
     .meta({ description: 'Relative weight of the item in the score: > 0, at most 1000, at most 3 decimals.' });
 
 const scaleMax = () =>

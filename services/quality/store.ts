@@ -1,5 +1,5 @@
-import { employeeExistsCheck, employeeKeys, EMPLOYEE_LABEL } from '../employees/public';
-import { locationExistsCheck, locationKeys, LOCATION_LABEL } from '../locations/public';
+import { activeEmployeeCheck, employeeKeys, EMPLOYEE_LABEL } from '../employees/public';
+import { activeLocationCheck, locationKeys, LOCATION_LABEL } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
 import { indexPage, type Page, type PagePosition } from '../shared/ddb/paging';
@@ -39,7 +39,8 @@ export const getTemplate = (db: Db, org: string, id: string): Promise<Template |
 export const getRevision = (db: Db, org: string, id: string, revision: number): Promise<TemplateRevision | undefined> => getOne(db, qualityKeys.revision(org, id, revision), revisionFromItem);
 export const getInspection = (db: Db, org: string, id: string): Promise<Inspection | undefined> => getOne(db, qualityKeys.inspection(org, id), inspectionFromItem);
 
-const exists = async (db: Db, key: { PK: string; SK: string }): Promise<boolean> => (await batchGet(db, [key]))[0] !== undefined;
+/** One item of another area, raw (its state only), or undefined. */
+const readItem = async (db: Db, key: { PK: string; SK: string }): Promise<Record<string, unknown> | undefined> => (await batchGet(db, [key]))[0];
 
 /** Stages a template change: the template (new or next version) and, for a new revision, its immutable snapshot. */
 export function saveTemplate(unit: UnitOfWork, change: TemplateChange): void {
@@ -49,8 +50,9 @@ export function saveTemplate(unit: UnitOfWork, change: TemplateChange): void {
 }
 
 /**
- * Stages an inspection change. A new one carries existence checks of its location and employee
- * and, when it copied a template's revision, the template still at the version read.
+ * Stages an inspection change. A new one carries checks that its location is not archived and
+ * its employee active and, when it copied a template's revision, the template still at the
+ * version read.
  */
 export function saveInspection(unit: UnitOfWork, change: InspectionChange): void {
   const { after, before, template } = change;
@@ -58,8 +60,8 @@ export function saveInspection(unit: UnitOfWork, change: InspectionChange): void
   const checks: TxItem[] = before
     ? []
     : [
-        locationExistsCheck(org, after.locationId),
-        employeeExistsCheck(org, after.employeeId),
+        activeLocationCheck(org, after.locationId),
+        activeEmployeeCheck(org, after.employeeId),
         ...(template
           ? [{ label: TEMPLATE_LABEL, op: { ConditionCheck: { Key: qualityKeys.template(org, template.id), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': template.version } } } }]
           : []),
@@ -83,8 +85,14 @@ export async function listInspections(db: Db, org: string, q: { locationId?: str
 export const qualityStore = (db: Db, unit: UnitOfWork): QualityStore => ({
   getTemplate: (org, id) => getTemplate(db, org, id),
   getInspection: (org, id) => getInspection(db, org, id),
-  locationExists: (org, id) => exists(db, locationKeys.location(org, id)),
-  employeeExists: (org, id) => (id === '' ? Promise.resolve(false) : exists(db, employeeKeys.employee(org, id))),
+  readLocation: async (org, id) => {
+    const item = await readItem(db, locationKeys.location(org, id));
+    return item ? { archived: item.archived === true } : undefined;
+  },
+  readEmployee: async (org, id) => {
+    const item = id === '' ? undefined : await readItem(db, employeeKeys.employee(org, id));
+    return item ? { active: item.active === true } : undefined;
+  },
   saveTemplate: (change) => saveTemplate(unit, change),
   saveInspection: (change) => saveInspection(unit, change),
 });

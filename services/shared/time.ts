@@ -21,7 +21,30 @@ export function parseInstant(value: string): string | undefined {
   return new Date(ms).toISOString();
 }
 
-const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeapYear = (year: number) => year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+/** Days of a month (1-12) of the proleptic Gregorian calendar; plain arithmetic, so years 0000-0099 count as themselves. */
+const daysIn = (year: number, month: number) => (month === 2 && isLeapYear(year) ? 29 : DAYS_IN_MONTH[month - 1]);
+
+const FULL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * A calendar date `YYYY-MM-DD` (RFC 3339 full-date) that exists: month 01 to 12, day within
+ * its month (2026-02-30, 2026-13-01 and 2026-12-00 do not). Never throws, whatever the text.
+ */
+export function isCalendarDate(value: string): boolean {
+  const m = FULL_DATE.exec(value);
+  if (!m) return false;
+  const [year, month, day] = m.slice(1).map(Number);
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month);
+}
+
+/** zod: a calendar date `YYYY-MM-DD` that exists (`isCalendarDate`); anything else is 422 at the field. */
+export const calendarDate = (field: string) =>
+  z
+    .string({ error: `${field} must be a calendar date (YYYY-MM-DD).` })
+    .refine(isCalendarDate, { message: `${field} must be a calendar date (YYYY-MM-DD).` })
+    .meta({ format: 'date' });
 
 /** zod: an RFC 3339 instant with offset, normalized to UTC. */
 export const instant = () =>

@@ -2,12 +2,10 @@ import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { booleanParameter, cursorParameter, nothingToChange, nullableText, requiredName, sendsAField, utc } from '../shared/schemas/fields';
 import { responseOf } from '../shared/schemas/response';
+import { calendarDate } from '../shared/time';
 import { WEEKDAYS, type Task } from './model';
 
 /** Request and response shapes of location tasks. */
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const isDate = (v: string) => DATE.test(v) && new Date(`${v}T00:00:00Z`).toISOString().slice(0, 10) === v;
 
 const weekly = z
   .object({
@@ -25,7 +23,7 @@ const everyNDays = z
   .object({
     kind: z.literal('EVERY_N_DAYS'),
     everyDays: z.number().int({ message: 'everyDays must be a whole number.' }).min(1, { message: 'everyDays must be from 1 to 365.' }).max(365, { message: 'everyDays must be from 1 to 365.' }),
-    startsOn: z.string().refine(isDate, { message: 'startsOn must be a calendar date (YYYY-MM-DD).' }).meta({ format: 'date', description: 'The first day the task is due.' }),
+    startsOn: calendarDate('startsOn').meta({ description: 'The first day the task is due.' }),
   })
   .strict();
 

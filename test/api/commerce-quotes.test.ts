@@ -52,6 +52,8 @@ describe('POST /commerce/quotes', () => {
       '/items/0/unitPrice',
       '/items/0/taxRate',
     ]);
+    // Not silently rounded (to 1.5 and 7.5): within 1e-6 of an allowed value is still not one.
+    expectPointers(await send(api, 'POST', '/commerce/quotes', { customerId: CUSTOMER, currency: 'EUR', items: [line({ quantity: 1.50000000000001, taxRate: 7.50000000000001 })] }), ['/items/0/quantity', '/items/0/taxRate']);
     expect(await countByType(api.db)).toEqual(before);
   });
 

@@ -64,6 +64,8 @@ describe('POST /materials', () => {
       ['/website', '/orderLink', '/preferredOrderQuantity', '/reorderLevel', '/stock'],
     );
     expectPointers(await send(api, 'POST', '/materials', { article: 'A-1' }), ['/name']);
+    // Not silently rounded to 0.3: within 1e-6 of a 3-decimal value is still not one.
+    expectPointers(await send(api, 'POST', '/materials', { name: 'Near', preferredOrderQuantity: 0.30000000000001, reorderLevel: 0.1 + 0.2 }), ['/preferredOrderQuantity', '/reorderLevel']);
     expect(await countByType(api.db)).toEqual(before);
   });
 

@@ -3,7 +3,7 @@ import { putEmployee } from '../../services/employees/public';
 import { PLANNING_IDS } from '../../services/planning/seed';
 import { shiftResponseSchema } from '../../services/planning/schemas';
 import { call, countByType, expectParameters, expectPointers, expectProblem, startApi, walkPages, withQuery, type ApiFixture } from '../support/api';
-import { auditOf, ids, keyWith, read, send, sent } from './locations-fixture';
+import { auditOf, createLocation, ids, keyWith, read, send, sent } from './locations-fixture';
 
 /**
  * Shifts through the local gateway: DRAFT -> PUBLISHED -> CANCELLED with 409 SHIFT_<STATE>,
@@ -26,6 +26,19 @@ async function employee(organizationId = api.demo.organizationId): Promise<strin
   const at = new Date().toISOString();
   await putEmployee(api.db, { id, organizationId, userName: `${id}@plan.example`, emails: [], active: true, createdAt: at, updatedAt: at, version: 1 });
   return id;
+}
+
+/** Deactivates an employee made by `employee()` (version 1) through the API; GET then shows active: false. */
+async function deactivate(id: string): Promise<void> {
+  await sent(api, 'POST', `/employees/${id}/deactivate`, { reason: 'Left the company' }, 200, { ifMatch: `"employee:${id}:v1"` });
+  expect((await read(api, `/employees/${id}`)).body.active).toBe(false);
+}
+
+/** A location of its own, archived through the API. */
+async function archivedLocation(): Promise<string> {
+  const location = await createLocation(api, { name: `Closed site ${randomUUID().slice(0, 8)}` });
+  await sent(api, 'DELETE', `/locations/${location.id}`);
+  return location.id;
 }
 
 /** `[startsAt, endsAt)` on day `day` after 2031-03-01. */
@@ -69,6 +82,22 @@ describe('POST /planning/shifts', () => {
     expectPointers(withTask, ['/taskIds/0']);
     expect(await countByType(api.db)).toEqual(before);
     expect(JSON.stringify(res.body)).not.toMatch(/Globex|Dmitri/);
+  });
+
+  it('answers 422 at /employeeId for a deactivated employee and at /locationId for an archived location, on create and PATCH, and writes nothing', async () => {
+    const gone = await employee();
+    await deactivate(gone);
+    const closed = await archivedLocation();
+    const draft = await createShift({ employeeId: await employee(), ...at(2) });
+    const before = await countByType(api.db);
+    const refused = await send(api, 'POST', '/planning/shifts', { employeeId: gone, locationId: loc, ...at(2) });
+    expectPointers(refused, ['/employeeId']);
+    expect(refused.body.errors[0].detail).toMatch(/deactivated/);
+    expectPointers(await send(api, 'POST', '/planning/shifts', { employeeId: gone, locationId: closed, ...at(2) }), ['/employeeId', '/locationId']);
+    expectPointers(await send(api, 'PATCH', `/planning/shifts/${draft.id}`, { employeeId: gone }, { ifMatch: etag(draft) }), ['/employeeId']);
+    expectPointers(await send(api, 'PATCH', `/planning/shifts/${draft.id}`, { locationId: closed }, { ifMatch: etag(draft) }), ['/locationId']);
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await read(api, `/planning/shifts/${draft.id}`)).body).toMatchObject({ employeeId: draft.employeeId, version: 1 });
   });
 
   it('checks the interval: end after start, at most 24 hours, break shorter than the shift', async () => {
@@ -145,6 +174,25 @@ describe('publish, overlap, cancel', () => {
     expect((await auditOf(api, a.id)).map((x) => x.action)).toEqual(['shift.created', 'shift.published', 'shift.cancelled']);
   });
 
+  it('refuses to publish a draft whose employee was deactivated (409 SHIFT_EMPLOYEE_INACTIVE) or location archived (409 SHIFT_LOCATION_ARCHIVED) since, and writes nothing', async () => {
+    const emp = await employee();
+    const draft = await createShift({ employeeId: emp, ...at(14) });
+    const site = await createLocation(api, { name: `Site ${randomUUID().slice(0, 8)}` });
+    const open = await createShift({ locationId: site.id, ...at(14) });
+    await deactivate(emp);
+    await sent(api, 'DELETE', `/locations/${site.id}`);
+    const before = await countByType(api.db);
+    const inactive = expectProblem(await publish(draft), 409, 'SHIFT_EMPLOYEE_INACTIVE');
+    expect(inactive.detail).toContain(emp);
+    expectProblem(await publish(open), 409, 'SHIFT_LOCATION_ARCHIVED');
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await read(api, `/planning/shifts/${draft.id}`)).body).toMatchObject({ state: 'DRAFT', version: 1 });
+    // Reassigned to an active employee, it publishes; cancel stays possible for the other.
+    const reassigned = (await sent(api, 'PATCH', `/planning/shifts/${draft.id}`, { employeeId: await employee() }, 200, { ifMatch: etag(draft) })).body;
+    expect((await publish(reassigned)).status).toBe(200);
+    expect((await send(api, 'POST', `/planning/shifts/${open.id}/cancel`, { reason: 'Site closed' }, { ifMatch: etag(open) })).status).toBe(200);
+  });
+
   it('a PATCH to the current values changes nothing', async () => {
     const s = await createShift({ ...at(13), breakMinutes: 15 });
     const same = await send(api, 'PATCH', `/planning/shifts/${s.id}`, { breakMinutes: 15 }, { ifMatch: etag(s) });
@@ -172,6 +220,28 @@ describe('POST /planning/shifts/publish', () => {
     const again = await send(api, 'POST', '/planning/shifts/publish', body);
     expect(again.body.publishedShiftIds).toEqual([]);
     expectPointers(await send(api, 'POST', '/planning/shifts/publish', { from: body.to, to: body.from }), ['/to']);
+  });
+
+  it('lists drafts of a deactivated employee or an archived location in rejected, with their code, and publishes the others', async () => {
+    const [gone, kept] = [await employee(), await employee()];
+    const site = await createLocation(api, { name: `Site ${randomUUID().slice(0, 8)}` });
+    const ofGone = await createShift({ employeeId: gone, ...at(24) });
+    const atSite = await createShift({ employeeId: kept, locationId: site.id, ...at(24, '06:00', '07:00') });
+    const fine = await createShift({ employeeId: kept, ...at(24) });
+    await deactivate(gone);
+    await sent(api, 'DELETE', `/locations/${site.id}`);
+    const res = await send(api, 'POST', '/planning/shifts/publish', { from: at(24, '00:00').startsAt, to: at(25, '00:00').startsAt });
+    expect(res.status).toBe(200);
+    expect(res.body.publishedShiftIds).toContain(fine.id);
+    expect(res.body.publishedShiftIds).not.toContain(ofGone.id);
+    expect(res.body.publishedShiftIds).not.toContain(atSite.id);
+    expect(res.body.rejected).toEqual(
+      expect.arrayContaining([
+        { shiftId: ofGone.id, code: 'SHIFT_EMPLOYEE_INACTIVE', detail: expect.stringContaining(gone) },
+        { shiftId: atSite.id, code: 'SHIFT_LOCATION_ARCHIVED', detail: expect.stringContaining(site.id) },
+      ]),
+    );
+    for (const s of [ofGone, atSite]) expect((await read(api, `/planning/shifts/${s.id}`)).body).toMatchObject({ state: 'DRAFT', version: 1 });
   });
 });
 

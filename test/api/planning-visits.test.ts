@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { planningArea } from '../../services/planning/area';
 import { PLANNING_IDS } from '../../services/planning/seed';
 import { ingestVisitConfirmation } from '../../services/planning/public';
 import { visitResponseSchema } from '../../services/planning/schemas';
@@ -40,6 +41,14 @@ describe('GET /visit-confirmations', () => {
     const first = (await read(api, `/visit-confirmations/${PLANNING_IDS.visits[0]}`)).body;
     expect(ids(await read(api, withQuery('/visit-confirmations', { locationId: l0, from: first.confirmedAt, to: new Date(Date.parse(first.confirmedAt) + 1).toISOString() })))).toEqual([first.id]);
     expectParameters(await read(api, withQuery('/visit-confirmations', { verificationState: 'MAYBE' })), ['verificationState']);
+  });
+
+  it('gets one with its ETag (a confirmation never changes: version 1), declared by the route', async () => {
+    const id = PLANNING_IDS.visits[1];
+    const got = await read(api, `/visit-confirmations/${id}`, await keyWith(api, ['work_events:read']));
+    expect(got.status).toBe(200);
+    expect(got.headers.get('etag')).toBe(`"visit-confirmation:${id}:v1"`);
+    expect(planningArea.routes.getVisitConfirmation.success.headers).toContain('ETag');
   });
 
   it('gets one; another organization\'s id is 404; needs work_events:read; no writes exist', async () => {

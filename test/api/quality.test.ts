@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { putEmployee } from '../../services/employees/public';
 import { call, countByType, expectPointers, expectProblem, itemsOfType, startApi, type ApiFixture } from '../support/api';
-import { auditOf, keyWith, read, send, sent } from './locations-fixture';
+import { auditOf, createLocation, keyWith, read, send, sent } from './locations-fixture';
 
 /**
  * Quality: templates with revisions (editing makes a new one, inspections keep theirs), items
@@ -23,6 +24,17 @@ const items = [
 const newTemplate = () => sent(api, 'POST', '/quality/templates', { name: `Office check ${randomUUID().slice(0, 4)}`, items });
 const start = (templateId: string, over: Record<string, unknown> = {}) =>
   send(api, 'POST', '/quality/inspections', { templateId, locationId: api.demo.locations[0], employeeId: api.demo.employees[0], ...over });
+
+/** An employee of its own (version 1), active. */
+async function employee(): Promise<string> {
+  const id = randomUUID();
+  const at = new Date().toISOString();
+  await putEmployee(api.db, { id, organizationId: api.demo.organizationId, userName: `${id}@quality.example`, emails: [], active: true, createdAt: at, updatedAt: at, version: 1 });
+  return id;
+}
+
+/** Deactivates an employee made by `employee()` through the API. */
+const deactivate = (id: string) => sent(api, 'POST', `/employees/${id}/deactivate`, { reason: 'Left the company' }, 200, { ifMatch: `"employee:${id}:v1"` });
 
 async function scoreAll(id: string, etagNow: string, scores: readonly number[], itemIds: readonly string[]): Promise<string> {
   let tag = etagNow;
@@ -67,9 +79,18 @@ describe('templates', () => {
       '/items/1/scaleMax',
     ]);
     expectPointers(await send(api, 'POST', '/quality/templates', { name: 'Empty', items: [] }), ['/items']);
+    // Not silently rounded: a weight that is not exactly a 3-decimal number is refused, even within 1e-6 of one.
+    const before = await countByType(api.db);
+    expectPointers(await send(api, 'POST', '/quality/templates', { name: 'Near', items: [{ title: 'x', weight: 0.30000000000001, scaleMax: 5 }, { title: 'y', weight: 0.1 + 0.2, scaleMax: 5 }] }), ['/items/0/weight', '/items/1/weight']);
+    expect(await countByType(api.db)).toEqual(before);
     const t = await sent(api, 'POST', '/quality/templates', { name: 'One', items: [{ title: 'Only', weight: 1, scaleMax: 1 }] });
     expectPointers(await send(api, 'DELETE', `/quality/templates/${t.body.id}/items/${t.body.items[0].id}`, undefined, { ifMatch: etag(t) }), ['']);
     expectProblem(await send(api, 'POST', `/quality/templates/${t.body.id}/items`, { title: 'x', weight: 1, scaleMax: 1 }), 428, 'ETAG_REQUIRED');
+    const unchanged = await countByType(api.db);
+    expectPointers(await send(api, 'POST', `/quality/templates/${t.body.id}/items`, { title: 'x', weight: 0.30000000000001, scaleMax: 1 }, { ifMatch: etag(t) }), ['/weight']);
+    expectPointers(await send(api, 'PATCH', `/quality/templates/${t.body.id}/items/${t.body.items[0].id}`, { weight: 0.30000000000001 }, { ifMatch: etag(t) }), ['/weight']);
+    expect(await countByType(api.db)).toEqual(unchanged);
+    expect((await read(api, `/quality/templates/${t.body.id}/items`)).body.items.map((i: { weight: number }) => i.weight)).toEqual([1]);
   });
 });
 
@@ -121,6 +142,35 @@ describe('inspections', () => {
     const list = await read(api, `/quality/inspections?locationId=${api.demo.locations[1]}&limit=200`);
     expect(list.body.items.map((i: { id: string }) => i.id)).toContain(draft.body.id);
     expect(list.body.items.every((i: { locationId: string }) => i.locationId === api.demo.locations[1])).toBe(true);
+  });
+
+  it('refuses an archived location and a deactivated employee with 422 at the field, and writes nothing', async () => {
+    const t = await newTemplate();
+    const site = await createLocation(api, { name: `Closed site ${randomUUID().slice(0, 8)}` });
+    await sent(api, 'DELETE', `/locations/${site.id}`);
+    const gone = await employee();
+    await deactivate(gone);
+    const before = await countByType(api.db);
+    const both = await start(t.body.id, { locationId: site.id, employeeId: gone });
+    expectPointers(both, ['/locationId', '/employeeId']);
+    expect(both.body.errors.map((e: { detail: string }) => e.detail)).toEqual([expect.stringMatching(/archived/), expect.stringMatching(/deactivated/)]);
+    expectPointers(await start(t.body.id, { locationId: site.id }), ['/locationId']);
+    expectPointers(await start(t.body.id, { employeeId: gone }), ['/employeeId']);
+    expect(await countByType(api.db)).toEqual(before);
+  });
+
+  it('refuses a correction naming no active employee when the inspector was deactivated; naming an active one corrects', async () => {
+    const t = await newTemplate();
+    const inspector = await employee();
+    const draft = await start(t.body.id, { employeeId: inspector });
+    const ids = draft.body.items.map((i: { itemId: string }) => i.itemId);
+    await sent(api, 'POST', `/quality/inspections/${draft.body.id}/complete`, undefined, 200, { ifMatch: await scoreAll(draft.body.id, etag(draft), [1, 1, 1], ids) });
+    await deactivate(inspector);
+    const before = await countByType(api.db);
+    expectPointers(await send(api, 'POST', '/quality/inspections', { correctsInspectionId: draft.body.id }), ['/employeeId']);
+    expect(await countByType(api.db)).toEqual(before);
+    const correction = await sent(api, 'POST', '/quality/inspections', { correctsInspectionId: draft.body.id, employeeId: api.demo.employees[0] });
+    expect(correction.body).toMatchObject({ correctsInspectionId: draft.body.id, employeeId: api.demo.employees[0] });
   });
 
   it('needs quality scopes; another organization gets 404 for a template and an inspection', async () => {

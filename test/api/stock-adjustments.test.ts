@@ -120,6 +120,9 @@ describe('POST /materials/stock-adjustments', () => {
     const pair = await linkedPair();
     expectPointers(await adjust({ ...pair, quantityChange: 0, reason: 'x' }), ['/quantityChange']);
     expectPointers(await adjust({ ...pair, quantityChange: 1.0001, reason: 'x' }), ['/quantityChange']);
+    const before = await countByType(api.db);
+    expectPointers(await adjust({ ...pair, quantityChange: 0.30000000000001, reason: 'x' }), ['/quantityChange']);
+    expect(await countByType(api.db)).toEqual(before);
     expectPointers(await adjust({ ...pair, quantityChange: 1 }), ['/reason']);
     expectPointers(await adjust({ ...pair, quantityChange: 1, reason: 'x', stock: 5 }), ['/stock']);
     expectPointers(await adjust({ locationId: 'x', materialId: pair.materialId, quantityChange: 1, reason: 'x' }), ['/locationId']);

@@ -42,6 +42,16 @@ describe('POST /locations/{locationId}/tasks', () => {
     expect(await countByType(api.db)).toEqual(before);
   });
 
+  it.each(['2026-13-01', '2026-00-10', '2026-12-32', '2026-12-00', '2026-99-99'])('refuses startsOn %s with 422 at /schedule/startsOn (not 500), on create and PATCH, and writes nothing', async (startsOn) => {
+    const task = await sent(api, 'POST', tasks(), { title: `Dated ${startsOn}` });
+    const before = await countByType(api.db);
+    const schedule = { kind: 'EVERY_N_DAYS', everyDays: 2, startsOn };
+    expectPointers(await send(api, 'POST', tasks(), { title: 'w', schedule }), ['/schedule/startsOn']);
+    expectPointers(await send(api, 'PATCH', `${tasks()}/${task.body.id}`, { schedule }, { ifMatch: `"task:${task.body.id}:v1"` }), ['/schedule/startsOn']);
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await read(api, `${tasks()}/${task.body.id}`)).body).toMatchObject({ schedule: null, version: 1 });
+  });
+
   it("is 404 for another organization's location and writes nothing", async () => {
     const before = await countByType(api.db);
     expectProblem(await send(api, 'POST', tasks(api.demo.otherOrganizationLocations[0]), { title: 'Sneaky' }), 404, 'RESOURCE_NOT_FOUND');

@@ -100,3 +100,43 @@ describe('publishing', () => {
     expect(audits).toHaveLength(3);
   });
 });
+
+describe('references checked again in the transaction', () => {
+  /** Ports whose first reference read runs `meanwhile` right after it: the read is stale when the write commits. */
+  const racing = (p: PlanningPorts, meanwhile: () => Promise<void>, state: { done: boolean }): PlanningPorts => ({
+    ...p,
+    store: {
+      ...p.store,
+      readReferences: async (org, refs) => {
+        const read = await p.store.readReferences(org, refs);
+        if (!state.done) {
+          state.done = true;
+          await meanwhile();
+        }
+        return read;
+      },
+    },
+  });
+
+  it('a create whose employee is deactivated after the read runs again and answers 422 at /employeeId; nothing is written', async () => {
+    const emp = await employee();
+    const state = { done: false };
+    const deactivate = () => putEmployee(db, { id: emp, organizationId: ORG, userName: `${emp}@test.example`, emails: [], active: false, createdAt: t, updatedAt: t, version: 2 });
+    const attempt = run((p) => createShift(racing(p, deactivate, state), actor, { employeeId: emp, locationId: LOC, startsAt: '2031-09-01T08:00:00.000Z', endsAt: '2031-09-01T16:00:00.000Z' }));
+    await expect(attempt).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ pointer: '/employeeId' }] });
+    expect(state.done).toBe(true);
+    expect((await itemsOfType(db, 'Shift')).filter((i) => i.employeeId === emp)).toEqual([]);
+  });
+
+  it('a publish whose location is archived after the read runs again and answers 409 SHIFT_LOCATION_ARCHIVED; the shift stays a draft', async () => {
+    const site = randomUUID();
+    const location = { id: site, organizationId: ORG, name: 'Kiosk', createdAt: t, updatedAt: t };
+    await putLocation(db, location as never);
+    const draft = await run((p) => createShift(p, actor, { locationId: site, startsAt: '2031-09-02T08:00:00.000Z', endsAt: '2031-09-02T16:00:00.000Z' }));
+    const state = { done: false };
+    const archive = () => putLocation(db, { ...location, archived: true, archivedAt: t } as never);
+    await expect(run((p) => publishShift(racing(p, archive, state), actor, draft.id, undefined))).rejects.toMatchObject({ code: 'SHIFT_LOCATION_ARCHIVED' });
+    expect(state.done).toBe(true);
+    expect((await itemsOfType(db, 'Shift')).find((i) => i.id === draft.id)).toMatchObject({ state: 'DRAFT', version: 1 });
+  });
+});

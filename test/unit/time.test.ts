@@ -1,4 +1,4 @@
-import { isUuid, parseInstant } from '../../services/shared/time';
+import { calendarDate, isCalendarDate, isUuid, parseInstant } from '../../services/shared/time';
 
 describe('parseInstant', () => {
   it.each([
@@ -22,6 +22,34 @@ describe('parseInstant', () => {
     ['9999-12-31T23:59:59-01:00', 'after 9999 in UTC'],
     ['yesterday', 'not a date'],
   ])('rejects %s (%s)', (input) => expect(parseInstant(input)).toBeUndefined());
+});
+
+describe('isCalendarDate and calendarDate', () => {
+  it.each(['2026-03-02', '2028-02-29', '2000-02-29', '0004-02-29', '0000-02-29', '9999-12-31', '0001-01-01'])('accepts %s', (value) => {
+    expect(isCalendarDate(value)).toBe(true);
+    expect(calendarDate('startsOn').safeParse(value).success).toBe(true);
+  });
+
+  // 2026-13-01 and friends made the tasks' old check throw (new Date(...).toISOString() of an invalid date): a 500, not a 422.
+  it.each([
+    ['2026-13-01', 'month 13'],
+    ['2026-00-10', 'month 0'],
+    ['2026-12-32', 'day 32'],
+    ['2026-12-00', 'day 0'],
+    ['2026-99-99', 'month and day out of range'],
+    ['2026-02-30', 'no such day'],
+    ['2027-02-29', 'not a leap year'],
+    ['1900-02-29', 'a century that is no leap year'],
+    ['2026-3-02', 'one-digit month'],
+    ['2026-03-02T00:00:00Z', 'an instant'],
+    ['', 'empty'],
+  ])('refuses %s (%s) without throwing', (value) => {
+    expect(() => isCalendarDate(value)).not.toThrow();
+    expect(isCalendarDate(value)).toBe(false);
+    const parsed = calendarDate('startsOn').safeParse(value);
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((i) => i.message)).toEqual(['startsOn must be a calendar date (YYYY-MM-DD).']);
+  });
 });
 
 describe('isUuid', () => {

@@ -69,6 +69,17 @@ export const nullableUrl = (field: string) =>
     'https://shop.example.com/item/42',
   );
 
+/**
+ * A number with at most `decimals` decimals, exactly: the value the JSON text parsed to is the
+ * one nearest to some k / 10^decimals (0.3 and 1.005 pass with 3; 0.30000000000001, 0.3000001
+ * and 0.1 + 0.2 do not). Nothing is rounded away: a value kept as integer milli-units
+ * (`Math.round(n * 1000)`) is then exactly the value sent. Use as `.refine(hasAtMostDecimals(3), ...)`.
+ */
+export const hasAtMostDecimals = (decimals: number) => {
+  const factor = 10 ** decimals;
+  return (n: number): boolean => Number.isFinite(n) && Math.round(n * factor) / factor === n;
+};
+
 /** `q`: word-prefix search; at least one letter or digit. */
 export const searchParameter = () =>
   z
