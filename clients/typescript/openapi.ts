@@ -35,7 +35,7 @@ export interface paths {
         };
         /**
          * Get one work event
-         * @description One work event.
+         * @description One work event, with its ETag (scan evidence never changes: always version 1).
          *
          *     Scopes: work_events:read.
          */
@@ -4992,6 +4992,8 @@ export interface operations {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {

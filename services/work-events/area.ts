@@ -1,5 +1,5 @@
 import { defineArea } from '../shared/area';
-import { listRoute } from '../shared/route-shapes';
+import { listRoute, readRoute } from '../shared/route-shapes';
 import { pageSchema } from '../shared/schemas/fields';
 import { workEventListQuery, workEventResponseSchema } from './schemas';
 
@@ -21,11 +21,11 @@ export const workEventsArea = defineArea({
       schema: pageSchema(workEventResponseSchema),
       returns: 'A page of work events.',
     }),
-    getWorkEvent: listRoute({
+    getWorkEvent: readRoute({
       path: '/work-events/{workEventId}',
       scopes: ['work_events:read'],
       summary: 'Get one work event',
-      description: 'One work event.',
+      description: 'One work event, with its ETag (scan evidence never changes: always version 1).',
       schema: workEventResponseSchema,
       returns: 'The work event.',
     }),

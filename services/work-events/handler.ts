@@ -4,7 +4,7 @@ import { areaHandler } from '../shared/http/area-handler';
 import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
 import { ok } from '../shared/http/request';
 import { workEventsArea } from './area';
-import { eventKeys } from './model';
+import { eventKeys, workEventEtag } from './model';
 import { workEventResponse } from './schemas';
 import { getWorkEvent, listWorkEvents } from './store';
 
@@ -22,7 +22,7 @@ export const handler = areaHandler(workEventsArea, {
     async getWorkEvent({ params, principal, ports }) {
       const event = await getWorkEvent(ports.db, principal.organizationId, params.workEventId);
       if (!event) throw new NotFoundError(`Work event ${params.workEventId}`);
-      return ok(workEventResponse(event));
+      return ok(workEventResponse(event), { ETag: workEventEtag(event) });
     },
   },
 });

@@ -1,3 +1,4 @@
+import { entityEtag } from '../shared/domain/etag';
 import * as z from 'zod';
 import type { Key } from '../shared/ddb/read';
 
@@ -56,3 +57,6 @@ export function eventToItem(e: WorkEvent): Record<string, unknown> {
 
 /** Only the fields of WorkEvent leave the store; restricted data has its own item. */
 export const eventFromItem = (item: Record<string, unknown>): WorkEvent => workEventSchema.parse(item);
+
+/** The ETag of a work event: scan evidence is immutable, so its version is always 1. */
+export const workEventEtag = (e: Pick<WorkEvent, 'id'>): string => entityEtag('work-event', e.id, 1);

@@ -79,6 +79,7 @@ describe('GET /work-events', () => {
       const one = await getEvent(e.id);
       expect(one.status).toBe(200);
       expect(one.body).toEqual(e);
+      expect(one.headers.get('etag')).toBe(`"work-event:${e.id}:v1"`);
       expect(leaks(one.text)).toEqual([]);
     }
     // The restricted data exists, sealed, in items of their own.
