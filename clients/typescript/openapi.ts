@@ -1723,7 +1723,7 @@ export interface paths {
         };
         /**
          * Items of a template revision
-         * @description The items of the current revision, or of `revision` (404 for a revision the template never had). At most 50 items: always one page.
+         * @description The items of the current revision, or of `revision` (404 for a revision the template never had). At most 50 items: one page unless `limit` is smaller; a cursor continues in the revision its first page read.
          *
          *     Scopes: quality:read.
          */
@@ -1731,7 +1731,7 @@ export interface paths {
         put?: never;
         /**
          * Add an item to a template
-         * @description Adds an item (at most 50 per template). Editing makes a new revision (the previous one stays readable with `GET .../items?revision=n`); inspections keep the revision they used. Answers the template; If-Match is the template's ETag.
+         * @description Adds an item (at most 50 per template). Editing makes a new revision (the previous one stays readable with `GET .../items?revision=n`); inspections keep the revision they used. Answers the template; `Location` names the new item. If-Match is the template's ETag.
          *
          *     Scopes: quality:write.
          */
@@ -1751,7 +1751,13 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * One item of a template
+         * @description An item of the template's current revision (the `Location` of its POST), with the template's ETag: items change through the template (If-Match on PATCH and DELETE is the template's). An item removed from the current revision is 404; earlier revisions list it.
+         *
+         *     Scopes: quality:read.
+         */
+        get: operations["getQualityTemplateItem"];
         put?: never;
         post?: never;
         /**
@@ -1837,7 +1843,7 @@ export interface paths {
         };
         /**
          * Items of an inspection
-         * @description The items with their weights, scales and scores, in template order; always one page.
+         * @description The items with their weights, scales and scores, in template order. At most 50: one page unless `limit` is smaller.
          *
          *     Scopes: quality:read.
          */
@@ -4112,8 +4118,8 @@ export interface components {
                 weight: number;
                 scaleMax: number;
             }[];
-            /** @description Always null: a revision holds at most 50 items, all on one page. */
-            nextCursor: null;
+            /** @description A revision holds at most 50 items: null on the first page unless `limit` is smaller. */
+            nextCursor: string | null;
         };
         Inspection: {
             /** Format: uuid */
@@ -4173,7 +4179,8 @@ export interface components {
                 score: number | null;
                 comment: string | null;
             }[];
-            nextCursor: null;
+            /** @description An inspection holds at most 50 items: null on the first page unless `limit` is smaller. */
+            nextCursor: string | null;
         };
         Candidate: {
             /** Format: uuid */
@@ -21996,8 +22003,12 @@ export interface operations {
     listQualityTemplateItems: {
         parameters: {
             query?: {
-                /** @description A revision of the template; default the current one. */
+                /** @description A revision of the template; default the current one. A cursor continues in the revision its first page read. */
                 revision?: string;
+                /** @description Page size, 1 to 200; default 50. */
+                limit?: string;
+                /** @description A nextCursor, exactly as returned, with the same filters. */
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -22029,7 +22040,7 @@ export interface operations {
                      *           "scaleMax": 1
                      *         }
                      *       ],
-                     *       "nextCursor": null
+                     *       "nextCursor": "next cursor"
                      *     }
                      */
                     "application/json": components["schemas"]["QualityTemplateItemList"];
@@ -22350,6 +22361,138 @@ export interface operations {
                 };
             };
             /** @description SERVICE_UNAVAILABLE: Service unavailable; TRANSACTION_CONFLICT: Concurrent change */
+            503: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getQualityTemplateItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                templateId: string;
+                itemId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The item. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "title": "title",
+                     *       "description": "description",
+                     *       "weight": 1,
+                     *       "scaleMax": 1
+                     *     }
+                     */
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        title: string;
+                        description: string | null;
+                        weight: number;
+                        scaleMax: number;
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED: Unauthenticated */
+            401: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ACCESS_DENIED: Access denied; SCOPE_REQUIRED: Scope required */
+            403: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RESOURCE_NOT_FOUND: Resource not found */
+            404: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NOT_ACCEPTABLE: Not acceptable */
+            406: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description VALIDATION_ERROR: Invalid input */
+            422: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: Rate limit exceeded */
+            429: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL_ERROR: Internal error */
+            500: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: Service unavailable */
             503: {
                 headers: {
                     /** @description The request ID; share it with support. */
@@ -23315,7 +23458,12 @@ export interface operations {
     };
     listInspectionItems: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size, 1 to 200; default 50. */
+                limit?: string;
+                /** @description A nextCursor, exactly as returned, with the same filters. */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 organizationId: string;
@@ -23345,7 +23493,7 @@ export interface operations {
                      *           "comment": "comment"
                      *         }
                      *       ],
-                     *       "nextCursor": null
+                     *       "nextCursor": "next cursor"
                      *     }
                      */
                     "application/json": components["schemas"]["InspectionItemList"];

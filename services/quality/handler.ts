@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { defaultDb } from '../shared/ddb/client';
 import { NotFoundError, found } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
-import { listPage } from '../shared/http/list';
+import { DEFAULT_LIMIT, listPage, listPosition, nextCursor, pageOf } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
 import { qualityArea } from './area';
 import {
@@ -20,7 +20,7 @@ import {
   type QualityPorts,
   type Template,
 } from './domain';
-import { inspectionItemResponse, inspectionResponse, templateItemsResponse, templateResponse } from './schemas';
+import { inspectionItemResponse, inspectionResponse, templateItemResponse, templateItemsResponse, templateResponse } from './schemas';
 import { getInspection, getRevision, getTemplate, listInspections, listTemplates, qualityStore } from './store';
 
 const templateResult = (t: Template): HttpResult => ok(templateResponse(t), { ETag: templateEtag(t) });
@@ -53,15 +53,24 @@ export const handler = areaHandler(qualityArea, {
       const org = r.principal.organizationId;
       const t = await getTemplate(defaultDb(), org, r.params.templateId);
       if (!t) throw new NotFoundError(`Quality template ${r.params.templateId}`);
-      if (r.query.revision === undefined || r.query.revision === t.revision) return ok(templateItemsResponse({ templateId: t.id, revision: t.revision, items: t.items }));
-      const revision = await getRevision(defaultDb(), org, t.id, r.query.revision);
-      if (!revision) throw new NotFoundError(`Revision ${r.query.revision} of quality template ${t.id}`);
-      return ok(templateItemsResponse(revision));
+      // A cursor continues in the revision its first page read, whatever the template became since.
+      const { binding, position } = await listPosition<{ revision: number; after: string }>(r, { templateId: t.id });
+      const wanted = position?.revision ?? r.query.revision ?? t.revision;
+      const revision = wanted === t.revision ? { templateId: t.id, revision: t.revision, items: t.items } : await getRevision(defaultDb(), org, t.id, wanted);
+      if (!revision) throw new NotFoundError(`Revision ${wanted} of quality template ${t.id}`);
+      const page = pageOf(revision.items, (i) => i.id, r.query.limit ?? DEFAULT_LIMIT, position?.after);
+      return ok(templateItemsResponse({ ...revision, items: page.items }, await nextCursor(binding, page.next ? { revision: wanted, after: page.next } : undefined)));
+    },
+
+    async getQualityTemplateItem(r) {
+      const t = found(await getTemplate(defaultDb(), r.principal.organizationId, r.params.templateId), `Quality template ${r.params.templateId}`);
+      const item = found(t.items.find((i) => i.id === r.params.itemId), `Item ${r.params.itemId} of quality template ${t.id}`);
+      return ok(templateItemResponse(item), { ETag: templateEtag(t) });
     },
 
     async addQualityTemplateItem(r) {
-      const { template } = await addTemplateItem(r.ports, r.actor, r.params.templateId, r.ifMatch, r.body);
-      return created(templateResponse(template), { ETag: templateEtag(template), Location: `${r.orgPath}/quality/templates/${template.id}` });
+      const { template, item } = await addTemplateItem(r.ports, r.actor, r.params.templateId, r.ifMatch, r.body);
+      return created(templateResponse(template), { ETag: templateEtag(template), Location: `${r.orgPath}/quality/templates/${template.id}/items/${item.id}` });
     },
 
     updateQualityTemplateItem: async (r) => templateResult(await updateTemplateItem(r.ports, r.actor, r.params.templateId, r.params.itemId, r.ifMatch, r.body)),
@@ -82,7 +91,9 @@ export const handler = areaHandler(qualityArea, {
 
     async listInspectionItems(r) {
       const i = await existingInspection(r.principal.organizationId, r.params.inspectionId);
-      return ok({ items: i.items.map(inspectionItemResponse), nextCursor: null });
+      const { binding, position } = await listPosition<{ after: string }>(r, { inspectionId: i.id });
+      const page = pageOf(i.items, (item) => item.itemId, r.query.limit ?? DEFAULT_LIMIT, position?.after);
+      return ok({ items: page.items.map(inspectionItemResponse), nextCursor: await nextCursor(binding, page.next ? { after: page.next } : undefined) });
     },
 
     scoreInspectionItem: async (r) => inspectionResult(await scoreItem(r.ports, r.actor, r.params.inspectionId, r.params.itemId, r.ifMatch, r.body)),

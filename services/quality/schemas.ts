@@ -66,7 +66,9 @@ export const templateItemsQuery = z
       .regex(/^[1-9]\d{0,5}$/, { message: 'revision must be a whole number from 1.' })
       .transform(Number)
       .optional()
-      .meta({ description: 'A revision of the template; default the current one.' }),
+      .meta({ description: 'A revision of the template; default the current one. A cursor continues in the revision its first page read.' }),
+    limit: limitParameter(),
+    cursor: cursorParameter(),
   })
   .strict();
 
@@ -122,7 +124,7 @@ export const templateResponseSchema = z
   .meta({ id: 'QualityTemplate' });
 
 export const templateItemsResponseSchema = z
-  .object({ templateId: z.uuid(), revision: z.number().int(), items: z.array(templateItemResponseSchema), nextCursor: z.null().meta({ description: 'Always null: a revision holds at most 50 items, all on one page.' }) })
+  .object({ templateId: z.uuid(), revision: z.number().int(), items: z.array(templateItemResponseSchema), nextCursor: z.string().nullable().meta({ description: 'A revision holds at most 50 items: null on the first page unless `limit` is smaller.' }) })
   .meta({ id: 'QualityTemplateItemList' });
 
 export const scoreSchema = z
@@ -155,21 +157,23 @@ export const inspectionResponseSchema = z
   })
   .meta({ id: 'Inspection' });
 
-export const inspectionItemsResponseSchema = z.object({ items: z.array(inspectionItemResponseSchema), nextCursor: z.null() }).meta({ id: 'InspectionItemList' });
+export const inspectionItemsResponseSchema = z
+  .object({ items: z.array(inspectionItemResponseSchema), nextCursor: z.string().nullable().meta({ description: 'An inspection holds at most 50 items: null on the first page unless `limit` is smaller.' }) })
+  .meta({ id: 'InspectionItemList' });
 
-export const templateItemResponse = (i: TemplateItem): z.infer<typeof templateItemResponseSchema> => responseOf(templateItemResponseSchema, i, {
-                                                                                                        weight: fromMilli(i.weightMilli),
-                                                                                                      });
+export const inspectionItemsQuery = z.object({ limit: limitParameter(), cursor: cursorParameter() }).strict();
+
+export const templateItemResponse = (i: TemplateItem): z.infer<typeof templateItemResponseSchema> => responseOf(templateItemResponseSchema, i, { weight: fromMilli(i.weightMilli) });
 
 export const templateResponse = (t: Template): z.infer<typeof templateResponseSchema> => responseOf(templateResponseSchema, t, {
   items: t.items.map(templateItemResponse),
 });
 
-export const templateItemsResponse = (r: Pick<TemplateRevision, 'templateId' | 'revision' | 'items'>): z.infer<typeof templateItemsResponseSchema> => ({
+export const templateItemsResponse = (r: Pick<TemplateRevision, 'templateId' | 'revision' | 'items'>, nextCursor: string | null): z.infer<typeof templateItemsResponseSchema> => ({
   templateId: r.templateId,
   revision: r.revision,
   items: r.items.map(templateItemResponse),
-  nextCursor: null,
+  nextCursor,
 });
 
 export const inspectionItemResponse = (i: InspectionItem): z.infer<typeof inspectionItemResponseSchema> => responseOf(inspectionItemResponseSchema, i, {

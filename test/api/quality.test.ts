@@ -50,6 +50,13 @@ describe('templates', () => {
     const added = await sent(api, 'POST', `/quality/templates/${t.body.id}/items`, { title: 'Kitchen', weight: 1.5, scaleMax: 4 }, 201, { ifMatch: etag(t) });
     expect(added.body).toMatchObject({ revision: 2, version: 2 });
     expect(added.body.items).toHaveLength(4);
+    // The Location names the new item, readable there with the template's ETag.
+    const kitchen = added.body.items[3];
+    expect(added.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/quality/templates/${t.body.id}/items/${kitchen.id}`);
+    const item = await read(api, `/quality/templates/${t.body.id}/items/${kitchen.id}`);
+    expect(item.body).toEqual(kitchen);
+    expect(etag(item)).toBe(etag(added));
+    expectProblem(await read(api, `/quality/templates/${t.body.id}/items/${randomUUID()}`), 404, 'RESOURCE_NOT_FOUND');
     const changed = await sent(api, 'PATCH', `/quality/templates/${t.body.id}/items/${t.body.items[0].id}`, { weight: 0.25 }, 200, { ifMatch: etag(added) });
     expect(changed.body).toMatchObject({ revision: 3 });
     const removed = await sent(api, 'DELETE', `/quality/templates/${t.body.id}/items/${t.body.items[1].id}`, undefined, 200, { ifMatch: etag(changed) });
@@ -60,6 +67,13 @@ describe('templates', () => {
     expect(rev1.body.items.map((i: { weight: number }) => i.weight)).toEqual([0.1, 0.2, 0.7]);
     expect((await read(api, `/quality/templates/${t.body.id}/items`)).body.revision).toBe(4);
     expectProblem(await read(api, `/quality/templates/${t.body.id}/items?revision=9`), 404, 'RESOURCE_NOT_FOUND');
+    // limit and cursor page as on every list; a cursor continues in the revision its first page read.
+    const first = await read(api, `/quality/templates/${t.body.id}/items?revision=1&limit=2`);
+    expect(first.body.items.map((i: { weight: number }) => i.weight)).toEqual([0.1, 0.2]);
+    const second = await read(api, `/quality/templates/${t.body.id}/items?revision=1&limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+    expect(second.body).toMatchObject({ revision: 1, nextCursor: null });
+    expect(second.body.items.map((i: { weight: number }) => i.weight)).toEqual([0.7]);
+    expectProblem(await read(api, `/quality/templates/${t.body.id}/items?revision=1&limit=3&cursor=${encodeURIComponent(first.body.nextCursor)}`), 422, 'VALIDATION_ERROR');
     expect((await auditOf(api, t.body.id)).map((a) => a.action)).toEqual(['quality_template.created', 'quality_template.revised', 'quality_template.revised', 'quality_template.revised']);
   });
 
@@ -113,6 +127,11 @@ describe('inspections', () => {
     expect(done.body).toMatchObject({ state: 'COMPLETED', score: { fraction: '217/300', percent: 72.33 }, completedAt: expect.any(String) });
     const itemsRes = await read(api, `/quality/inspections/${draft.body.id}/items`);
     expect(itemsRes.body.items.map((i: { score: number }) => i.score)).toEqual([5, 2, 7]);
+    expect(itemsRes.body.nextCursor).toBeNull();
+    const page1 = await read(api, `/quality/inspections/${draft.body.id}/items?limit=2`);
+    const page2 = await read(api, `/quality/inspections/${draft.body.id}/items?limit=2&cursor=${encodeURIComponent(page1.body.nextCursor)}`);
+    expect([...page1.body.items, ...page2.body.items].map((i: { score: number }) => i.score)).toEqual([5, 2, 7]);
+    expect(page2.body.nextCursor).toBeNull();
     expect((await auditOf(api, draft.body.id)).map((a) => a.action)).toEqual(['inspection.created', 'inspection.item_scored', 'inspection.item_scored', 'inspection.item_scored', 'inspection.completed']);
   });
 

@@ -66,3 +66,15 @@ export async function listPage<T, R>(
   const page = await read({ limit: (request.query as { readonly limit?: number }).limit ?? DEFAULT_LIMIT, after: position as never });
   return { items: await render(page.items), nextCursor: await nextCursor(binding, page.next) };
 }
+
+/**
+ * One page of a short list held whole by its owner (a template's or an inspection's items, at
+ * most 50): `limit` and the cursor work as on every list. The position is the last entry's key;
+ * an entry removed since that page ends the walk rather than repeating entries.
+ */
+export function pageOf<T>(items: readonly T[], keyOf: (t: T) => string, limit: number, after: string | undefined): { readonly items: T[]; readonly next?: string } {
+  const start = after === undefined ? 0 : items.findIndex((t) => keyOf(t) === after) + 1;
+  if (after !== undefined && start === 0) return { items: [] };
+  const page = items.slice(start, start + limit);
+  return { items: page, ...(start + limit < items.length ? { next: keyOf(page.at(-1)!) } : {}) };
+}
