@@ -1569,7 +1569,7 @@ export interface paths {
         put?: never;
         /**
          * Record feedback
-         * @description Records OPEN feedback about the work at a location: rating 1..5, category, optional comment, optional customer (that links the location) and inspection (made at the location). The location and the customer must not be archived; each reference is checked in the same transaction (422 at the field).
+         * @description Records OPEN feedback about the work at a location: rating 1..5, category, optional comment, optional customer (that links the location), inspection and visit confirmation (each made at the location). The location and the customer must not be archived; each reference is checked in the same transaction (422 at the field).
          *
          *     Scopes: feedback:write.
          */
@@ -4044,6 +4044,7 @@ export interface components {
             locationId: string;
             customerId: string | null;
             inspectionId: string | null;
+            visitConfirmationId: string | null;
             /** @enum {string} */
             state: "OPEN" | "ACKNOWLEDGED" | "RESOLVED";
             resolutionNote: string | null;
@@ -20404,6 +20405,7 @@ export interface operations {
                      *           "locationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *           "customerId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *           "inspectionId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "visitConfirmationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *           "state": "OPEN",
                      *           "resolutionNote": "resolution note",
                      *           "acknowledgedAt": "2026-03-02T08:00:00Z",
@@ -20522,7 +20524,8 @@ export interface operations {
                  *       "category": "CLEANLINESS",
                  *       "locationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                  *       "customerId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
-                 *       "inspectionId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                 *       "inspectionId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                 *       "visitConfirmationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
                  *     }
                  */
                 "application/json": {
@@ -20542,6 +20545,11 @@ export interface operations {
                      * @description A quality inspection made at the location.
                      */
                     inspectionId?: string;
+                    /**
+                     * Format: uuid
+                     * @description A visit confirmation made at the location (the visit the feedback is about).
+                     */
+                    visitConfirmationId?: string;
                 };
             };
         };
@@ -20569,6 +20577,7 @@ export interface operations {
                      *       "locationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "customerId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "inspectionId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "visitConfirmationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "state": "OPEN",
                      *       "resolutionNote": "resolution note",
                      *       "acknowledgedAt": "2026-03-02T08:00:00Z",
@@ -20735,6 +20744,7 @@ export interface operations {
                      *       "locationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "customerId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "inspectionId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "visitConfirmationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "state": "OPEN",
                      *       "resolutionNote": "resolution note",
                      *       "acknowledgedAt": "2026-03-02T08:00:00Z",
@@ -20886,6 +20896,7 @@ export interface operations {
                      *       "locationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "customerId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "inspectionId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "visitConfirmationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "state": "OPEN",
                      *       "resolutionNote": "resolution note",
                      *       "acknowledgedAt": "2026-03-02T08:00:00Z",
@@ -21109,6 +21120,7 @@ export interface operations {
                      *       "locationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "customerId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "inspectionId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "visitConfirmationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "state": "OPEN",
                      *       "resolutionNote": "resolution note",
                      *       "acknowledgedAt": "2026-03-02T08:00:00Z",
