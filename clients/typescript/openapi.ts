@@ -1569,7 +1569,7 @@ export interface paths {
         put?: never;
         /**
          * Record feedback
-         * @description Records OPEN feedback about the work at a location: rating 1..5, category, optional comment, optional customer (that links the location) and inspection (made at the location). The location and the customer must not be archived; each reference is checked in the same transaction (422 at the field).
+         * @description Records OPEN feedback about the work at a location: rating 1..5, category, optional comment, optional customer (that links the location), inspection and visit confirmation (each made at the location). The location and the customer must not be archived; each reference is checked in the same transaction (422 at the field).
          *
          *     Scopes: feedback:write.
          */
@@ -4050,6 +4050,7 @@ export interface components {
             locationId: string;
             customerId: string | null;
             inspectionId: string | null;
+            visitConfirmationId: string | null;
             /** @enum {string} */
             state: "OPEN" | "ACKNOWLEDGED" | "RESOLVED";
             resolutionNote: string | null;
@@ -20415,6 +20416,7 @@ export interface operations {
                      *           "locationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *           "customerId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *           "inspectionId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *           "visitConfirmationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *           "state": "OPEN",
                      *           "resolutionNote": "resolution note",
                      *           "acknowledgedAt": "2026-03-02T08:00:00Z",
@@ -20533,7 +20535,8 @@ export interface operations {
                  *       "category": "CLEANLINESS",
                  *       "locationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                  *       "customerId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
-                 *       "inspectionId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                 *       "inspectionId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                 *       "visitConfirmationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
                  *     }
                  */
                 "application/json": {
@@ -20553,6 +20556,11 @@ export interface operations {
                      * @description A quality inspection made at the location.
                      */
                     inspectionId?: string;
+                    /**
+                     * Format: uuid
+                     * @description A visit confirmation made at the location (the visit the feedback is about).
+                     */
+                    visitConfirmationId?: string;
                 };
             };
         };
@@ -20580,6 +20588,7 @@ export interface operations {
                      *       "locationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "customerId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "inspectionId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "visitConfirmationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "state": "OPEN",
                      *       "resolutionNote": "resolution note",
                      *       "acknowledgedAt": "2026-03-02T08:00:00Z",
@@ -20746,6 +20755,7 @@ export interface operations {
                      *       "locationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "customerId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "inspectionId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "visitConfirmationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "state": "OPEN",
                      *       "resolutionNote": "resolution note",
                      *       "acknowledgedAt": "2026-03-02T08:00:00Z",
@@ -20897,6 +20907,7 @@ export interface operations {
                      *       "locationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "customerId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "inspectionId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "visitConfirmationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "state": "OPEN",
                      *       "resolutionNote": "resolution note",
                      *       "acknowledgedAt": "2026-03-02T08:00:00Z",
@@ -21120,6 +21131,7 @@ export interface operations {
                      *       "locationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "customerId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "inspectionId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "visitConfirmationId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
                      *       "state": "OPEN",
                      *       "resolutionNote": "resolution note",
                      *       "acknowledgedAt": "2026-03-02T08:00:00Z",

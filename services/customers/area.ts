@@ -29,7 +29,7 @@ export const customersArea = defineArea({
   name: 'customers',
   api: 'public',
   description: 'Customers (with linked locations and contacts), customer access grants and feedback.',
-  // Customers with their number guards, grants and feedback; condition checks on locations, contacts and inspections.
+  // Customers with their number guards, grants and feedback; condition checks on locations, contacts, inspections and visit confirmations.
   permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
   problems: PROBLEMS,
   demoSeed: true,
@@ -145,7 +145,7 @@ export const customersArea = defineArea({
       scopes: ['feedback:write'],
       summary: 'Record feedback',
       description:
-        'Records OPEN feedback about the work at a location: rating 1..5, category, optional comment, optional customer (that links the location) and inspection (made at the location). The location and the customer must not be archived; each reference is checked in the same transaction (422 at the field).',
+        'Records OPEN feedback about the work at a location: rating 1..5, category, optional comment, optional customer (that links the location), inspection and visit confirmation (each made at the location). The location and the customer must not be archived; each reference is checked in the same transaction (422 at the field).',
       body: createFeedbackBody,
       schema: feedbackResponseSchema,
       returns: 'The feedback.',

@@ -7,7 +7,7 @@ import { PROBLEMS } from './problems';
 
 /**
  * Feedback about the work at a location: rating 1..5, category, optional comment, optional
- * customer and inspection. `OPEN` -> `ACKNOWLEDGED` -> `RESOLVED` (also `OPEN` -> `RESOLVED`),
+ * customer, inspection and visit confirmation. `OPEN` -> `ACKNOWLEDGED` -> `RESOLVED` (also `OPEN` -> `RESOLVED`),
  * with a resolution note; never deleted. The comment is free text a person wrote: it never
  * reaches an audit entry or a log.
  */
@@ -21,20 +21,24 @@ export interface FeedbackInput {
   readonly locationId: string;
   readonly customerId?: string;
   readonly inspectionId?: string;
+  readonly visitConfirmationId?: string;
 }
 
 /**
  * Records feedback (OPEN). 1. The location exists and is not archived (422 /locationId); a
  * customer, when named, exists, is not archived and links that location (422 /customerId); an
- * inspection, when named, exists at that location (422 /inspectionId). 2. Stage it with checks
- * that what it references is still so (the location active, the customer at the version read).
+ * inspection, when named, exists at that location (422 /inspectionId); so does a visit
+ * confirmation, when named (422 /visitConfirmationId). 2. Stage it with checks that what it
+ * references is still so (the location active, the customer at the version read, the
+ * inspection and the visit confirmation existing).
  */
 export async function createFeedback(ports: CustomerPorts, actor: Actor, input: FeedbackInput): Promise<Feedback> {
   const org = actor.principal.organizationId;
-  const [locations, customer, inspectionAt] = await Promise.all([
+  const [locations, customer, inspectionAt, visitAt] = await Promise.all([
     ports.store.locationStates(org, [input.locationId]),
     input.customerId ? ports.store.getCustomer(org, input.customerId) : Promise.resolve(undefined),
     input.inspectionId ? ports.store.inspectionLocation(org, input.inspectionId) : Promise.resolve(undefined),
+    input.visitConfirmationId ? ports.store.visitConfirmationLocation(org, input.visitConfirmationId) : Promise.resolve(undefined),
   ]);
   const errors: FieldError[] = [];
   const locationProblem = locationRefusal(input.locationId, locations.get(input.locationId));
@@ -44,6 +48,8 @@ export async function createFeedback(ports: CustomerPorts, actor: Actor, input: 
   else if (customer && !customer.locationIds.includes(input.locationId)) errors.push({ pointer: '/customerId', detail: `Location ${input.locationId} is not linked to customer ${customer.id}.` });
   if (input.inspectionId && inspectionAt === undefined) errors.push({ pointer: '/inspectionId', detail: `Inspection ${input.inspectionId} does not exist in this organization.` });
   else if (input.inspectionId && inspectionAt !== input.locationId) errors.push({ pointer: '/inspectionId', detail: `Inspection ${input.inspectionId} was not made at location ${input.locationId}.` });
+  if (input.visitConfirmationId && visitAt === undefined) errors.push({ pointer: '/visitConfirmationId', detail: `Visit confirmation ${input.visitConfirmationId} does not exist in this organization.` });
+  else if (input.visitConfirmationId && visitAt !== input.locationId) errors.push({ pointer: '/visitConfirmationId', detail: `Visit confirmation ${input.visitConfirmationId} was not made at location ${input.locationId}.` });
   if (errors.length > 0) throw new ValidationError(errors);
   const now = ports.now().toISOString();
   const feedback: Feedback = {
@@ -55,6 +61,7 @@ export async function createFeedback(ports: CustomerPorts, actor: Actor, input: 
     locationId: input.locationId,
     customerId: input.customerId ?? null,
     inspectionId: input.inspectionId ?? null,
+    visitConfirmationId: input.visitConfirmationId ?? null,
     state: 'OPEN',
     resolutionNote: null,
     acknowledgedAt: null,
@@ -63,7 +70,7 @@ export async function createFeedback(ports: CustomerPorts, actor: Actor, input: 
     createdAt: now,
     updatedAt: now,
   };
-  const references = Object.fromEntries(Object.entries({ locationId: input.locationId, customerId: input.customerId, inspectionId: input.inspectionId }).filter((e): e is [string, string] => e[1] !== undefined));
+  const references = Object.fromEntries(Object.entries({ locationId: input.locationId, customerId: input.customerId, inspectionId: input.inspectionId, visitConfirmationId: input.visitConfirmationId }).filter((e): e is [string, string] => e[1] !== undefined));
   ports.store.saveFeedback({
     after: feedback,
     customer,

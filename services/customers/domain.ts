@@ -45,6 +45,8 @@ export interface CustomersStore {
   missingContacts(organizationId: string, ids: readonly string[]): Promise<string[]>;
   /** Whether this inspection exists in the organization, and at which location. */
   inspectionLocation(organizationId: string, id: string): Promise<string | undefined>;
+  /** Whether this visit confirmation exists in the organization, and at which location. */
+  visitConfirmationLocation(organizationId: string, id: string): Promise<string | undefined>;
   getGrant(organizationId: string, id: string): Promise<Grant | undefined>;
   getFeedback(organizationId: string, id: string): Promise<Feedback | undefined>;
   saveCustomer(change: CustomerChange): void;

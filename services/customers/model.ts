@@ -73,6 +73,7 @@ export const feedbackSchema = z
     locationId: z.string(),
     customerId: nullableText,
     inspectionId: nullableText,
+    visitConfirmationId: nullableText,
     state: z.enum(FEEDBACK_STATES),
     resolutionNote: nullableText,
     acknowledgedAt: nullableText,

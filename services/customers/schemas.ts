@@ -142,6 +142,7 @@ export const createFeedbackBody = z
     locationId: uuid(),
     customerId: uuid().optional().meta({ description: 'A customer that links the location.' }),
     inspectionId: uuid().optional().meta({ description: 'A quality inspection made at the location.' }),
+    visitConfirmationId: uuid().optional().meta({ description: 'A visit confirmation made at the location (the visit the feedback is about).' }),
   })
   .strict();
 
@@ -170,6 +171,7 @@ export const feedbackResponseSchema = z
     locationId: z.uuid(),
     customerId: z.uuid().nullable(),
     inspectionId: z.uuid().nullable(),
+    visitConfirmationId: z.uuid().nullable(),
     state: z.enum(FEEDBACK_STATES),
     resolutionNote: z.string().nullable(),
     acknowledgedAt: utc().nullable(),

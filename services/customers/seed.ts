@@ -81,6 +81,7 @@ export async function seedCustomersAndQuality(db: Db, organizationId: string, lo
     locationId: locationIds[0],
     customerId: ids.customers[0],
     inspectionId: ids.inspection,
+    visitConfirmationId: null,
     state: 'OPEN',
     resolutionNote: null,
     acknowledgedAt: null,

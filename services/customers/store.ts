@@ -1,4 +1,5 @@
 import { CONTACT_LABEL, contactKeys, getContacts, locationKeys, LOCATION_LABEL, type Contact } from '../locations/public';
+import { getVisitConfirmation, VISIT_LABEL, visitConfirmationExistsCheck } from '../planning/public';
 import { inspectionExistsCheck, inspectionKeys, INSPECTION_LABEL } from '../quality/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, searchUpkeep, versionedPut } from '../shared/ddb/entity';
@@ -29,7 +30,7 @@ import {
 /**
  * The DynamoDB adapter of customers, customer access grants and feedback: the only place
  * with their expressions and conditions (keys and item shapes: model.ts). Every reference
- * (location, contact, customer, inspection) is checked in the transaction that writes it.
+ * (location, contact, customer, inspection, visit confirmation) is checked in the transaction that writes it.
  */
 
 export const CUSTOMER_LABEL = 'customer';
@@ -136,14 +137,19 @@ export function saveGrant(unit: UnitOfWork, change: GrantChange): void {
   unit.stage({ items: [versionedPut(GRANT_LABEL, grantToItem(after), change.before), ...checks], audit: change.audit, explain: movedOn(GRANT_LABEL, CUSTOMER_LABEL, CONTACT_LABEL) });
 }
 
-/** Stages feedback: new (its location active, its customer at the version read, its inspection existing), or its next version. */
+/** Stages feedback: new (its location active, its customer at the version read, its inspection and visit confirmation existing), or its next version. */
 export function saveFeedback(unit: UnitOfWork, change: FeedbackChange): void {
   const { after, before, customer } = change;
   const org = after.organizationId;
   const checks: TxItem[] = before
     ? []
-    : [activeLocationCheck(org, after.locationId), ...(customer ? [customerUnchanged(customer)] : []), ...(after.inspectionId ? [inspectionExistsCheck(org, after.inspectionId)] : [])];
-  unit.stage({ items: [versionedPut(FEEDBACK_LABEL, feedbackToItem(after), before), ...checks], audit: change.audit, explain: movedOn(FEEDBACK_LABEL, LOCATION_LABEL, CUSTOMER_LABEL, INSPECTION_LABEL) });
+    : [
+        activeLocationCheck(org, after.locationId),
+        ...(customer ? [customerUnchanged(customer)] : []),
+        ...(after.inspectionId ? [inspectionExistsCheck(org, after.inspectionId)] : []),
+        ...(after.visitConfirmationId ? [visitConfirmationExistsCheck(org, after.visitConfirmationId)] : []),
+      ];
+  unit.stage({ items: [versionedPut(FEEDBACK_LABEL, feedbackToItem(after), before), ...checks], audit: change.audit, explain: movedOn(FEEDBACK_LABEL, LOCATION_LABEL, CUSTOMER_LABEL, INSPECTION_LABEL, VISIT_LABEL) });
 }
 
 /** One page of customers: by name, or with `q` (name, customer number). */
@@ -180,6 +186,7 @@ export const customersStore = (db: Db, unit: UnitOfWork): CustomersStore => ({
     const [item] = await batchGet(db, [inspectionKeys.inspection(org, id)]);
     return item ? String(item.locationId) : undefined;
   },
+  visitConfirmationLocation: async (org, id) => (await getVisitConfirmation(db, org, id))?.locationId,
   getGrant: (org, id) => getGrant(db, org, id),
   getFeedback: (org, id) => getFeedback(db, org, id),
   saveCustomer: (change) => saveCustomer(unit, change),

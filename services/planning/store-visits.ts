@@ -19,6 +19,12 @@ import { VERIFICATION_STATES, VISIT_METHODS, visitFromItem, visitKeys, visitToIt
 
 export const VISIT_LABEL = 'visit-confirmation';
 
+/** Existence check of a visit confirmation, for other areas' transactions (feedback). */
+export const visitConfirmationExistsCheck = (organizationId: string, id: string): TxItem => ({
+  label: VISIT_LABEL,
+  op: { ConditionCheck: { Key: visitKeys.visit(organizationId, id), ConditionExpression: 'attribute_exists(PK)' } },
+});
+
 export const getVisitConfirmation = (db: Db, org: string, id: string): Promise<VisitConfirmation | undefined> => getOne(db, visitKeys.visit(org, id), visitFromItem);
 
 export interface VisitFilter {

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { PLANNING_IDS } from '../../services/planning/seed';
 import { call, countByType, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture } from '../support/api';
 import { auditOf, createContact, createLocation, keyWith, read, send, sent } from './locations-fixture';
 
@@ -125,7 +126,7 @@ describe('feedback', () => {
   it('records OPEN feedback, keeps the comment out of the audit, and moves OPEN -> ACKNOWLEDGED -> RESOLVED', async () => {
     const res = await feedback({ customerId });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ rating: 4, category: 'CLEANLINESS', state: 'OPEN', customerId, inspectionId: null, resolutionNote: null });
+    expect(res.body).toMatchObject({ rating: 4, category: 'CLEANLINESS', state: 'OPEN', customerId, inspectionId: null, visitConfirmationId: null, resolutionNote: null });
     expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/feedback/${res.body.id}`);
     const ack = await sent(api, 'POST', `/feedback/${res.body.id}/acknowledge`, undefined, 200, { ifMatch: etag(res) });
     expect(ack.body).toMatchObject({ state: 'ACKNOWLEDGED', acknowledgedAt: expect.any(String) });
@@ -156,6 +157,32 @@ describe('feedback', () => {
     expectPointers(await feedback({ locationId: api.demo.otherOrganizationLocations[0] }), ['/locationId']);
     expectPointers(await feedback({ locationId: api.demo.locations[1], customerId }), ['/customerId']);
     expectPointers(await feedback({ inspectionId: randomUUID() }), ['/inspectionId']);
+  });
+
+  it('records feedback that names a visit confirmation at its location: echoed, read back, listed, and named in the audit entry', async () => {
+    const [visitId] = PLANNING_IDS.visits; // the seeded confirmation at demo location 0
+    const res = await feedback({ visitConfirmationId: visitId });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ locationId: api.demo.locations[0], visitConfirmationId: visitId, inspectionId: null });
+    expect((await read(api, `/feedback/${res.body.id}`)).body.visitConfirmationId).toBe(visitId);
+    const listed = (await read(api, `/feedback?locationId=${api.demo.locations[0]}&limit=200`)).body.items.find((f: { id: string }) => f.id === res.body.id);
+    expect(listed.visitConfirmationId).toBe(visitId);
+    const [created] = await auditOf(api, res.body.id);
+    expect(created).toMatchObject({ action: 'feedback.created', references: { locationId: api.demo.locations[0], visitConfirmationId: visitId } });
+    expect(created.references).not.toHaveProperty('inspectionId');
+  });
+
+  it('refuses a visit confirmation of another organization, an unknown one, or one made at another location: 422 at /visitConfirmationId, nothing written', async () => {
+    const before = await countByType(api.db);
+    const foreign = await feedback({ visitConfirmationId: PLANNING_IDS.otherVisit });
+    expectPointers(foreign, ['/visitConfirmationId']);
+    expect(foreign.body.errors[0].detail).toContain('does not exist');
+    expectPointers(await feedback({ visitConfirmationId: randomUUID() }), ['/visitConfirmationId']);
+    const elsewhere = await feedback({ visitConfirmationId: PLANNING_IDS.visits[1] }); // made at demo location 1
+    expectPointers(elsewhere, ['/visitConfirmationId']);
+    expect(elsewhere.body.errors[0].detail).toContain(`location ${api.demo.locations[0]}`);
+    expectPointers(await feedback({ visitConfirmationId: 'not-a-uuid' }), ['/visitConfirmationId']);
+    expect(await countByType(api.db)).toEqual(before);
   });
 
   it('refuses an archived location or an archived customer: 422 at the field, nothing written', async () => {

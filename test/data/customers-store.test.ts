@@ -10,6 +10,7 @@ import { ConcurrentChangeError } from '../../services/shared/domain/conflict';
 import { inUnitOfWork, TransactionUnit, type UnitOfWork } from '../../services/shared/ddb/unit-of-work';
 import type { Principal } from '../../services/shared/auth/principal';
 import type { Db } from '../../services/shared/ddb/client';
+import type { TransactionCancelledError } from '../../services/shared/ddb/transaction';
 import { scanTable } from '../support/api';
 import { createTestTable } from '../support/table';
 
@@ -84,6 +85,24 @@ describe('references', () => {
     const { locationKeys } = await import('../../services/locations/public');
     await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: locationKeys.location(ORG, locationId) }));
     await expect(unit.commit()).rejects.toThrow(/location/i);
+    expect((await scanTable(db)).filter((i) => i.itemType === 'Feedback' && i.locationId === locationId)).toHaveLength(0);
+  });
+
+  it('refuses feedback whose visit confirmation vanished before the commit: the use case runs again and answers 422, nothing written', async () => {
+    const locationId = await site();
+    const visitId = randomUUID();
+    const at = new Date().toISOString();
+    const { DeleteCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { visitKeys, visitToItem } = await import('../../services/planning/model');
+    await db.doc.send(new PutCommand({ TableName: db.tableName, Item: visitToItem({ id: visitId, organizationId: ORG, locationId, employeeIds: [randomUUID()], shiftId: null, confirmedAt: at, method: 'LOCATION_TAG', verificationState: 'VERIFIED', recordedAt: at }) }));
+    const unit = new TransactionUnit(db);
+    const decided = await createFeedback(portsOn(unit), actor, { rating: 5, category: 'STAFF', locationId, visitConfirmationId: visitId });
+    expect(decided.visitConfirmationId).toBe(visitId);
+    await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: visitKeys.visit(ORG, visitId) }));
+    const refused = await unit.commit().catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ConcurrentChangeError);
+    expect(((refused as ConcurrentChangeError).cause as TransactionCancelledError).failedLabels()).toEqual(['visit-confirmation']);
+    await expect(run((p) => createFeedback(p, actor, { rating: 5, category: 'STAFF', locationId, visitConfirmationId: visitId }))).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ pointer: '/visitConfirmationId' }] });
     expect((await scanTable(db)).filter((i) => i.itemType === 'Feedback' && i.locationId === locationId)).toHaveLength(0);
   });
 
