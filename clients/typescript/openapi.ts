@@ -24626,7 +24626,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description A customer of this organization that is not archived (422 at /customerId otherwise). A document keeps its customer when the customer is archived later.
+                     */
                     customerId: string;
                     /**
                      * @description ISO 4217 currency code; every amount of the document is in its minor units.
@@ -24977,7 +24980,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description A customer of this organization that is not archived (422 at /customerId otherwise). A document keeps its customer when the customer is archived later.
+                     */
                     customerId?: string;
                     /**
                      * @description ISO 4217 currency code; every amount of the document is in its minor units.
@@ -27092,7 +27098,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description A customer of this organization that is not archived (422 at /customerId otherwise). A document keeps its customer when the customer is archived later.
+                     */
                     customerId: string;
                     /**
                      * @description ISO 4217 currency code; every amount of the document is in its minor units.
@@ -27455,7 +27464,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description A customer of this organization that is not archived (422 at /customerId otherwise). A document keeps its customer when the customer is archived later.
+                     */
                     customerId?: string;
                     /**
                      * @description ISO 4217 currency code; every amount of the document is in its minor units.
