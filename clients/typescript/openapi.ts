@@ -1053,7 +1053,7 @@ export interface paths {
         put?: never;
         /**
          * Archive a document
-         * @description Archives the document: it leaves the default list and stays readable, downloadable and linked. Archiving an archived document changes nothing.
+         * @description Archives the document: it leaves the default list and stays readable and downloadable; its existing location links and message attachments stay, but it cannot be linked or attached anew (422). Archiving an archived document changes nothing.
          *
          *     Scopes: documents:write.
          */
@@ -1124,7 +1124,7 @@ export interface paths {
         get?: never;
         /**
          * Link a document to a location
-         * @description Links an AVAILABLE document to a location (409 DOCUMENT_NOT_AVAILABLE otherwise); linking a linked document changes nothing. Both must belong to this organization (404). The body may be absent or `{}`.
+         * @description Links an AVAILABLE document to a location (409 DOCUMENT_NOT_AVAILABLE otherwise); an archived document is 422 (parameter documentId). Linking a linked document changes nothing, also once it is archived. Both must belong to this organization (404). The body may be absent or `{}`.
          *
          *     Scopes: documents:write.
          */
@@ -2697,7 +2697,7 @@ export interface paths {
         put?: never;
         /**
          * Attach a document to a draft
-         * @description Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. A document that does not exist in this organization is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing. At most 10 attachments.
+         * @description Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. A document that does not exist in this organization, or is archived, is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (both checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing (also once it is archived). At most 10 attachments.
          *
          *     Scopes: messages:write.
          */
@@ -30820,7 +30820,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uuid
-                     * @description An AVAILABLE document of this organization.
+                     * @description An AVAILABLE document of this organization that is not archived.
                      */
                     documentId: string;
                 };

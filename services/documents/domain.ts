@@ -283,8 +283,10 @@ export async function archiveDocument(ports: DocumentPorts, actor: Actor, id: st
 
 /**
  * Links a document to a location (PUT /locations/{locationId}/documents/{documentId}): a link,
- * not a copy. Both must exist in this organization (404); the document must be AVAILABLE (409).
- * Linking a linked document changes nothing. The transaction checks both again.
+ * not a copy. Both must exist in this organization (404). Linking a linked document changes
+ * nothing (also once the document is archived: existing links stay). A new link needs a
+ * document that is not archived (422: nothing new points at an archived record) and AVAILABLE
+ * (409). The transaction checks both again.
  */
 export async function linkDocument(ports: DocumentPorts, actor: Actor, locationId: string, documentId: string): Promise<{ link: LocationDocument; document: Document }> {
   const org = actor.principal.organizationId;
@@ -293,6 +295,7 @@ export async function linkDocument(ports: DocumentPorts, actor: Actor, locationI
   if (!document) throw new NotFoundError(`Document ${documentId}`);
   const existing = await ports.store.getLink(org, locationId, documentId);
   if (existing) return { link: existing, document };
+  if (document.archived) throw new ValidationError([{ parameter: 'documentId', detail: `Document ${documentId} is archived: an archived document cannot be linked.` }]);
   assertAvailable(document);
   const now = ports.now().toISOString();
   const link: LocationDocument = { organizationId: org, locationId, documentId, linkedAt: now };

@@ -128,7 +128,7 @@ export const messagesArea = defineArea({
       scopes: ['messages:write'],
       summary: 'Attach a document to a draft',
       description:
-        "Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. A document that does not exist in this organization is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing. At most 10 attachments.",
+        "Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. A document that does not exist in this organization, or is archived, is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (both checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing (also once it is archived). At most 10 attachments.",
       body: attachBody,
       schema: attachmentResponseSchema,
       returns: 'The attachment; ETag is the draft message\'s new one.',

@@ -50,17 +50,18 @@ export const TEAM_DAYS = 14;
 /** A reported read may lie this far in the future (clock skew of the reporting system). */
 export const READ_SKEW_MS = 5 * 60_000;
 
-/** What a document is to an attachment: its state, when it exists in this organization. */
+/** What a document is to an attachment: its state and whether it is archived, when it exists in this organization. */
 export interface AttachableDocument {
   readonly id: string;
   readonly state: string;
+  readonly archived: boolean;
 }
 
 export interface MessageChange {
   readonly before?: Message;
   readonly after: Message;
   readonly audit: AuditEntry;
-  /** A document attached by this change: the transaction checks it is still AVAILABLE. */
+  /** A document attached by this change: the transaction checks it is still AVAILABLE and not archived. */
   readonly attachedDocumentId?: string;
 }
 
@@ -348,10 +349,12 @@ export async function retractMessage(ports: MessagePorts, actor: Actor, id: stri
 /**
  * Attaches an AVAILABLE document to a DRAFT (POST /messages/{id}/attachments).
  * 1. Read (404); sent or retracted 409.  2. The document must exist in this organization
- *    (422 at /documentId) and be AVAILABLE (409 DOCUMENT_NOT_AVAILABLE, the documents area's
- *    code).  3. Already attached: as it is (`added: false`).  4. At most MAX_ATTACHMENTS (422).
- * 5. Stage the next version of the draft with a check that the document is still AVAILABLE,
- *    in one transaction: a send that commits first makes this run again and answer 409.
+ *    (422 at /documentId).  3. Already attached: as it is (`added: false`; also once the
+ *    document is archived).  4. A new attachment needs a document that is not archived (422 at
+ *    /documentId) and AVAILABLE (409 DOCUMENT_NOT_AVAILABLE, the documents area's code).
+ * 5. At most MAX_ATTACHMENTS (422).
+ * 6. Stage the next version of the draft with a check that the document is still AVAILABLE and
+ *    not archived, in one transaction: a send that commits first makes this run again and answer 409.
  */
 export async function attachDocument(
   ports: MessagePorts,
@@ -367,6 +370,7 @@ export async function attachDocument(
   if (!document) throw new ValidationError([{ pointer: '/documentId', detail: `Document ${documentId} does not exist in this organization.` }]);
   const existing = current.attachments.find((a) => a.documentId === documentId);
   if (existing) return { message: current, attachment: existing, added: false };
+  if (document.archived) throw new ValidationError([{ pointer: '/documentId', detail: `Document ${documentId} is archived: an archived document cannot be attached.` }]);
   if (document.state !== 'AVAILABLE') throw new AppError(notAvailable, `Document ${documentId} is ${document.state}: only AVAILABLE documents can be attached.`);
   if (current.attachments.length >= MAX_ATTACHMENTS) throw new ValidationError([{ pointer: '/documentId', detail: `A message carries at most ${MAX_ATTACHMENTS} attachments.` }]);
   const now = ports.now().toISOString();

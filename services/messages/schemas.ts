@@ -63,7 +63,7 @@ export const pageQuery = z.object({ limit: limitParameter(), cursor: cursorParam
 /** Commands without input accept an absent body or `{}`. */
 export const emptyBody = z.object({}).strict();
 
-export const attachBody = z.object({ documentId: uuid().meta({ description: 'An AVAILABLE document of this organization.' }) }).strict();
+export const attachBody = z.object({ documentId: uuid().meta({ description: 'An AVAILABLE document of this organization that is not archived.' }) }).strict();
 
 export const markReadBody = z
   .object({ readAt: instant().meta({ description: 'When the employee read the message, as the reporting system saw it; default: now. Not before the send, not in the future.' }).optional() })

@@ -3,7 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentKeys, objectKeys } from '../../services/documents/model';
 import { completedUploadResponseSchema, documentResponseSchema, uploadSessionResponseSchema } from '../../services/documents/schemas';
 import { BUCKET_ENV, headObject } from '../../services/shared/aws/s3';
-import { call, countByType, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture, type ApiResponse } from '../support/api';
+import { call, countByType, expectParameters, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture, type ApiResponse } from '../support/api';
 import { auditOf, createLocation, keyWith, read, send, sent } from './locations-fixture';
 
 /** This file's documents bucket (test/support/table.ts makes one per file). */
@@ -226,5 +226,24 @@ describe('documents list, archive and location links', () => {
     expect((await send(api, 'DELETE', `/locations/${location.id}/documents/${doc.id}`)).status).toBe(204);
     expect((await read(api, `/locations/${location.id}/documents`)).body.items).toEqual([]);
     expectProblem(await send(api, 'DELETE', `/locations/${location.id}/documents/${doc.id}`), 404, 'RESOURCE_NOT_FOUND');
+  });
+
+  it('refuses to link an archived document (422, parameter documentId), writing nothing; a link made before the archive stays', async () => {
+    const location = await createLocation(api, { name: `Depot ${randomUUID().slice(0, 8)}` });
+    const linked = await availableDocument();
+    await sent(api, 'PUT', `/locations/${location.id}/documents/${linked.id}`, undefined, 200);
+    await sent(api, 'POST', `/documents/${linked.id}/archive`, undefined, 200, { ifMatch: linked.etag });
+    const archived = await availableDocument();
+    await sent(api, 'POST', `/documents/${archived.id}/archive`, undefined, 200, { ifMatch: archived.etag });
+
+    const before = await countByType(api.db);
+    expectParameters(await send(api, 'PUT', `/locations/${location.id}/documents/${archived.id}`), ['documentId']);
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await read(api, `/locations/${location.id}/documents`)).body.items.map((i: { documentId: string }) => i.documentId)).toEqual([linked.id]);
+
+    // Linking the document linked before its archive changes nothing.
+    const again = await send(api, 'PUT', `/locations/${location.id}/documents/${linked.id}`);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ documentId: linked.id, document: { archived: true } });
   });
 });

@@ -33,6 +33,23 @@ async function sendDraft(id: string, etag: string): Promise<ApiResponse> {
   return send(api, 'POST', `/messages/${id}/send`, undefined, { ifMatch: etag });
 }
 
+/** A new AVAILABLE document of the demo organization, through an upload session, the presigned PUT and the completion check. */
+async function availableDocument(): Promise<{ id: string; etag: string }> {
+  const bytes = Buffer.from(`%PDF-1.7\n${randomUUID()}\n%%EOF\n`);
+  const session = await sent(api, 'POST', '/documents/upload-sessions', { name: 'Rota.pdf', contentType: 'application/pdf', size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+  const { 'Content-Length': _length, ...signed } = session.body.upload.headers as Record<string, string>;
+  expect((await fetch(session.body.upload.url, { method: 'PUT', headers: signed, body: bytes })).status).toBe(200);
+  const done = await sent(api, 'POST', `/documents/upload-sessions/${session.body.id}/complete`, undefined, 200);
+  return { id: done.body.document.id, etag: done.headers.get('etag')! };
+}
+
+/** An AVAILABLE document, archived (its id). */
+async function archivedDocument(): Promise<string> {
+  const d = await availableDocument();
+  await sent(api, 'POST', `/documents/${d.id}/archive`, undefined, 200, { ifMatch: d.etag });
+  return d.id;
+}
+
 const recipientItems = async (messageId: string) => (await itemsOfType(api.db, 'MessageRecipient')).filter((i) => i.messageId === messageId);
 
 describe('POST /messages', () => {
@@ -121,6 +138,25 @@ describe('attachments', () => {
     expectProblem(await send(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: session.body.documentId }), 409, 'DOCUMENT_NOT_AVAILABLE');
     expect(await countByType(api.db)).toEqual(before);
     expect((await read(api, `/messages/${d.body.id}`)).body).toMatchObject({ version: 1, attachments: [] });
+  });
+});
+
+describe('archived documents', () => {
+  it('refuses to attach an archived document (422 at /documentId), writing nothing; an attachment made before the archive stays', async () => {
+    const d = await draft();
+    const archived = await archivedDocument();
+    const before = await countByType(api.db);
+    expectPointers(await send(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: archived }), ['/documentId']);
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await read(api, `/messages/${d.body.id}`)).body).toMatchObject({ version: 1, attachments: [] });
+
+    const doc = await availableDocument();
+    const attached = await sent(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: doc.id });
+    await sent(api, 'POST', `/documents/${doc.id}/archive`, undefined, 200, { ifMatch: doc.etag });
+    const again = await send(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: doc.id });
+    expect(again.status).toBe(200);
+    expect(etagOf(again)).toBe(etagOf(attached));
+    expect((await read(api, `/messages/${d.body.id}/attachments`)).body.items.map((a: { documentId: string }) => a.documentId)).toEqual([doc.id]);
   });
 });
 
