@@ -2689,7 +2689,7 @@ export interface paths {
         };
         /**
          * Attachments of a message
-         * @description The documents attached to the message, in the order attached, each with the document (at most 10: one page).
+         * @description The documents attached to the message, in the order attached, each with the document (at most 10: one page). The document itself (`document`: name, size, checksum, owner, tags, state) is present only when the key holds documents:read; `documentId` and `attachedAt` always are.
          *
          *     Scopes: messages:read.
          */
@@ -2697,7 +2697,7 @@ export interface paths {
         put?: never;
         /**
          * Attach a document to a draft
-         * @description Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. A document that does not exist in this organization, or is archived, is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (both checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing (also once it is archived). At most 10 attachments.
+         * @description Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. A document that does not exist in this organization, or is archived, is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (both checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing (also once it is archived). At most 10 attachments. The document itself (`document`: name, size, checksum, owner, tags, state) is present only when the key holds documents:read; `documentId` and `attachedAt` always are.
          *
          *     Scopes: messages:write.
          */
@@ -2719,7 +2719,7 @@ export interface paths {
         };
         /**
          * One attachment of a message
-         * @description The attachment with its document (where an attach answers Location); 404 when the document is not attached to this message.
+         * @description The attachment with its document (where an attach answers Location); 404 when the document is not attached to this message. The document itself (`document`: name, size, checksum, owner, tags, state) is present only when the key holds documents:read; `documentId` and `attachedAt` always are.
          *
          *     Scopes: messages:read.
          */
@@ -4440,8 +4440,8 @@ export interface components {
              * @description RFC 3339, UTC
              */
             attachedAt: string;
-            /** @description The document (null only if it cannot be read). */
-            document: components["schemas"]["Document"] | null;
+            /** @description The document, as GET /documents/{documentId} answers it. Present only when the key holds documents:read; absent otherwise. null only if it cannot be read. */
+            document?: components["schemas"]["Document"] | null;
         };
         MessageAttachmentList: {
             items: components["schemas"]["MessageAttachment"][];

@@ -141,6 +141,32 @@ describe('attachments', () => {
   });
 });
 
+describe('attachments and documents:read', () => {
+  it('shows the attached document only to a key holding documents:read; messages scopes alone see the attachment, not the document', async () => {
+    const d = await draft();
+    const writer = await keyWith(api, ['messages:write']);
+    const res = await send(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: DOCUMENT_IDS.welcome }, { token: writer });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ messageId: d.body.id, documentId: DOCUMENT_IDS.welcome, attachedAt: expect.any(String) });
+    expect(attachmentResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
+    expect(etagOf(res)).toBe(`"message:${d.body.id}:v2"`);
+    const again = await send(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: DOCUMENT_IDS.welcome }, { token: writer });
+    expect({ status: again.status, body: again.body }).toEqual({ status: 200, body: res.body });
+
+    const reader = await keyWith(api, ['messages:read']);
+    const list = await read(api, `/messages/${d.body.id}/attachments`, reader);
+    expect(list.body).toEqual({ items: [res.body], nextCursor: null });
+    const one = await read(api, `/messages/${d.body.id}/attachments/${DOCUMENT_IDS.welcome}`, reader);
+    expect(one.body).toEqual(res.body);
+    for (const r of [res, again, list, one]) expect(r.text).not.toMatch(/Welcome pack|sha256|AVAILABLE|owner/);
+
+    const both = await keyWith(api, ['messages:read', 'documents:read']);
+    const full = await read(api, `/messages/${d.body.id}/attachments`, both);
+    expect(full.body.items).toEqual([{ ...res.body, document: (await read(api, `/documents/${DOCUMENT_IDS.welcome}`, both)).body }]);
+    expect(attachmentResponseSchema.strict().safeParse(full.body.items[0]).error).toBeUndefined();
+  });
+});
+
 describe('archived documents', () => {
   it('refuses to attach an archived document (422 at /documentId), writing nothing; an attachment made before the archive stays', async () => {
     const d = await draft();
