@@ -1124,7 +1124,7 @@ export interface paths {
         get?: never;
         /**
          * Link a document to a location
-         * @description Links an AVAILABLE document to a location (409 DOCUMENT_NOT_AVAILABLE otherwise); an archived document is 422 (parameter documentId). Linking a linked document changes nothing, also once it is archived. Both must belong to this organization (404). The body may be absent or `{}`.
+         * @description Links an AVAILABLE document to a location (409 DOCUMENT_NOT_AVAILABLE otherwise); an archived document is 422 (parameter documentId). Linking a linked document changes nothing, also once it is archived. Both must belong to this organization (404). If-Match (the link's ETag, as this route answers it) is optional and honoured when sent: a stale one, or any If-Match when the document is not linked yet, is 412 ETAG_MISMATCH. The body may be absent or `{}`.
          *
          *     Scopes: documents:write.
          */
@@ -1132,7 +1132,7 @@ export interface paths {
         post?: never;
         /**
          * Unlink a document from a location
-         * @description Removes the link; the document itself stays.
+         * @description Removes the link; the document itself stays. If-Match (the link's ETag, as PUT answers it) is optional and honoured when sent (412 ETAG_MISMATCH). A link that is not there is 404, with or without If-Match.
          *
          *     Scopes: documents:write.
          */
@@ -2697,7 +2697,7 @@ export interface paths {
         put?: never;
         /**
          * Attach a document to a draft
-         * @description Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. A document that does not exist in this organization, or is archived, is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (both checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing (also once it is archived). At most 10 attachments. The document itself (`document`: name, size, checksum, owner, tags, state) is present only when the key holds documents:read; `documentId` and `attachedAt` always are.
+         * @description Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. If-Match (the message's ETag) is optional and honoured when sent (412 ETAG_MISMATCH). A document that does not exist in this organization, or is archived, is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (both checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing (also once it is archived). At most 10 attachments. The document itself (`document`: name, size, checksum, owner, tags, state) is present only when the key holds documents:read; `documentId` and `attachedAt` always are.
          *
          *     Scopes: messages:write.
          */
@@ -2728,7 +2728,7 @@ export interface paths {
         post?: never;
         /**
          * Remove an attachment from a draft
-         * @description Removes the attachment from a DRAFT (409 once sent); the document itself stays. 404 when the document is not attached.
+         * @description Removes the attachment from a DRAFT (409 once sent); the document itself stays. If-Match (the message's ETag) is optional and honoured when sent (412 ETAG_MISMATCH). 404 when the document is not attached, with or without If-Match. ETag is the draft message's new one.
          *
          *     Scopes: messages:write.
          */
@@ -15100,6 +15100,11 @@ export interface operations {
                  * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
                  */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match"?: string;
             };
             path: {
                 organizationId: string;
@@ -15213,6 +15218,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: Payload too large */
             413: {
                 headers: {
@@ -15290,6 +15306,11 @@ export interface operations {
                  * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
                  */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match"?: string;
             };
             path: {
                 organizationId: string;
@@ -15357,6 +15378,17 @@ export interface operations {
             };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -30803,6 +30835,11 @@ export interface operations {
                  * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
                  */
                 "Idempotency-Key": string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match"?: string;
             };
             path: {
                 organizationId: string;
@@ -30918,6 +30955,17 @@ export interface operations {
             };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; MESSAGE_SENT: Message already sent; MESSAGE_RETRACTED: Message retracted; DOCUMENT_NOT_AVAILABLE: Document not available */
             409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -31137,6 +31185,11 @@ export interface operations {
                  * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
                  */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match"?: string;
             };
             path: {
                 organizationId: string;
@@ -31206,6 +31259,17 @@ export interface operations {
             };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; MESSAGE_SENT: Message already sent; MESSAGE_RETRACTED: Message retracted */
             409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;

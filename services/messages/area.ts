@@ -124,16 +124,19 @@ export const messagesArea = defineArea({
       schema: pageSchema(attachmentResponseSchema),
       returns: 'The attachments.',
     }),
-    addMessageAttachment: createRoute({
+    // A create with an optional If-Match (the message's ETag): a contract of its own.
+    addMessageAttachment: {
+      method: 'POST',
       path: '/messages/{messageId}/attachments',
       scopes: ['messages:write'],
       summary: 'Attach a document to a draft',
-      description: `Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. A document that does not exist in this organization, or is archived, is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (both checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing (also once it is archived). At most 10 attachments. ${DOCUMENT_VALUES_NOTE}`,
+      description: `Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. If-Match (the message's ETag) is optional and honoured when sent (412 ETAG_MISMATCH). A document that does not exist in this organization, or is archived, is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (both checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing (also once it is archived). At most 10 attachments. ${DOCUMENT_VALUES_NOTE}`,
       body: attachBody,
-      schema: attachmentResponseSchema,
-      returns: 'The attachment; ETag is the draft message\'s new one.',
+      idempotencyKey: 'required',
+      ifMatch: 'optional',
+      success: { status: 201, description: "The attachment; ETag is the draft message's new one.", schema: attachmentResponseSchema, headers: ['ETag', 'Location'] },
       problems: [PROBLEMS.MESSAGE_SENT, PROBLEMS.MESSAGE_RETRACTED, DOCUMENT_PROBLEMS.DOCUMENT_NOT_AVAILABLE],
-    }),
+    },
     getMessageAttachment: readRoute({
       path: '/messages/{messageId}/attachments/{documentId}',
       scopes: ['messages:read'],
@@ -147,8 +150,10 @@ export const messagesArea = defineArea({
       path: '/messages/{messageId}/attachments/{documentId}',
       scopes: ['messages:write'],
       summary: 'Remove an attachment from a draft',
-      description: 'Removes the attachment from a DRAFT (409 once sent); the document itself stays. 404 when the document is not attached.',
+      description:
+        "Removes the attachment from a DRAFT (409 once sent); the document itself stays. If-Match (the message's ETag) is optional and honoured when sent (412 ETAG_MISMATCH). 404 when the document is not attached, with or without If-Match. ETag is the draft message's new one.",
       idempotencyKey: 'optional',
+      ifMatch: 'optional',
       success: { status: 204, description: 'Removed.', headers: ['ETag'] },
       problems: [PROBLEMS.MESSAGE_SENT, PROBLEMS.MESSAGE_RETRACTED],
     },

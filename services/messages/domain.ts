@@ -348,7 +348,7 @@ export async function retractMessage(ports: MessagePorts, actor: Actor, id: stri
 
 /**
  * Attaches an AVAILABLE document to a DRAFT (POST /messages/{id}/attachments).
- * 1. Read (404); sent or retracted 409.  2. The document must exist in this organization
+ * 1. Read (404); If-Match, when sent, must be the message's ETag (412); sent or retracted 409.  2. The document must exist in this organization
  *    (422 at /documentId).  3. Already attached: as it is (`added: false`; also once the
  *    document is archived).  4. A new attachment needs a document that is not archived (422 at
  *    /documentId) and AVAILABLE (409 DOCUMENT_NOT_AVAILABLE, the documents area's code).
@@ -362,9 +362,11 @@ export async function attachDocument(
   id: string,
   documentId: string,
   notAvailable: Problem,
+  ifMatch?: string,
 ): Promise<{ message: Message; attachment: Attachment; added: boolean }> {
   const org = actor.principal.organizationId;
   const current = await draftFor(ports, org, id);
+  if (ifMatch !== undefined) assertEtag(ifMatch, messageEtag(current));
   assertDraft(current, 'given attachments');
   const document = await ports.store.getDocument(org, documentId);
   if (!document) throw new ValidationError([{ pointer: '/documentId', detail: `Document ${documentId} does not exist in this organization.` }]);
@@ -385,11 +387,17 @@ export async function attachDocument(
   return { message: next, attachment, added: true };
 }
 
-/** Removes an attachment from a DRAFT (DELETE /messages/{id}/attachments/{documentId}); the document stays. 404 when not attached. */
-export async function detachDocument(ports: MessagePorts, actor: Actor, id: string, documentId: string): Promise<Message> {
+/**
+ * Removes an attachment from a DRAFT (DELETE /messages/{id}/attachments/{documentId}); the
+ * document stays. 404 when the message or the attachment is not there (with or without
+ * If-Match: RFC 9110 13.2.1 evaluates preconditions only where the request could otherwise
+ * succeed); If-Match, when sent, must be the message's ETag (412); sent or retracted 409.
+ */
+export async function detachDocument(ports: MessagePorts, actor: Actor, id: string, documentId: string, ifMatch?: string): Promise<Message> {
   const org = actor.principal.organizationId;
   const current = await draftFor(ports, org, id);
   if (!current.attachments.some((a) => a.documentId === documentId)) throw new NotFoundError(`Attachment ${documentId} of message ${id}`);
+  if (ifMatch !== undefined) assertEtag(ifMatch, messageEtag(current));
   assertDraft(current, 'changed');
   const now = ports.now().toISOString();
   const next: Message = { ...current, attachments: current.attachments.filter((a) => a.documentId !== documentId), version: current.version + 1, updatedAt: now };

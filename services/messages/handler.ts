@@ -93,14 +93,14 @@ export const handler = areaHandler(messagesArea, {
 
     async addMessageAttachment(request) {
       const { messageId } = request.params;
-      const { message, attachment, added } = await attachDocument(request.ports, request.actor, messageId, request.body.documentId, DOCUMENT_PROBLEMS.DOCUMENT_NOT_AVAILABLE);
+      const { message, attachment, added } = await attachDocument(request.ports, request.actor, messageId, request.body.documentId, DOCUMENT_PROBLEMS.DOCUMENT_NOT_AVAILABLE, request.ifMatch);
       const body = attachmentResponse(messageId, attachment, await visibleDocuments(request.principal, [attachment.documentId]));
       const headers = { ETag: messageEtag(message), Location: `${request.orgPath}/messages/${messageId}/attachments/${attachment.documentId}` };
       return added ? created(body, headers) : ok(body, headers);
     },
 
     async removeMessageAttachment(request) {
-      const message = await detachDocument(request.ports, request.actor, request.params.messageId, request.params.documentId);
+      const message = await detachDocument(request.ports, request.actor, request.params.messageId, request.params.documentId, request.ifMatch);
       return noContent({ ETag: messageEtag(message) });
     },
   },

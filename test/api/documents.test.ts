@@ -246,4 +246,33 @@ describe('documents list, archive and location links', () => {
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ documentId: linked.id, document: { archived: true } });
   });
+
+  it("honours the link's ETag on PUT and DELETE when sent: stale or not linked yet is 412 and writes nothing; a missing link is 404", async () => {
+    const location = await createLocation(api, { name: `Depot ${randomUUID().slice(0, 8)}` });
+    const doc = await availableDocument();
+    const path = `/locations/${location.id}/documents/${doc.id}`;
+    const linkedIds = async () => (await read(api, `/locations/${location.id}/documents`)).body.items.map((i: { documentId: string }) => i.documentId);
+    const etagOfLink = `"location-document:${location.id}:${doc.id}:v1"`;
+    const stale = `"location-document:${location.id}:${randomUUID()}:v1"`;
+
+    let before = await countByType(api.db);
+    expectProblem(await send(api, 'PUT', path, undefined, { ifMatch: etagOfLink }), 412, 'ETAG_MISMATCH');
+    expect(await countByType(api.db)).toEqual(before);
+    expect(await linkedIds()).toEqual([]);
+
+    const link = await sent(api, 'PUT', path, undefined, 200);
+    expect(link.headers.get('etag')).toBe(etagOfLink);
+    expectProblem(await send(api, 'PUT', path, undefined, { ifMatch: stale }), 412, 'ETAG_MISMATCH');
+    const again = await send(api, 'PUT', path, undefined, { ifMatch: etagOfLink });
+    expect({ status: again.status, body: again.body, etag: again.headers.get('etag') }).toEqual({ status: 200, body: link.body, etag: etagOfLink });
+
+    before = await countByType(api.db);
+    expectProblem(await send(api, 'DELETE', path, undefined, { ifMatch: stale }), 412, 'ETAG_MISMATCH');
+    expect(await countByType(api.db)).toEqual(before);
+    expect(await linkedIds()).toEqual([doc.id]);
+
+    expect((await send(api, 'DELETE', path, undefined, { ifMatch: etagOfLink })).status).toBe(204);
+    expect(await linkedIds()).toEqual([]);
+    expectProblem(await send(api, 'DELETE', path, undefined, { ifMatch: etagOfLink }), 404, 'RESOURCE_NOT_FOUND');
+  });
 });

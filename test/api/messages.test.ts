@@ -141,6 +141,37 @@ describe('attachments', () => {
   });
 });
 
+describe('If-Match on attachments', () => {
+  it("honours the message's ETag on attach and detach when sent: a stale one is 412 and writes nothing, the current one applies", async () => {
+    const d = await draft();
+    const changed = await sent(api, 'PATCH', `/messages/${d.body.id}`, { subject: 'Changed' }, 200, { ifMatch: etagOf(d) });
+    const stale = etagOf(d);
+    const path = `/messages/${d.body.id}/attachments`;
+
+    let before = await countByType(api.db);
+    expectProblem(await send(api, 'POST', path, { documentId: DOCUMENT_IDS.welcome }, { ifMatch: stale }), 412, 'ETAG_MISMATCH');
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await read(api, `/messages/${d.body.id}`)).body).toMatchObject({ version: 2, attachments: [] });
+
+    const attached = await send(api, 'POST', path, { documentId: DOCUMENT_IDS.welcome }, { ifMatch: etagOf(changed) });
+    expect(attached.status).toBe(201);
+    expect(etagOf(attached)).toBe(`"message:${d.body.id}:v3"`);
+    // Attaching it again under the ETag it had before is stale too.
+    expectProblem(await send(api, 'POST', path, { documentId: DOCUMENT_IDS.welcome }, { ifMatch: etagOf(changed) }), 412, 'ETAG_MISMATCH');
+
+    before = await countByType(api.db);
+    expectProblem(await send(api, 'DELETE', `${path}/${DOCUMENT_IDS.welcome}`, undefined, { ifMatch: etagOf(changed) }), 412, 'ETAG_MISMATCH');
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await read(api, `/messages/${d.body.id}`)).body).toMatchObject({ version: 3, attachments: [{ documentId: DOCUMENT_IDS.welcome }] });
+
+    const removed = await send(api, 'DELETE', `${path}/${DOCUMENT_IDS.welcome}`, undefined, { ifMatch: etagOf(attached) });
+    expect(removed.status).toBe(204);
+    expect(etagOf(removed)).toBe(`"message:${d.body.id}:v4"`);
+    // An attachment that is not there is 404, with or without If-Match.
+    expectProblem(await send(api, 'DELETE', `${path}/${DOCUMENT_IDS.welcome}`, undefined, { ifMatch: etagOf(removed) }), 404, 'RESOURCE_NOT_FOUND');
+  });
+});
+
 describe('attachments and documents:read', () => {
   it('shows the attached document only to a key holding documents:read; messages scopes alone see the attachment, not the document', async () => {
     const d = await draft();
