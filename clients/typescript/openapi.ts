@@ -14067,7 +14067,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The file name offered on download. */
+                    /** @description The file name offered on download: no control characters (C0, DEL, C1) and no slashes. */
                     name: string;
                     /**
                      * @description The exact Content-Type the upload sends (signed into the URL); one of the allowed types.

@@ -13,6 +13,8 @@ export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,62}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const TAG = /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,49}$/u;
+/** What a file name must not hold: control characters (C0, DEL and C1, U+0080..U+009F) and slashes. */
+const NOT_IN_NAME = /[\u0000-\u001f\u007f-\u009f/\\]/;
 
 const owner = z
   .discriminatedUnion(
@@ -28,7 +30,9 @@ const owner = z
 
 export const createUploadSessionBody = z
   .object({
-    name: requiredName('name', 255).refine((n) => !/[\u0000-\u001f\u007f/\\]/.test(n), { message: 'name must not contain control characters or slashes.' }).meta({ description: 'The file name offered on download.' }),
+    name: requiredName('name', 255)
+      .refine((n) => !NOT_IN_NAME.test(n), { message: 'name must not contain control characters or slashes.' })
+      .meta({ description: 'The file name offered on download: no control characters (C0, DEL, C1) and no slashes.' }),
     contentType: z
       .string({ error: 'contentType is required: a media type such as application/pdf.' })
       .trim()

@@ -84,6 +84,17 @@ describe('POST /documents/upload-sessions', () => {
     expect(await countByType(api.db)).toEqual(before);
   });
 
+  it('refuses control characters (C0, DEL and C1) and slashes in the name (422 at /name), writing nothing', async () => {
+    const body = (name: string) => ({ name, contentType: 'application/pdf', size: 1, sha256: sha256Hex(Buffer.from('x')) });
+    const before = await countByType(api.db);
+    for (const name of ['a\u0085b.txt', 'a\u0080b.txt', 'a\u009fb.txt', 'a\u009b31mb.txt', 'a\tb.txt', 'a\u0000b.txt', 'a\u007fb.txt', 'a/b.txt', 'a\\b.txt']) {
+      expectPointers(await send(api, 'POST', '/documents/upload-sessions', body(name)), ['/name']);
+    }
+    expect(await countByType(api.db)).toEqual(before);
+    // Letters beyond C1 are names like any other.
+    expect((await send(api, 'POST', '/documents/upload-sessions', body('Übersicht\u00a0März.pdf'))).status).toBe(201);
+  });
+
   it('needs documents:write', async () => {
     const token = await keyWith(api, ['documents:read', 'documents:download']);
     expectProblem(await send(api, 'POST', '/documents/upload-sessions', { name: 'x.pdf', contentType: 'application/pdf', size: 1, sha256: sha256Hex(Buffer.from('x')) }, { token }), 403, 'SCOPE_REQUIRED');
