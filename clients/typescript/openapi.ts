@@ -2697,7 +2697,7 @@ export interface paths {
         put?: never;
         /**
          * Attach a document to a draft
-         * @description Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. If-Match (the message's ETag) is optional and honoured when sent (412 ETAG_MISMATCH). A document that does not exist in this organization, or is archived, is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (both checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing (also once it is archived). At most 10 attachments. The document itself (`document`: name, size, checksum, owner, tags, state) is present only when the key holds documents:read; `documentId` and `attachedAt` always are.
+         * @description Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. If-Match (the message's ETag) is optional and honoured when sent (412 ETAG_MISMATCH). A document that does not exist in this organization, or is archived, is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (both checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing and answers 200 with the attachment as it is (also once the document is archived); a new attachment answers 201. At most 10 attachments. The document itself (`document`: name, size, checksum, owner, tags, state) is present only when the key holds documents:read; `documentId` and `attachedAt` always are.
          *
          *     Scopes: messages:write.
          */
@@ -30864,7 +30864,52 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The attachment; ETag is the draft message's new one. */
+            /** @description The document was attached already: the attachment as it is, nothing changed; ETag is the message's current one. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    Location?: string;
+                    /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "messageId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "documentId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "attachedAt": "2026-03-02T08:00:00Z",
+                     *       "document": {
+                     *         "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *         "name": "name",
+                     *         "contentType": "content type",
+                     *         "size": 1,
+                     *         "sha256": "sha256",
+                     *         "owner": {
+                     *           "type": "ORGANIZATION",
+                     *           "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                     *         },
+                     *         "tags": [
+                     *           "tags"
+                     *         ],
+                     *         "state": "PENDING",
+                     *         "rejectionReason": "SIZE_MISMATCH",
+                     *         "archived": true,
+                     *         "archivedAt": "2026-03-02T08:00:00Z",
+                     *         "version": 1,
+                     *         "createdAt": "2026-03-02T08:00:00Z",
+                     *         "updatedAt": "2026-03-02T16:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageAttachment"];
+                };
+            };
+            /** @description The new attachment; ETag is the draft message's new one. */
             201: {
                 headers: {
                     /** @description The request ID; share it with support. */

@@ -141,6 +141,21 @@ describe('attachments', () => {
   });
 });
 
+describe('the reference of an attach', () => {
+  it('declares both answers the route gives: 201 for a new attachment, 200 for one already there', async () => {
+    const reference = (await (await fetch(`${api.gateway.url}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> }> }>> };
+    const responses = reference.paths['/v1/organizations/{organizationId}/messages/{messageId}/attachments'].post.responses;
+    const d = await draft();
+    const first = await send(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: DOCUMENT_IDS.welcome });
+    const again = await send(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: DOCUMENT_IDS.welcome });
+    expect([first.status, again.status]).toEqual([201, 200]);
+    for (const status of ['200', '201']) {
+      expect(responses[status]?.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/MessageAttachment' });
+      expect(Object.keys(responses[status]?.headers ?? {})).toEqual(expect.arrayContaining(['ETag', 'Location']));
+    }
+  });
+});
+
 describe('If-Match on attachments', () => {
   it("honours the message's ETag on attach and detach when sent: a stale one is 412 and writes nothing, the current one applies", async () => {
     const d = await draft();
