@@ -14070,13 +14070,16 @@ export interface operations {
                     /** @description The file name offered on download: no control characters (C0, DEL, C1) and no slashes. */
                     name: string;
                     /**
-                     * @description The exact Content-Type the upload sends (signed into the URL); one of the allowed types.
+                     * @description The Content-Type of the file, one of the allowed types; case-insensitive. It is stored and signed into the URL lower-cased: the upload sends it exactly as `upload.headers` gives it.
                      * @example application/pdf
                      */
                     contentType: string;
                     /** @description The exact size in bytes (signed into the URL), 1..26214400. */
                     size: number;
-                    /** @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
+                    /**
+                     * @description The SHA-256 of the file as 64 hex digits, either case (stored lower-cased).
+                     * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+                     */
                     sha256: string;
                     /** @description Who the document belongs to: the organization, one location or one employee (of this organization). */
                     owner?: {

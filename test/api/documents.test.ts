@@ -84,6 +84,23 @@ describe('POST /documents/upload-sessions', () => {
     expect(await countByType(api.db)).toEqual(before);
   });
 
+  it('publishes sha256 and contentType patterns that admit what it accepts (upper case too), and stores them lower-cased', async () => {
+    const reference = (await (await fetch(`${api.gateway.url}/v1/openapi.json`)).json()) as any;
+    const schema = reference.paths['/v1/organizations/{organizationId}/documents/upload-sessions'].post.requestBody.content['application/json'].schema;
+    const bytes = pdf('upper case');
+    const sha256 = sha256Hex(bytes).toUpperCase();
+    const contentType = 'Application/PDF';
+    expect(sha256).toMatch(new RegExp(schema.properties.sha256.pattern));
+    expect(contentType).toMatch(new RegExp(schema.properties.contentType.pattern));
+    const res = await openSession(bytes, { sha256, contentType });
+    expect(res.status).toBe(201);
+    expect(res.body.document).toMatchObject({ sha256: sha256.toLowerCase(), contentType: 'application/pdf' });
+    // What neither pattern admits, the server refuses.
+    for (const bad of ['g'.repeat(64), 'ab'.repeat(31)]) expect(bad).not.toMatch(new RegExp(schema.properties.sha256.pattern));
+    expect('application/pdf; charset=x').not.toMatch(new RegExp(schema.properties.contentType.pattern));
+    expectPointers(await send(api, 'POST', '/documents/upload-sessions', { name: 'x.pdf', contentType: 'application/pdf; charset=x', size: 1, sha256: 'g'.repeat(64) }), ['/contentType', '/sha256']);
+  });
+
   it('refuses control characters (C0, DEL and C1) and slashes in the name (422 at /name), writing nothing', async () => {
     const body = (name: string) => ({ name, contentType: 'application/pdf', size: 1, sha256: sha256Hex(Buffer.from('x')) });
     const before = await countByType(api.db);
