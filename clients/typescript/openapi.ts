@@ -1053,7 +1053,7 @@ export interface paths {
         put?: never;
         /**
          * Archive a document
-         * @description Archives the document: it leaves the default list and stays readable, downloadable and linked. Archiving an archived document changes nothing.
+         * @description Archives the document: it leaves the default list and stays readable and downloadable; its existing location links and message attachments stay, but it cannot be linked or attached anew (422). Archiving an archived document changes nothing.
          *
          *     Scopes: documents:write.
          */
@@ -1124,7 +1124,7 @@ export interface paths {
         get?: never;
         /**
          * Link a document to a location
-         * @description Links an AVAILABLE document to a location (409 DOCUMENT_NOT_AVAILABLE otherwise); linking a linked document changes nothing. Both must belong to this organization (404). The body may be absent or `{}`.
+         * @description Links an AVAILABLE document to a location (409 DOCUMENT_NOT_AVAILABLE otherwise); an archived document is 422 (parameter documentId). Linking a linked document changes nothing, also once it is archived. Both must belong to this organization (404). If-Match (the link's ETag, as this route answers it) is optional and honoured when sent: a stale one, or any If-Match when the document is not linked yet, is 412 ETAG_MISMATCH. The body may be absent or `{}`.
          *
          *     Scopes: documents:write.
          */
@@ -1132,7 +1132,7 @@ export interface paths {
         post?: never;
         /**
          * Unlink a document from a location
-         * @description Removes the link; the document itself stays.
+         * @description Removes the link; the document itself stays. If-Match (the link's ETag, as PUT answers it) is optional and honoured when sent (412 ETAG_MISMATCH). A link that is not there is 404, with or without If-Match.
          *
          *     Scopes: documents:write.
          */
@@ -2719,7 +2719,7 @@ export interface paths {
         };
         /**
          * Attachments of a message
-         * @description The documents attached to the message, in the order attached, each with the document (at most 10: one page).
+         * @description The documents attached to the message, in the order attached, each with the document (at most 10: one page). The document itself (`document`: name, size, checksum, owner, tags, state) is present only when the key holds documents:read; `documentId` and `attachedAt` always are.
          *
          *     Scopes: messages:read.
          */
@@ -2727,7 +2727,7 @@ export interface paths {
         put?: never;
         /**
          * Attach a document to a draft
-         * @description Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. A document that does not exist in this organization is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing. At most 10 attachments.
+         * @description Attaches an AVAILABLE document of this organization to a DRAFT (a reference, not a copy); the draft's version rises, so its ETag changes. If-Match (the message's ETag) is optional and honoured when sent (412 ETAG_MISMATCH). A document that does not exist in this organization, or is archived, is 422 at /documentId; one that is not AVAILABLE 409 DOCUMENT_NOT_AVAILABLE (both checked again in the transaction); a sent message 409 MESSAGE_SENT. Attaching an attached document changes nothing and answers 200 with the attachment as it is (also once the document is archived); a new attachment answers 201. At most 10 attachments. The document itself (`document`: name, size, checksum, owner, tags, state) is present only when the key holds documents:read; `documentId` and `attachedAt` always are.
          *
          *     Scopes: messages:write.
          */
@@ -2749,7 +2749,7 @@ export interface paths {
         };
         /**
          * One attachment of a message
-         * @description The attachment with its document (where an attach answers Location); 404 when the document is not attached to this message.
+         * @description The attachment with its document (where an attach answers Location); 404 when the document is not attached to this message. The document itself (`document`: name, size, checksum, owner, tags, state) is present only when the key holds documents:read; `documentId` and `attachedAt` always are.
          *
          *     Scopes: messages:read.
          */
@@ -2758,7 +2758,7 @@ export interface paths {
         post?: never;
         /**
          * Remove an attachment from a draft
-         * @description Removes the attachment from a DRAFT (409 once sent); the document itself stays. 404 when the document is not attached.
+         * @description Removes the attachment from a DRAFT (409 once sent); the document itself stays. If-Match (the message's ETag) is optional and honoured when sent (412 ETAG_MISMATCH). 404 when the document is not attached, with or without If-Match. ETag is the draft message's new one.
          *
          *     Scopes: messages:write.
          */
@@ -4472,8 +4472,8 @@ export interface components {
              * @description RFC 3339, UTC
              */
             attachedAt: string;
-            /** @description The document (null only if it cannot be read). */
-            document: components["schemas"]["Document"] | null;
+            /** @description The document, as GET /documents/{documentId} answers it. Present only when the key holds documents:read; absent otherwise. null only if it cannot be read. */
+            document?: components["schemas"]["Document"] | null;
         };
         MessageAttachmentList: {
             items: components["schemas"]["MessageAttachment"][];
@@ -14607,16 +14607,19 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The file name offered on download. */
+                    /** @description The file name offered on download: no control characters (C0, DEL, C1) and no slashes. */
                     name: string;
                     /**
-                     * @description The exact Content-Type the upload sends (signed into the URL); one of the allowed types.
+                     * @description The Content-Type of the file, one of the allowed types; case-insensitive. It is stored and signed into the URL lower-cased: the upload sends it exactly as `upload.headers` gives it.
                      * @example application/pdf
                      */
                     contentType: string;
                     /** @description The exact size in bytes (signed into the URL), 1..26214400. */
                     size: number;
-                    /** @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 */
+                    /**
+                     * @description The SHA-256 of the file as 64 hex digits, either case (stored lower-cased).
+                     * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+                     */
                     sha256: string;
                     /** @description Who the document belongs to: the organization, one location or one employee (of this organization). */
                     owner?: {
@@ -15706,6 +15709,11 @@ export interface operations {
                  * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
                  */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match"?: string;
             };
             path: {
                 organizationId: string;
@@ -15830,6 +15838,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: Payload too large */
             413: {
                 headers: {
@@ -15907,6 +15926,11 @@ export interface operations {
                  * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
                  */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match"?: string;
             };
             path: {
                 organizationId: string;
@@ -15985,6 +16009,17 @@ export interface operations {
             };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -26108,7 +26143,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description A customer of this organization that is not archived (422 at /customerId otherwise). A document keeps its customer when the customer is archived later.
+                     */
                     customerId: string;
                     /**
                      * @description ISO 4217 currency code; every amount of the document is in its minor units.
@@ -26481,7 +26519,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description A customer of this organization that is not archived (422 at /customerId otherwise). A document keeps its customer when the customer is archived later.
+                     */
                     customerId?: string;
                     /**
                      * @description ISO 4217 currency code; every amount of the document is in its minor units.
@@ -28717,7 +28758,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description A customer of this organization that is not archived (422 at /customerId otherwise). A document keeps its customer when the customer is archived later.
+                     */
                     customerId: string;
                     /**
                      * @description ISO 4217 currency code; every amount of the document is in its minor units.
@@ -29102,7 +29146,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @description A customer of this organization that is not archived (422 at /customerId otherwise). A document keeps its customer when the customer is archived later.
+                     */
                     customerId?: string;
                     /**
                      * @description ISO 4217 currency code; every amount of the document is in its minor units.
@@ -32647,6 +32694,11 @@ export interface operations {
                  * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
                  */
                 "Idempotency-Key": string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match"?: string;
             };
             path: {
                 organizationId: string;
@@ -32664,14 +32716,59 @@ export interface operations {
                 "application/json": {
                     /**
                      * Format: uuid
-                     * @description An AVAILABLE document of this organization.
+                     * @description An AVAILABLE document of this organization that is not archived.
                      */
                     documentId: string;
                 };
             };
         };
         responses: {
-            /** @description The attachment; ETag is the draft message's new one. */
+            /** @description The document was attached already: the attachment as it is, nothing changed; ETag is the message's current one. */
+            200: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
+                    ETag?: string;
+                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    Location?: string;
+                    /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "messageId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "documentId": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *       "attachedAt": "2026-03-02T08:00:00Z",
+                     *       "document": {
+                     *         "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f",
+                     *         "name": "name",
+                     *         "contentType": "content type",
+                     *         "size": 1,
+                     *         "sha256": "sha256",
+                     *         "owner": {
+                     *           "type": "ORGANIZATION",
+                     *           "id": "6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f"
+                     *         },
+                     *         "tags": [
+                     *           "tags"
+                     *         ],
+                     *         "state": "PENDING",
+                     *         "rejectionReason": "SIZE_MISMATCH",
+                     *         "archived": true,
+                     *         "archivedAt": "2026-03-02T08:00:00Z",
+                     *         "version": 1,
+                     *         "createdAt": "2026-03-02T08:00:00Z",
+                     *         "updatedAt": "2026-03-02T16:30:00Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageAttachment"];
+                };
+            };
+            /** @description The new attachment; ETag is the draft message's new one. */
             201: {
                 headers: {
                     /** @description The request ID; share it with support. */
@@ -32773,6 +32870,17 @@ export interface operations {
             };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; MESSAGE_SENT: Message already sent; MESSAGE_RETRACTED: Message retracted; DOCUMENT_NOT_AVAILABLE: Document not available */
             409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -33003,6 +33111,11 @@ export interface operations {
                  * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
                  */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match"?: string;
             };
             path: {
                 organizationId: string;
@@ -33083,6 +33196,17 @@ export interface operations {
             };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; MESSAGE_SENT: Message already sent; MESSAGE_RETRACTED: Message retracted */
             409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;

@@ -62,12 +62,16 @@ export const lineBody = z
   })
   .strict();
 
+/** The customer a quote or invoice is for; checked in the transaction that names it. */
+const customerId = () =>
+  uuid().meta({ description: 'A customer of this organization that is not archived (422 at /customerId otherwise). A document keeps its customer when the customer is archived later.' });
+
 const items = z.array(lineBody).max(100, { message: 'At most 100 items.' }).optional();
 const notes = nullableText('notes', 2000).meta({ description: 'Free text shown on the document; never audited.' });
 
 export const createQuoteBody = z
   .object({
-    customerId: uuid(),
+    customerId: customerId(),
     currency: currency(),
     validUntil: calendarDate('validUntil').nullable().optional().meta({ description: 'Last day the quote can be accepted; null: no limit.' }),
     notes,
@@ -76,7 +80,7 @@ export const createQuoteBody = z
   .strict();
 
 export const updateQuoteBody = z
-  .object({ customerId: uuid().optional(), currency: currency().optional(), validUntil: calendarDate('validUntil').nullable().optional(), notes })
+  .object({ customerId: customerId().optional(), currency: currency().optional(), validUntil: calendarDate('validUntil').nullable().optional(), notes })
   .strict()
   .refine(sendsAField, nothingToChange());
 
@@ -84,7 +88,7 @@ export const declineQuoteBody = z.object({ reason: nullableText('reason', 1000) 
 
 export const createInvoiceBody = z
   .object({
-    customerId: uuid(),
+    customerId: customerId(),
     currency: currency(),
     paymentTermDays: z.number().int({ message: 'paymentTermDays must be a whole number.' }).min(0).max(365).optional().meta({ description: 'Days from issue to the due date; default 30.' }),
     notes,
@@ -93,7 +97,7 @@ export const createInvoiceBody = z
   .strict();
 
 export const updateInvoiceBody = z
-  .object({ customerId: uuid().optional(), currency: currency().optional(), paymentTermDays: z.number().int().min(0).max(365).optional(), notes })
+  .object({ customerId: customerId().optional(), currency: currency().optional(), paymentTermDays: z.number().int().min(0).max(365).optional(), notes })
   .strict()
   .refine(sendsAField, nothingToChange());
 

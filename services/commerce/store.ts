@@ -4,7 +4,7 @@ import { movedOn, versionedPut } from '../shared/ddb/entity';
 import type { IndexName } from '../shared/ddb/table-spec';
 import type { TransactionCancelledError, TxItem } from '../shared/ddb/transaction';
 import { fieldError } from '../shared/errors';
-import { CUSTOMER_LABEL, customerExistsCheck } from '../customers/public';
+import { CUSTOMER_LABEL, activeCustomerCheck } from '../customers/public';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import type { CommerceStore } from './domain';
 import {
@@ -76,15 +76,19 @@ function sequenceMove(org: string, read: InvoiceSequence | undefined, number: nu
     : putNew(SEQUENCE_LABEL, item);
 }
 
-/** A new document, or one moved to another customer, names a customer of its organization (checked in its transaction). */
+/**
+ * A new document, or one moved to another customer, names an active (not archived) customer of
+ * its organization (checked in its transaction). A document that keeps its customer is not
+ * checked: a draft made before the customer was archived may still change, be sent or issued.
+ */
 const customerCheck = (before: { readonly customerId: string } | undefined, after: { readonly organizationId: string; readonly customerId: string }): TxItem[] =>
-  before?.customerId === after.customerId ? [] : [customerExistsCheck(after.organizationId, after.customerId)];
+  before?.customerId === after.customerId ? [] : [activeCustomerCheck(after.organizationId, after.customerId)];
 
-/** A missing customer is the client's error (422 at /customerId); anything else as `otherwise` explains it. */
+/** A missing or archived customer is the client's error (422 at /customerId); anything else as `otherwise` explains it. */
 const customerOr =
   (otherwise: (error: TransactionCancelledError) => Error | undefined) =>
   (error: TransactionCancelledError): Error | undefined =>
-    error.failed(CUSTOMER_LABEL) ? fieldError('/customerId', 'customerId must name a customer of this organization.') : otherwise(error);
+    error.failed(CUSTOMER_LABEL) ? fieldError('/customerId', 'customerId must name a customer of this organization that is not archived.') : otherwise(error);
 
 /** The commerce store port on DynamoDB, staging writes in `unit`. */
 export const commerceStore = (db: Db, unit: UnitOfWork): CommerceStore => ({

@@ -35,10 +35,13 @@ import {
 
 export const CUSTOMER_LABEL = 'customer';
 
-/** Transaction item for other areas (commerce): the customer exists in this organization. */
-export const customerExistsCheck = (org: string, id: string): TxItem => ({
+/**
+ * Transaction item for other areas (commerce): the customer exists in this organization and is
+ * not archived, so that nothing new points at an archived customer.
+ */
+export const activeCustomerCheck = (org: string, id: string): TxItem => ({
   label: CUSTOMER_LABEL,
-  op: { ConditionCheck: { Key: customerKeys.customer(org, id), ConditionExpression: 'attribute_exists(PK)' } },
+  op: { ConditionCheck: { Key: customerKeys.customer(org, id), ConditionExpression: 'attribute_exists(PK) AND archived = :no', ExpressionAttributeValues: { ':no': false } } },
 });
 const NUMBER_GUARD_LABEL = 'customer-number';
 const GRANT_LABEL = 'customer-access';

@@ -2,7 +2,7 @@ import type { UseCasePorts } from '../shared/domain/ports';
 import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
-import { AppError, NotFoundError, ValidationError } from '../shared/errors';
+import { AppError, EtagMismatchError, NotFoundError, ValidationError } from '../shared/errors';
 import { objectKeys, type Document, type LocationDocument, type OwnerType, type RejectionReason, type UploadSession } from './model';
 import { newArchivable } from '../shared/domain/lifecycle';
 import { PROBLEMS } from './problems';
@@ -283,16 +283,25 @@ export async function archiveDocument(ports: DocumentPorts, actor: Actor, id: st
 
 /**
  * Links a document to a location (PUT /locations/{locationId}/documents/{documentId}): a link,
- * not a copy. Both must exist in this organization (404); the document must be AVAILABLE (409).
- * Linking a linked document changes nothing. The transaction checks both again.
+ * not a copy. Both must exist in this organization (404). Linking a linked document changes
+ * nothing (also once the document is archived: existing links stay). A new link needs a
+ * document that is not archived (422: nothing new points at an archived record) and AVAILABLE
+ * (409). The transaction checks both again.
+ * If-Match, when sent, must be the link's ETag: a link that is not there has none, so it fails
+ * (412) and nothing is linked (RFC 9110 13.1.1).
  */
-export async function linkDocument(ports: DocumentPorts, actor: Actor, locationId: string, documentId: string): Promise<{ link: LocationDocument; document: Document }> {
+export async function linkDocument(ports: DocumentPorts, actor: Actor, locationId: string, documentId: string, ifMatch?: string): Promise<{ link: LocationDocument; document: Document }> {
   const org = actor.principal.organizationId;
   if (!(await ports.store.locationExists(org, locationId))) throw new NotFoundError(`Location ${locationId}`);
   const document = await ports.store.getDocument(org, documentId);
   if (!document) throw new NotFoundError(`Document ${documentId}`);
   const existing = await ports.store.getLink(org, locationId, documentId);
+  if (ifMatch !== undefined) {
+    if (!existing) throw new EtagMismatchError();
+    assertEtag(ifMatch, linkEtag(existing));
+  }
   if (existing) return { link: existing, document };
+  if (document.archived) throw new ValidationError([{ parameter: 'documentId', detail: `Document ${documentId} is archived: an archived document cannot be linked.` }]);
   assertAvailable(document);
   const now = ports.now().toISOString();
   const link: LocationDocument = { organizationId: org, locationId, documentId, linkedAt: now };
@@ -300,11 +309,16 @@ export async function linkDocument(ports: DocumentPorts, actor: Actor, locationI
   return { link, document };
 }
 
-/** Unlinks a document from a location (DELETE): the document itself stays. 404 when not linked. */
-export async function unlinkDocument(ports: DocumentPorts, actor: Actor, locationId: string, documentId: string): Promise<void> {
+/**
+ * Unlinks a document from a location (DELETE): the document itself stays. 404 when not linked,
+ * with or without If-Match (RFC 9110 13.2.1: preconditions are evaluated only where the request
+ * could otherwise succeed); If-Match, when sent, must be the link's ETag (412).
+ */
+export async function unlinkDocument(ports: DocumentPorts, actor: Actor, locationId: string, documentId: string, ifMatch?: string): Promise<void> {
   const org = actor.principal.organizationId;
   const link = await ports.store.getLink(org, locationId, documentId);
   if (!link) throw new NotFoundError(`Document ${documentId} at location ${locationId}`);
+  if (ifMatch !== undefined) assertEtag(ifMatch, linkEtag(link));
   const now = ports.now().toISOString();
   ports.store.saveLink({ kind: 'unlink', link, audit: audit(ports, actor, now, { action: 'document.unlinked_from_location', entity: { type: 'document', id: documentId }, references: { locationId } }) });
 }

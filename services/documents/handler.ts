@@ -65,12 +65,12 @@ export const handler = areaHandler(documentsArea, {
     },
 
     async linkLocationDocument(request) {
-      const { link, document } = await linkDocument(request.ports, request.actor, request.params.locationId, request.params.documentId);
+      const { link, document } = await linkDocument(request.ports, request.actor, request.params.locationId, request.params.documentId, request.ifMatch);
       return ok(locationDocumentResponse(link, document), { ETag: linkEtag(link) });
     },
 
     async unlinkLocationDocument(request) {
-      await unlinkDocument(request.ports, request.actor, request.params.locationId, request.params.documentId);
+      await unlinkDocument(request.ports, request.actor, request.params.locationId, request.params.documentId, request.ifMatch);
       return noContent();
     },
   },

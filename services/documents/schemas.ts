@@ -10,9 +10,16 @@ import { DOCUMENT_STATES, OWNER_TYPES, REJECTION_REASONS, type Document, type Lo
 /** The largest document an upload session accepts (25 MiB): the completion check reads it through once. */
 export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
 
-const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,62}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
-const SHA256_HEX = /^[0-9a-f]{64}$/;
+/**
+ * A media type and a SHA-256 in hex as the client may send them: either case (media types are
+ * case-insensitive, and hex digits are hex in upper case too). The body lower-cases both before
+ * the check, and the published patterns (OpenAPI, no regex flags there) admit what is accepted.
+ */
+const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,62}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
+const SHA256_HEX = /^[0-9A-Fa-f]{64}$/;
 const TAG = /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,49}$/u;
+/** What a file name must not hold: control characters (C0, DEL and C1, U+0080..U+009F) and slashes. */
+const NOT_IN_NAME = /[\u0000-\u001f\u007f-\u009f/\\]/;
 
 const owner = z
   .discriminatedUnion(
@@ -28,13 +35,15 @@ const owner = z
 
 export const createUploadSessionBody = z
   .object({
-    name: requiredName('name', 255).refine((n) => !/[\u0000-\u001f\u007f/\\]/.test(n), { message: 'name must not contain control characters or slashes.' }).meta({ description: 'The file name offered on download.' }),
+    name: requiredName('name', 255)
+      .refine((n) => !NOT_IN_NAME.test(n), { message: 'name must not contain control characters or slashes.' })
+      .meta({ description: 'The file name offered on download: no control characters (C0, DEL, C1) and no slashes.' }),
     contentType: z
       .string({ error: 'contentType is required: a media type such as application/pdf.' })
       .trim()
       .toLowerCase()
       .regex(MEDIA_TYPE, { message: 'contentType must be a media type such as application/pdf (no parameters).' })
-      .meta({ description: 'The exact Content-Type the upload sends (signed into the URL); one of the allowed types.', examples: ['application/pdf'] }),
+      .meta({ description: 'The Content-Type of the file, one of the allowed types; case-insensitive. It is stored and signed into the URL lower-cased: the upload sends it exactly as `upload.headers` gives it.', examples: ['application/pdf'] }),
     size: z
       .number({ error: 'size must be a whole number of bytes.' })
       .int({ message: 'size must be a whole number of bytes.' })
@@ -46,7 +55,7 @@ export const createUploadSessionBody = z
       .trim()
       .toLowerCase()
       .regex(SHA256_HEX, { message: 'sha256 must be the SHA-256 of the file as 64 hex digits (e.g. the output of sha256sum).' })
-      .meta({ examples: ['9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'] }),
+      .meta({ description: 'The SHA-256 of the file as 64 hex digits, either case (stored lower-cased).', examples: ['9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'] }),
     owner: owner.optional(),
     tags: z
       .array(z.string().trim().regex(TAG, { message: 'A tag is 1 to 50 letters, digits, spaces, dots, dashes or underscores.' }), { error: 'tags must be an array of strings.' })

@@ -63,13 +63,20 @@ export function saveCompletion(unit: UnitOfWork, change: CompletionChange): void
 }
 
 /**
- * Transaction item for other areas (messages' attachments): the document exists in this
- * organization and is AVAILABLE when their change commits. Its key holds the organization, so
- * another organization's document never satisfies it.
+ * Transaction item of a new reference to a document (a location link; messages' attachments):
+ * the document exists in this organization, is AVAILABLE and not archived when the change
+ * commits. Its key holds the organization, so another organization's document never satisfies it.
  */
-export const documentAvailableCheck = (org: string, documentId: string): TxItem => ({
+export const linkableDocumentCheck = (org: string, documentId: string): TxItem => ({
   label: DOCUMENT_LABEL,
-  op: { ConditionCheck: { Key: documentKeys.document(org, documentId), ConditionExpression: '#state = :available', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':available': 'AVAILABLE' } } },
+  op: {
+    ConditionCheck: {
+      Key: documentKeys.document(org, documentId),
+      ConditionExpression: '#state = :available AND archived = :no',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':available': 'AVAILABLE', ':no': false },
+    },
+  },
 });
 
 export function saveLink(unit: UnitOfWork, change: LinkChange): void {
@@ -79,7 +86,7 @@ export function saveLink(unit: UnitOfWork, change: LinkChange): void {
       ? [
           { label: LINK_LABEL, op: { Put: { Item: linkToItem(change.link), ConditionExpression: 'attribute_not_exists(PK)' } } },
           { ...locationExistsCheck(org, locationId), label: OWNER_LABEL },
-          documentAvailableCheck(org, documentId),
+          linkableDocumentCheck(org, documentId),
         ]
       : [{ label: LINK_LABEL, op: { Delete: { Key: documentKeys.link(org, locationId, documentId), ConditionExpression: 'attribute_exists(PK)' } } }];
   unit.stage({ items, audit: change.audit, explain: movedOn(LINK_LABEL, OWNER_LABEL, DOCUMENT_LABEL) });

@@ -6,9 +6,11 @@ import S3rver from 's3rver';
 /**
  * The embedded S3-compatible server (`s3rver`, in this process) of `npm start` and of the
  * tests: the same adapter (services/shared/aws/s3.ts) signs URLs for it as for S3, and
- * `curl --upload-file` to a presigned URL works. It checks a URL's expiry and access key id,
- * but NOT its signature (so not the signed size, type or checksum either): the completion
- * check of an upload is the real defence, here as in AWS.
+ * `curl --upload-file` to a presigned URL works. It is NO access control: a request without
+ * any signature is served (listing, reading and overwriting any object, AVAILABLE documents'
+ * bytes included), and of a presigned URL it checks only the access key id and the expiry,
+ * never the signature (so not the signed size, type or checksum either). AWS S3 enforces all
+ * of that; docs/areas/documents.md says what this means for the local runtime.
  */
 /** The documents bucket of `npm start` and the tests. */
 export const LOCAL_DOCUMENTS_BUCKET = 'wfm-local-documents';

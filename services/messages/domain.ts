@@ -50,17 +50,18 @@ export const TEAM_DAYS = 14;
 /** A reported read may lie this far in the future (clock skew of the reporting system). */
 export const READ_SKEW_MS = 5 * 60_000;
 
-/** What a document is to an attachment: its state, when it exists in this organization. */
+/** What a document is to an attachment: its state and whether it is archived, when it exists in this organization. */
 export interface AttachableDocument {
   readonly id: string;
   readonly state: string;
+  readonly archived: boolean;
 }
 
 export interface MessageChange {
   readonly before?: Message;
   readonly after: Message;
   readonly audit: AuditEntry;
-  /** A document attached by this change: the transaction checks it is still AVAILABLE. */
+  /** A document attached by this change: the transaction checks it is still AVAILABLE and not archived. */
   readonly attachedDocumentId?: string;
 }
 
@@ -347,11 +348,13 @@ export async function retractMessage(ports: MessagePorts, actor: Actor, id: stri
 
 /**
  * Attaches an AVAILABLE document to a DRAFT (POST /messages/{id}/attachments).
- * 1. Read (404); sent or retracted 409.  2. The document must exist in this organization
- *    (422 at /documentId) and be AVAILABLE (409 DOCUMENT_NOT_AVAILABLE, the documents area's
- *    code).  3. Already attached: as it is (`added: false`).  4. At most MAX_ATTACHMENTS (422).
- * 5. Stage the next version of the draft with a check that the document is still AVAILABLE,
- *    in one transaction: a send that commits first makes this run again and answer 409.
+ * 1. Read (404); If-Match, when sent, must be the message's ETag (412); sent or retracted 409.  2. The document must exist in this organization
+ *    (422 at /documentId).  3. Already attached: as it is (`added: false`; also once the
+ *    document is archived).  4. A new attachment needs a document that is not archived (422 at
+ *    /documentId) and AVAILABLE (409 DOCUMENT_NOT_AVAILABLE, the documents area's code).
+ * 5. At most MAX_ATTACHMENTS (422).
+ * 6. Stage the next version of the draft with a check that the document is still AVAILABLE and
+ *    not archived, in one transaction: a send that commits first makes this run again and answer 409.
  */
 export async function attachDocument(
   ports: MessagePorts,
@@ -359,14 +362,17 @@ export async function attachDocument(
   id: string,
   documentId: string,
   notAvailable: Problem,
+  ifMatch?: string,
 ): Promise<{ message: Message; attachment: Attachment; added: boolean }> {
   const org = actor.principal.organizationId;
   const current = await draftFor(ports, org, id);
+  if (ifMatch !== undefined) assertEtag(ifMatch, messageEtag(current));
   assertDraft(current, 'given attachments');
   const document = await ports.store.getDocument(org, documentId);
   if (!document) throw new ValidationError([{ pointer: '/documentId', detail: `Document ${documentId} does not exist in this organization.` }]);
   const existing = current.attachments.find((a) => a.documentId === documentId);
   if (existing) return { message: current, attachment: existing, added: false };
+  if (document.archived) throw new ValidationError([{ pointer: '/documentId', detail: `Document ${documentId} is archived: an archived document cannot be attached.` }]);
   if (document.state !== 'AVAILABLE') throw new AppError(notAvailable, `Document ${documentId} is ${document.state}: only AVAILABLE documents can be attached.`);
   if (current.attachments.length >= MAX_ATTACHMENTS) throw new ValidationError([{ pointer: '/documentId', detail: `A message carries at most ${MAX_ATTACHMENTS} attachments.` }]);
   const now = ports.now().toISOString();
@@ -381,11 +387,17 @@ export async function attachDocument(
   return { message: next, attachment, added: true };
 }
 
-/** Removes an attachment from a DRAFT (DELETE /messages/{id}/attachments/{documentId}); the document stays. 404 when not attached. */
-export async function detachDocument(ports: MessagePorts, actor: Actor, id: string, documentId: string): Promise<Message> {
+/**
+ * Removes an attachment from a DRAFT (DELETE /messages/{id}/attachments/{documentId}); the
+ * document stays. 404 when the message or the attachment is not there (with or without
+ * If-Match: RFC 9110 13.2.1 evaluates preconditions only where the request could otherwise
+ * succeed); If-Match, when sent, must be the message's ETag (412); sent or retracted 409.
+ */
+export async function detachDocument(ports: MessagePorts, actor: Actor, id: string, documentId: string, ifMatch?: string): Promise<Message> {
   const org = actor.principal.organizationId;
   const current = await draftFor(ports, org, id);
   if (!current.attachments.some((a) => a.documentId === documentId)) throw new NotFoundError(`Attachment ${documentId} of message ${id}`);
+  if (ifMatch !== undefined) assertEtag(ifMatch, messageEtag(current));
   assertDraft(current, 'changed');
   const now = ports.now().toISOString();
   const next: Message = { ...current, attachments: current.attachments.filter((a) => a.documentId !== documentId), version: current.version + 1, updatedAt: now };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { DOCUMENT_PROBLEMS, getDocuments } from '../documents/public';
+import { DOCUMENT_PROBLEMS, getDocuments, type Document } from '../documents/public';
+import { hasScope, type Principal } from '../shared/auth/principal';
 import { defaultDb } from '../shared/ddb/client';
 import type { PagePosition } from '../shared/ddb/paging';
 import { NotFoundError } from '../shared/errors';
@@ -13,6 +14,14 @@ import { getMessage, listMessages, listReceived, listRecipients, messagesStore }
 import type { Message } from './model';
 
 const messageResult = (m: Message) => ok(messageResponse(m), { ETag: messageEtag(m) });
+
+/**
+ * The attached documents of these ids, when the key may read documents (documents:read, as
+ * GET /documents/{id} needs): messages:read alone shows an attachment's id, not the document.
+ */
+async function visibleDocuments(principal: Principal, ids: readonly string[]): Promise<ReadonlyMap<string, Document> | undefined> {
+  return hasScope(principal, 'documents:read') ? getDocuments(defaultDb(), principal.organizationId, ids) : undefined;
+}
 
 async function existingMessage(org: string, id: string): Promise<Message> {
   const message = await getMessage(defaultDb(), org, id);
@@ -69,8 +78,8 @@ export const handler = areaHandler(messagesArea, {
       const { messageId } = request.params;
       const org = request.principal.organizationId;
       const message = await existingMessage(org, messageId);
-      const documents = await getDocuments(defaultDb(), org, message.attachments.map((a) => a.documentId));
-      return ok({ items: message.attachments.map((a) => attachmentResponse(messageId, a, documents.get(a.documentId))), nextCursor: null });
+      const documents = await visibleDocuments(request.principal, message.attachments.map((a) => a.documentId));
+      return ok({ items: message.attachments.map((a) => attachmentResponse(messageId, a, documents)), nextCursor: null });
     },
 
     async getMessageAttachment(request) {
@@ -79,22 +88,19 @@ export const handler = areaHandler(messagesArea, {
       const message = await existingMessage(org, messageId);
       const attachment = message.attachments.find((a) => a.documentId === documentId);
       if (!attachment) throw new NotFoundError(`Attachment ${documentId} of message ${messageId}`);
-      const documents = await getDocuments(defaultDb(), org, [documentId]);
-      return ok(attachmentResponse(messageId, attachment, documents.get(documentId)), { ETag: messageEtag(message) });
+      return ok(attachmentResponse(messageId, attachment, await visibleDocuments(request.principal, [documentId])), { ETag: messageEtag(message) });
     },
 
     async addMessageAttachment(request) {
       const { messageId } = request.params;
-      const org = request.principal.organizationId;
-      const { message, attachment, added } = await attachDocument(request.ports, request.actor, messageId, request.body.documentId, DOCUMENT_PROBLEMS.DOCUMENT_NOT_AVAILABLE);
-      const documents = await getDocuments(defaultDb(), org, [attachment.documentId]);
-      const body = attachmentResponse(messageId, attachment, documents.get(attachment.documentId));
+      const { message, attachment, added } = await attachDocument(request.ports, request.actor, messageId, request.body.documentId, DOCUMENT_PROBLEMS.DOCUMENT_NOT_AVAILABLE, request.ifMatch);
+      const body = attachmentResponse(messageId, attachment, await visibleDocuments(request.principal, [attachment.documentId]));
       const headers = { ETag: messageEtag(message), Location: `${request.orgPath}/messages/${messageId}/attachments/${attachment.documentId}` };
       return added ? created(body, headers) : ok(body, headers);
     },
 
     async removeMessageAttachment(request) {
-      const message = await detachDocument(request.ports, request.actor, request.params.messageId, request.params.documentId);
+      const message = await detachDocument(request.ports, request.actor, request.params.messageId, request.params.documentId, request.ifMatch);
       return noContent({ ETag: messageEtag(message) });
     },
   },

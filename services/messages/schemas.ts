@@ -63,7 +63,7 @@ export const pageQuery = z.object({ limit: limitParameter(), cursor: cursorParam
 /** Commands without input accept an absent body or `{}`. */
 export const emptyBody = z.object({}).strict();
 
-export const attachBody = z.object({ documentId: uuid().meta({ description: 'An AVAILABLE document of this organization.' }) }).strict();
+export const attachBody = z.object({ documentId: uuid().meta({ description: 'An AVAILABLE document of this organization that is not archived.' }) }).strict();
 
 export const markReadBody = z
   .object({ readAt: instant().meta({ description: 'When the employee read the message, as the reporting system saw it; default: now. Not before the send, not in the future.' }).optional() })
@@ -104,8 +104,19 @@ export const recipientResponseSchema = z
   })
   .meta({ id: 'MessageRecipient', description: 'One employee a sent message went to, and whether (when) the employee read it.' });
 
+/** What every route answering an attachment says of it: appended to those routes' descriptions (area.ts). */
+export const DOCUMENT_VALUES_NOTE = 'The document itself (`document`: name, size, checksum, owner, tags, state) is present only when the key holds documents:read; `documentId` and `attachedAt` always are.';
+
 export const attachmentResponseSchema = z
-  .object({ messageId: z.uuid(), documentId: z.uuid(), attachedAt: utc(), document: documentResponseSchema.nullable().meta({ description: 'The document (null only if it cannot be read).' }) })
+  .object({
+    messageId: z.uuid(),
+    documentId: z.uuid(),
+    attachedAt: utc(),
+    document: documentResponseSchema
+      .nullable()
+      .optional()
+      .meta({ description: 'The document, as GET /documents/{documentId} answers it. Present only when the key holds documents:read; absent otherwise. null only if it cannot be read.' }),
+  })
   .meta({ id: 'MessageAttachment', description: 'A document attached to a message: a reference, not a copy.' });
 
 export function messageResponse(m: Message): z.infer<typeof messageResponseSchema> {
@@ -117,9 +128,14 @@ export function messageResponse(m: Message): z.infer<typeof messageResponseSchem
 
 export const recipientResponse = (r: Recipient): z.infer<typeof recipientResponseSchema> => responseOf(recipientResponseSchema, r, { read: r.readAt !== null });
 
-export const attachmentResponse = (messageId: string, a: Attachment, d: Document | undefined): z.infer<typeof attachmentResponseSchema> => ({
+/**
+ * The response body of an attachment. `documents`: the attached documents by id when the key
+ * may read documents (documents:read), and then `document` is the document (null if it cannot
+ * be read); undefined otherwise, and the member is absent.
+ */
+export const attachmentResponse = (messageId: string, a: Attachment, documents: ReadonlyMap<string, Document> | undefined): z.infer<typeof attachmentResponseSchema> => ({
   messageId,
   documentId: a.documentId,
   attachedAt: a.attachedAt,
-  document: d ? documentResponse(d) : null,
+  ...(documents ? { document: documents.has(a.documentId) ? documentResponse(documents.get(a.documentId)!) : null } : {}),
 });

@@ -1,4 +1,4 @@
-import { DOCUMENT_LABEL, documentAvailableCheck, getDocument } from '../documents/public';
+import { DOCUMENT_LABEL, getDocument, linkableDocumentCheck } from '../documents/public';
 import { getEmployees, listEmployeesPage } from '../employees/public';
 import { getLocation } from '../locations/public';
 import { employeesWithPublishedShifts } from '../planning/public';
@@ -17,7 +17,7 @@ import { messageFromItem, messageKeys, messageToItem, recipientCounts, recipient
  * The DynamoDB adapter of messages and their recipients (keys and item shapes: model.ts).
  * Every write is one versioned put of the message (attachments live on it), plus, at send,
  * one put per recipient (in the transaction, or ahead of it in batches for a large send under
- * the draft's claim); an attached document is checked AVAILABLE in the same transaction.
+ * the draft's claim); an attached document is checked AVAILABLE and not archived in the same transaction.
  * Recipient reads return only the items that count (model.ts recipientCounts).
  */
 
@@ -80,10 +80,10 @@ export async function listRecipients(db: Db, message: Message, limit: number, af
   return { items: recipients, ...(!exhausted && recipients.length > 0 ? { after: recipients.at(-1)!.employeeId } : {}) };
 }
 
-/** A message change; an attached document must still be AVAILABLE in this organization when it commits. */
+/** A message change; an attached document must still be AVAILABLE and not archived in this organization when it commits. */
 export function saveMessage(unit: UnitOfWork, change: MessageChange): void {
   const { after } = change;
-  const checks: TxItem[] = change.attachedDocumentId ? [documentAvailableCheck(after.organizationId, change.attachedDocumentId)] : [];
+  const checks: TxItem[] = change.attachedDocumentId ? [linkableDocumentCheck(after.organizationId, change.attachedDocumentId)] : [];
   unit.stage({ items: [versionedPut(MESSAGE_LABEL, messageToItem(after), change.before), ...checks], audit: change.audit, explain: movedOn(MESSAGE_LABEL, DOCUMENT_LABEL) });
 }
 
@@ -160,7 +160,7 @@ export const messagesStore = (db: Db, unit: UnitOfWork): MessagesStore => ({
   locationExists: async (org, id) => (await getLocation(db, org, id)) !== undefined,
   getDocument: async (org, id) => {
     const d = await getDocument(db, org, id);
-    return d ? { id: d.id, state: d.state } : undefined;
+    return d ? { id: d.id, state: d.state, archived: d.archived } : undefined;
   },
   activeEmployees: async (org, ids) => (await getEmployees(db, org, ids)).filter(isActive).map((e) => e.id),
   everyActiveEmployee: async (org, max) => {

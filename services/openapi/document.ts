@@ -136,12 +136,17 @@ function publicOperation(route: RouteRow, componentOf: (schema: z.ZodType) => st
       ? { requestBody: { required: !route.bodyOptional, content: { 'application/json': { schema: jsonSchema(route.body, 'input'), example: route.examples?.request ?? exampleOf(route.body, 'input') } } } }
       : {}),
     responses: {
-      [String(success.status)]: {
-        description: success.description,
-        headers: headerObjects(['X-Request-Id', ...responseHeaders]),
-        ...(jsonContent ? { content: jsonContent } : {}),
-        ...(success.content ? { content: Object.fromEntries(Object.entries(success.content).map(([type, schema]) => [type, { schema }])) } : {}),
-      },
+      ...Object.fromEntries(
+        [{ status: success.status, description: success.description }, ...(success.alsoStatus ? [success.alsoStatus] : [])].map(({ status, description }) => [
+          String(status),
+          {
+            description,
+            headers: headerObjects(['X-Request-Id', ...responseHeaders]),
+            ...(jsonContent ? { content: jsonContent } : {}),
+            ...(success.content ? { content: Object.fromEntries(Object.entries(success.content).map(([type, schema]) => [type, { schema }])) } : {}),
+          },
+        ]),
+      ),
       ...problemResponses([...impliedProblems(route), ...route.problems]),
     },
   };

@@ -110,6 +110,13 @@ export interface RouteContract {
     readonly headers?: readonly ResponseHeader[];
     /** Non-JSON content (files), by media type: a JSON Schema each. */
     readonly content?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+    /**
+     * Another success status the route answers with the same body and headers, and when (an
+     * attach of a document already attached answers 200 where a new attachment answers 201);
+     * the OpenAPI document lists both.
+     * @default - the route answers `status` only
+     */
+    readonly alsoStatus?: { readonly status: number; readonly description: string };
   };
   /** The problem codes particular to this operation; the ones its inputs imply are added. */
   readonly problems: readonly ProblemRef[];

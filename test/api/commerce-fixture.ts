@@ -10,6 +10,16 @@ import { CUSTOMER_DEMO_IDS } from '../../services/customers/seed';
 /** The demo seed's first customer: commerce documents must name a customer of their organization. */
 export const CUSTOMER = CUSTOMER_DEMO_IDS.customers[0];
 
+/** A new customer of the demo organization, archived before it is returned (its id). */
+export async function archivedCustomer(api: ApiFixture): Promise<string> {
+  const created = await sent(api, 'POST', '/customers', { name: 'Archived customer', customerNumber: `A-${randomUUID().slice(0, 8)}` });
+  await sent(api, 'PATCH', `/customers/${created.body.id}`, { archived: true }, 200, { ifMatch: created.headers.get('etag')! });
+  return created.body.id;
+}
+
+/** A new active customer of the demo organization (its id). */
+export const newCustomer = async (api: ApiFixture): Promise<string> => (await sent(api, 'POST', '/customers', { name: 'Commerce customer', customerNumber: `C-${randomUUID().slice(0, 8)}` })).body.id;
+
 export const line = (over: Record<string, unknown> = {}) => ({ description: 'Office cleaning, March', quantity: 12, unitPrice: 4550, taxRate: 19, ...over });
 
 export const etag = (res: ApiResponse): string => res.headers.get('etag')!;

@@ -1,6 +1,6 @@
 import { invoiceResponseSchema, paymentResponseSchema } from '../../services/commerce/schemas';
 import { countByType, expectPointers, expectProblem, itemsOfType, startApi, type ApiFixture } from '../support/api';
-import { command, createInvoice, CUSTOMER, etag, issuedInvoice, line, pay, tryCommand } from './commerce-fixture';
+import { archivedCustomer, command, createInvoice, CUSTOMER, etag, issuedInvoice, line, newCustomer, pay, tryCommand } from './commerce-fixture';
 import { auditOf, keyWith, read, send, sent } from './locations-fixture';
 
 /**
@@ -32,6 +32,25 @@ describe('draft invoices', () => {
     const before = await countByType(api.db);
     expectPointers(await send(api, 'POST', '/commerce/invoices', { customerId: CUSTOMER, currency: 'EUR', total: 5, balance: 5, number: 7 }), ['/total', '/balance', '/number']);
     expect(await countByType(api.db)).toEqual(before);
+  });
+
+  it('refuses an archived customer (422 at /customerId) on create and on a move, nothing written', async () => {
+    const archived = await archivedCustomer(api);
+    const d = await createInvoice(api);
+    const before = await countByType(api.db);
+    expectPointers(await send(api, 'POST', '/commerce/invoices', { customerId: archived, currency: 'EUR', items: [line()] }), ['/customerId']);
+    expectPointers(await send(api, 'PATCH', inv(d.body.id), { customerId: archived }, { ifMatch: etag(d) }), ['/customerId']);
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await read(api, inv(d.body.id))).body).toMatchObject({ customerId: CUSTOMER, version: 1 });
+  });
+
+  it('issues a draft whose customer was archived after it was drafted', async () => {
+    const customer = await newCustomer(api);
+    const d = await createInvoice(api, { customerId: customer });
+    const current = await read(api, `/customers/${customer}`);
+    await sent(api, 'PATCH', `/customers/${customer}`, { archived: true }, 200, { ifMatch: etag(current) });
+    const issued = await command(api, `${inv(d.body.id)}/issue`, d);
+    expect(issued.body).toMatchObject({ state: 'ISSUED', customerId: customer, number: expect.any(Number) });
   });
 
   it('adds and removes items of a draft; the totals follow', async () => {

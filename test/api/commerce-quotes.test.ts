@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { quoteResponseSchema } from '../../services/commerce/schemas';
 import { countByType, expectPointers, expectProblem, itemsOfType, startApi, type ApiFixture } from '../support/api';
-import { acceptedQuote, command, createQuote, CUSTOMER, etag, line, sentQuote, tryCommand } from './commerce-fixture';
+import { acceptedQuote, archivedCustomer, command, createQuote, CUSTOMER, etag, line, newCustomer, sentQuote, tryCommand } from './commerce-fixture';
 import { auditOf, keyWith, read, send, sent } from './locations-fixture';
 
 /**
@@ -67,6 +67,25 @@ describe('POST /commerce/quotes', () => {
     const moved = await send(api, 'PATCH', `/commerce/quotes/${q.body.id}`, { customerId: randomUUID() }, { ifMatch: etag(q) });
     expectPointers(moved, ['/customerId']);
     expect((await read(api, `/commerce/quotes/${q.body.id}`)).body.customerId).toBe(CUSTOMER);
+  });
+
+  it('refuses an archived customer (422 at /customerId) on create and on a move, nothing written; a draft keeps a customer archived later', async () => {
+    const archived = await archivedCustomer(api);
+    const q = await createQuote(api);
+    const before = await countByType(api.db);
+    expectPointers(await send(api, 'POST', '/commerce/quotes', { customerId: archived, currency: 'EUR', items: [line()] }), ['/customerId']);
+    expectPointers(await send(api, 'PATCH', `/commerce/quotes/${q.body.id}`, { customerId: archived }, { ifMatch: etag(q) }), ['/customerId']);
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await read(api, `/commerce/quotes/${q.body.id}`)).body).toMatchObject({ customerId: CUSTOMER, version: 1 });
+
+    // Only new references are checked: a draft made before its customer was archived still changes and is sent.
+    const customer = await newCustomer(api);
+    const draft = await createQuote(api, { customerId: customer });
+    const current = await read(api, `/customers/${customer}`);
+    await sent(api, 'PATCH', `/customers/${customer}`, { archived: true }, 200, { ifMatch: etag(current) });
+    const changed = await sent(api, 'PATCH', `/commerce/quotes/${draft.body.id}`, { notes: 'Still for them' }, 200, { ifMatch: etag(draft) });
+    expect(changed.body).toMatchObject({ customerId: customer, notes: 'Still for them', version: 2 });
+    expect((await command(api, `/commerce/quotes/${draft.body.id}/send`, changed)).body).toMatchObject({ state: 'SENT', customerId: customer });
   });
 
   it('needs commerce:write, and commerce:read to read', async () => {

@@ -3,7 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentKeys, objectKeys } from '../../services/documents/model';
 import { completedUploadResponseSchema, documentResponseSchema, uploadSessionResponseSchema } from '../../services/documents/schemas';
 import { BUCKET_ENV, headObject } from '../../services/shared/aws/s3';
-import { call, countByType, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture, type ApiResponse } from '../support/api';
+import { call, countByType, expectParameters, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture, type ApiResponse } from '../support/api';
 import { auditOf, createLocation, keyWith, read, send, sent } from './locations-fixture';
 
 /** This file's documents bucket (test/support/table.ts makes one per file). */
@@ -82,6 +82,34 @@ describe('POST /documents/upload-sessions', () => {
     expectPointers(await send(api, 'POST', '/documents/upload-sessions', { name: 'x.pdf', contentType: 'application/pdf', size: 1, sha256: sha256Hex(Buffer.from('x')), owner: { type: 'LOCATION', locationId: randomUUID() } }), ['/owner/locationId']);
     expectPointers(await send(api, 'POST', '/documents/upload-sessions', { name: 'x.pdf', contentType: 'application/pdf', size: 1, sha256: sha256Hex(Buffer.from('x')), owner: { type: 'EMPLOYEE', employeeId: randomUUID() } }), ['/owner/employeeId']);
     expect(await countByType(api.db)).toEqual(before);
+  });
+
+  it('publishes sha256 and contentType patterns that admit what it accepts (upper case too), and stores them lower-cased', async () => {
+    const reference = (await (await fetch(`${api.gateway.url}/v1/openapi.json`)).json()) as any;
+    const schema = reference.paths['/v1/organizations/{organizationId}/documents/upload-sessions'].post.requestBody.content['application/json'].schema;
+    const bytes = pdf('upper case');
+    const sha256 = sha256Hex(bytes).toUpperCase();
+    const contentType = 'Application/PDF';
+    expect(sha256).toMatch(new RegExp(schema.properties.sha256.pattern));
+    expect(contentType).toMatch(new RegExp(schema.properties.contentType.pattern));
+    const res = await openSession(bytes, { sha256, contentType });
+    expect(res.status).toBe(201);
+    expect(res.body.document).toMatchObject({ sha256: sha256.toLowerCase(), contentType: 'application/pdf' });
+    // What neither pattern admits, the server refuses.
+    for (const bad of ['g'.repeat(64), 'ab'.repeat(31)]) expect(bad).not.toMatch(new RegExp(schema.properties.sha256.pattern));
+    expect('application/pdf; charset=x').not.toMatch(new RegExp(schema.properties.contentType.pattern));
+    expectPointers(await send(api, 'POST', '/documents/upload-sessions', { name: 'x.pdf', contentType: 'application/pdf; charset=x', size: 1, sha256: 'g'.repeat(64) }), ['/contentType', '/sha256']);
+  });
+
+  it('refuses control characters (C0, DEL and C1) and slashes in the name (422 at /name), writing nothing', async () => {
+    const body = (name: string) => ({ name, contentType: 'application/pdf', size: 1, sha256: sha256Hex(Buffer.from('x')) });
+    const before = await countByType(api.db);
+    for (const name of ['a\u0085b.txt', 'a\u0080b.txt', 'a\u009fb.txt', 'a\u009b31mb.txt', 'a\tb.txt', 'a\u0000b.txt', 'a\u007fb.txt', 'a/b.txt', 'a\\b.txt']) {
+      expectPointers(await send(api, 'POST', '/documents/upload-sessions', body(name)), ['/name']);
+    }
+    expect(await countByType(api.db)).toEqual(before);
+    // Letters beyond C1 are names like any other.
+    expect((await send(api, 'POST', '/documents/upload-sessions', body('Übersicht\u00a0März.pdf'))).status).toBe(201);
   });
 
   it('needs documents:write', async () => {
@@ -226,5 +254,53 @@ describe('documents list, archive and location links', () => {
     expect((await send(api, 'DELETE', `/locations/${location.id}/documents/${doc.id}`)).status).toBe(204);
     expect((await read(api, `/locations/${location.id}/documents`)).body.items).toEqual([]);
     expectProblem(await send(api, 'DELETE', `/locations/${location.id}/documents/${doc.id}`), 404, 'RESOURCE_NOT_FOUND');
+  });
+
+  it('refuses to link an archived document (422, parameter documentId), writing nothing; a link made before the archive stays', async () => {
+    const location = await createLocation(api, { name: `Depot ${randomUUID().slice(0, 8)}` });
+    const linked = await availableDocument();
+    await sent(api, 'PUT', `/locations/${location.id}/documents/${linked.id}`, undefined, 200);
+    await sent(api, 'POST', `/documents/${linked.id}/archive`, undefined, 200, { ifMatch: linked.etag });
+    const archived = await availableDocument();
+    await sent(api, 'POST', `/documents/${archived.id}/archive`, undefined, 200, { ifMatch: archived.etag });
+
+    const before = await countByType(api.db);
+    expectParameters(await send(api, 'PUT', `/locations/${location.id}/documents/${archived.id}`), ['documentId']);
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await read(api, `/locations/${location.id}/documents`)).body.items.map((i: { documentId: string }) => i.documentId)).toEqual([linked.id]);
+
+    // Linking the document linked before its archive changes nothing.
+    const again = await send(api, 'PUT', `/locations/${location.id}/documents/${linked.id}`);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ documentId: linked.id, document: { archived: true } });
+  });
+
+  it("honours the link's ETag on PUT and DELETE when sent: stale or not linked yet is 412 and writes nothing; a missing link is 404", async () => {
+    const location = await createLocation(api, { name: `Depot ${randomUUID().slice(0, 8)}` });
+    const doc = await availableDocument();
+    const path = `/locations/${location.id}/documents/${doc.id}`;
+    const linkedIds = async () => (await read(api, `/locations/${location.id}/documents`)).body.items.map((i: { documentId: string }) => i.documentId);
+    const etagOfLink = `"location-document:${location.id}:${doc.id}:v1"`;
+    const stale = `"location-document:${location.id}:${randomUUID()}:v1"`;
+
+    let before = await countByType(api.db);
+    expectProblem(await send(api, 'PUT', path, undefined, { ifMatch: etagOfLink }), 412, 'ETAG_MISMATCH');
+    expect(await countByType(api.db)).toEqual(before);
+    expect(await linkedIds()).toEqual([]);
+
+    const link = await sent(api, 'PUT', path, undefined, 200);
+    expect(link.headers.get('etag')).toBe(etagOfLink);
+    expectProblem(await send(api, 'PUT', path, undefined, { ifMatch: stale }), 412, 'ETAG_MISMATCH');
+    const again = await send(api, 'PUT', path, undefined, { ifMatch: etagOfLink });
+    expect({ status: again.status, body: again.body, etag: again.headers.get('etag') }).toEqual({ status: 200, body: link.body, etag: etagOfLink });
+
+    before = await countByType(api.db);
+    expectProblem(await send(api, 'DELETE', path, undefined, { ifMatch: stale }), 412, 'ETAG_MISMATCH');
+    expect(await countByType(api.db)).toEqual(before);
+    expect(await linkedIds()).toEqual([doc.id]);
+
+    expect((await send(api, 'DELETE', path, undefined, { ifMatch: etagOfLink })).status).toBe(204);
+    expect(await linkedIds()).toEqual([]);
+    expectProblem(await send(api, 'DELETE', path, undefined, { ifMatch: etagOfLink }), 404, 'RESOURCE_NOT_FOUND');
   });
 });

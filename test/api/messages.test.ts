@@ -33,6 +33,23 @@ async function sendDraft(id: string, etag: string): Promise<ApiResponse> {
   return send(api, 'POST', `/messages/${id}/send`, undefined, { ifMatch: etag });
 }
 
+/** A new AVAILABLE document of the demo organization, through an upload session, the presigned PUT and the completion check. */
+async function availableDocument(): Promise<{ id: string; etag: string }> {
+  const bytes = Buffer.from(`%PDF-1.7\n${randomUUID()}\n%%EOF\n`);
+  const session = await sent(api, 'POST', '/documents/upload-sessions', { name: 'Rota.pdf', contentType: 'application/pdf', size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+  const { 'Content-Length': _length, ...signed } = session.body.upload.headers as Record<string, string>;
+  expect((await fetch(session.body.upload.url, { method: 'PUT', headers: signed, body: bytes })).status).toBe(200);
+  const done = await sent(api, 'POST', `/documents/upload-sessions/${session.body.id}/complete`, undefined, 200);
+  return { id: done.body.document.id, etag: done.headers.get('etag')! };
+}
+
+/** An AVAILABLE document, archived (its id). */
+async function archivedDocument(): Promise<string> {
+  const d = await availableDocument();
+  await sent(api, 'POST', `/documents/${d.id}/archive`, undefined, 200, { ifMatch: d.etag });
+  return d.id;
+}
+
 const recipientItems = async (messageId: string) => (await itemsOfType(api.db, 'MessageRecipient')).filter((i) => i.messageId === messageId);
 
 describe('POST /messages', () => {
@@ -121,6 +138,97 @@ describe('attachments', () => {
     expectProblem(await send(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: session.body.documentId }), 409, 'DOCUMENT_NOT_AVAILABLE');
     expect(await countByType(api.db)).toEqual(before);
     expect((await read(api, `/messages/${d.body.id}`)).body).toMatchObject({ version: 1, attachments: [] });
+  });
+});
+
+describe('the reference of an attach', () => {
+  it('declares both answers the route gives: 201 for a new attachment, 200 for one already there', async () => {
+    const reference = (await (await fetch(`${api.gateway.url}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, { schema: unknown }> }> }>> };
+    const responses = reference.paths['/v1/organizations/{organizationId}/messages/{messageId}/attachments'].post.responses;
+    const d = await draft();
+    const first = await send(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: DOCUMENT_IDS.welcome });
+    const again = await send(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: DOCUMENT_IDS.welcome });
+    expect([first.status, again.status]).toEqual([201, 200]);
+    for (const status of ['200', '201']) {
+      expect(responses[status]?.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/MessageAttachment' });
+      expect(Object.keys(responses[status]?.headers ?? {})).toEqual(expect.arrayContaining(['ETag', 'Location']));
+    }
+  });
+});
+
+describe('If-Match on attachments', () => {
+  it("honours the message's ETag on attach and detach when sent: a stale one is 412 and writes nothing, the current one applies", async () => {
+    const d = await draft();
+    const changed = await sent(api, 'PATCH', `/messages/${d.body.id}`, { subject: 'Changed' }, 200, { ifMatch: etagOf(d) });
+    const stale = etagOf(d);
+    const path = `/messages/${d.body.id}/attachments`;
+
+    let before = await countByType(api.db);
+    expectProblem(await send(api, 'POST', path, { documentId: DOCUMENT_IDS.welcome }, { ifMatch: stale }), 412, 'ETAG_MISMATCH');
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await read(api, `/messages/${d.body.id}`)).body).toMatchObject({ version: 2, attachments: [] });
+
+    const attached = await send(api, 'POST', path, { documentId: DOCUMENT_IDS.welcome }, { ifMatch: etagOf(changed) });
+    expect(attached.status).toBe(201);
+    expect(etagOf(attached)).toBe(`"message:${d.body.id}:v3"`);
+    // Attaching it again under the ETag it had before is stale too.
+    expectProblem(await send(api, 'POST', path, { documentId: DOCUMENT_IDS.welcome }, { ifMatch: etagOf(changed) }), 412, 'ETAG_MISMATCH');
+
+    before = await countByType(api.db);
+    expectProblem(await send(api, 'DELETE', `${path}/${DOCUMENT_IDS.welcome}`, undefined, { ifMatch: etagOf(changed) }), 412, 'ETAG_MISMATCH');
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await read(api, `/messages/${d.body.id}`)).body).toMatchObject({ version: 3, attachments: [{ documentId: DOCUMENT_IDS.welcome }] });
+
+    const removed = await send(api, 'DELETE', `${path}/${DOCUMENT_IDS.welcome}`, undefined, { ifMatch: etagOf(attached) });
+    expect(removed.status).toBe(204);
+    expect(etagOf(removed)).toBe(`"message:${d.body.id}:v4"`);
+    // An attachment that is not there is 404, with or without If-Match.
+    expectProblem(await send(api, 'DELETE', `${path}/${DOCUMENT_IDS.welcome}`, undefined, { ifMatch: etagOf(removed) }), 404, 'RESOURCE_NOT_FOUND');
+  });
+});
+
+describe('attachments and documents:read', () => {
+  it('shows the attached document only to a key holding documents:read; messages scopes alone see the attachment, not the document', async () => {
+    const d = await draft();
+    const writer = await keyWith(api, ['messages:write']);
+    const res = await send(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: DOCUMENT_IDS.welcome }, { token: writer });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ messageId: d.body.id, documentId: DOCUMENT_IDS.welcome, attachedAt: expect.any(String) });
+    expect(attachmentResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
+    expect(etagOf(res)).toBe(`"message:${d.body.id}:v2"`);
+    const again = await send(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: DOCUMENT_IDS.welcome }, { token: writer });
+    expect({ status: again.status, body: again.body }).toEqual({ status: 200, body: res.body });
+
+    const reader = await keyWith(api, ['messages:read']);
+    const list = await read(api, `/messages/${d.body.id}/attachments`, reader);
+    expect(list.body).toEqual({ items: [res.body], nextCursor: null });
+    const one = await read(api, `/messages/${d.body.id}/attachments/${DOCUMENT_IDS.welcome}`, reader);
+    expect(one.body).toEqual(res.body);
+    for (const r of [res, again, list, one]) expect(r.text).not.toMatch(/Welcome pack|sha256|AVAILABLE|owner/);
+
+    const both = await keyWith(api, ['messages:read', 'documents:read']);
+    const full = await read(api, `/messages/${d.body.id}/attachments`, both);
+    expect(full.body.items).toEqual([{ ...res.body, document: (await read(api, `/documents/${DOCUMENT_IDS.welcome}`, both)).body }]);
+    expect(attachmentResponseSchema.strict().safeParse(full.body.items[0]).error).toBeUndefined();
+  });
+});
+
+describe('archived documents', () => {
+  it('refuses to attach an archived document (422 at /documentId), writing nothing; an attachment made before the archive stays', async () => {
+    const d = await draft();
+    const archived = await archivedDocument();
+    const before = await countByType(api.db);
+    expectPointers(await send(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: archived }), ['/documentId']);
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await read(api, `/messages/${d.body.id}`)).body).toMatchObject({ version: 1, attachments: [] });
+
+    const doc = await availableDocument();
+    const attached = await sent(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: doc.id });
+    await sent(api, 'POST', `/documents/${doc.id}/archive`, undefined, 200, { ifMatch: doc.etag });
+    const again = await send(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: doc.id });
+    expect(again.status).toBe(200);
+    expect(etagOf(again)).toBe(etagOf(attached));
+    expect((await read(api, `/messages/${d.body.id}/attachments`)).body.items.map((a: { documentId: string }) => a.documentId)).toEqual([doc.id]);
   });
 });
 

@@ -26,10 +26,10 @@ const portsOf = (unit: UnitOfWork): CommercePorts => ({ store: commerceStore(db,
 /** Runs a use case as the area handler does: in a unit of work, again while a read went stale. */
 const run = <T>(work: (ports: CommercePorts) => Promise<T>) => inUnitOfWork(db, (unit) => work(portsOf(unit)));
 
-/** A customer of `org` (its existence is all commerce checks). */
+/** An active customer of `org` (that it exists and is not archived is all commerce checks). */
 const customerOf = async (org: string) => {
   const id = randomUUID();
-  await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...customerKeys.customer(org, id), itemType: 'Customer' } }));
+  await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...customerKeys.customer(org, id), itemType: 'Customer', archived: false } }));
   return id;
 };
 const draft = async (org: string, unitPrice = 10_000) => {
