@@ -64,7 +64,8 @@ async function finished(jobId: string) {
  * `curl -L` or any redirect-following client does.
  */
 async function download(manifestId: string): Promise<Response> {
-  const res = await fetch(`${base}/reports/files/${manifestId}`, { headers: { Authorization: `Bearer ${admin}` }, redirect: 'manual' });
+  // A client asks for the file's own type: the redirect answers whatever Accept says (no 406).
+  const res = await fetch(`${base}/reports/files/${manifestId}`, { headers: { Authorization: `Bearer ${admin}`, Accept: 'text/csv, application/pdf' }, redirect: 'manual' });
   expect(res.status).toBe(302);
   expect(res.headers.get('cache-control')).toBe('no-store');
   const body = (await res.json()) as { manifestId: string; download: { method: string; url: string; expiresAt: string } };

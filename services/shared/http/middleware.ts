@@ -109,7 +109,8 @@ export interface JsonBodyOptions {
 
 /**
  * Refuses a request whose `Accept` names none of `mediaTypes` (406 NOT_ACCEPTABLE), parsed by
- * `negotiator` (media ranges, wildcards, q=0, a charset other than UTF-8). No `Accept` accepts anything. The refusal itself
+ * `negotiator` (media ranges, wildcards, q=0, a charset other than UTF-8). No `Accept` accepts anything,
+ * and so does a route that redirects (its representation is the target's). The refusal itself
  * is problem+json, as every error: a client learns why whatever it accepts.
  */
 export function acceptable(mediaTypes: readonly string[]): Middleware {
@@ -117,6 +118,9 @@ export function acceptable(mediaTypes: readonly string[]): Middleware {
     name: 'acceptable',
     before: ({ event }) => {
       const accept = headerOf(event, 'accept');
+      // A redirect's representation is where it points (a presigned file of its own type): any Accept.
+      const status = event.route?.success.status ?? 200;
+      if (status >= 300 && status < 400) return;
       // Offered with the charset every answer has, so `application/json; charset=utf-8` matches too.
       if (accept === undefined || new Negotiator({ headers: { accept } }).mediaType(mediaTypes.map((t) => `${t}; charset=utf-8`)) !== undefined) return;
       throw new AppError('NOT_ACCEPTABLE', `Accept "${accept.slice(0, 200)}" names no media type this route answers; accept ${mediaTypes.join(' or ')}.`);
