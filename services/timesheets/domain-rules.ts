@@ -54,10 +54,16 @@ export function overlappingEntries(interval: Interval, candidates: readonly Over
 
 /**
  * Checks an interval and its break: end after start, break at least 0 and strictly shorter
- * than the elapsed time. Pointers name the body fields the values came from.
+ * than the elapsed time; an open interval (`endedAt` null) has elapsed until `now`, when given.
+ * Pointers name the body fields the values came from.
  */
-export function intervalErrors(startedAt: string, endedAt: string | null, breakMinutes: number): FieldError[] {
+export function intervalErrors(startedAt: string, endedAt: string | null, breakMinutes: number, now?: string): FieldError[] {
   const errors: FieldError[] = [];
+  if (endedAt === null && now !== undefined && breakMinutes > 0 && breakMinutes * 60_000 >= Date.parse(now) - Date.parse(startedAt)) {
+    // An OPEN interval has elapsed until now: a longer break would make its scan check-out an invalid interval.
+    const elapsed = Math.max(0, Math.floor((Date.parse(now) - Date.parse(startedAt)) / 60_000));
+    errors.push({ pointer: '/breakMinutes', detail: `breakMinutes (${breakMinutes}) must be shorter than the time the open entry has run so far (${elapsed} minutes).` });
+  }
   if (endedAt !== null && Date.parse(endedAt) <= Date.parse(startedAt)) {
     errors.push({ pointer: '/endedAt', detail: `endedAt (${endedAt}) must be after startedAt (${startedAt}).` });
   } else if (endedAt !== null) {
@@ -124,7 +130,7 @@ export function applyCorrection(entry: TimeEntry, correction: Correction, now: s
   const startedAt = correction.startedAt ?? entry.startedAt;
   const endedAt = correction.endedAt ?? entry.endedAt;
   const breakMinutes = correction.breakMinutes ?? entry.breakMinutes;
-  const errors = intervalErrors(startedAt, endedAt, breakMinutes);
+  const errors = intervalErrors(startedAt, endedAt, breakMinutes, now);
   if (errors.length > 0) throw new ValidationError(errors);
   return {
     ...entry,

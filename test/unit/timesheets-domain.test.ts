@@ -88,6 +88,17 @@ describe('applyCorrection', () => {
   it('checks the resulting interval', () => {
     expect(() => applyCorrection(entry(), { endedAt: '2026-03-02T07:00:00.000Z' }, 'now')).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }));
   });
+  it('bounds the break of an OPEN entry by the time it has run so far, so its scan check-out stays a valid interval', () => {
+    const open = entry({ state: 'OPEN', endedAt: null, origin: 'SCANNED', breakMinutes: 0, startedAt: '2026-03-02T08:00:00.000Z' });
+    const now = '2026-03-02T10:00:00.000Z';
+    expect(applyCorrection(open, { breakMinutes: 119 }, now)).toMatchObject({ state: 'OPEN', breakMinutes: 119 });
+    for (const breakMinutes of [120, 100_000]) {
+      expect(() => applyCorrection(open, { breakMinutes }, now)).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', errors: [expect.objectContaining({ pointer: '/breakMinutes', detail: expect.stringContaining('120 minutes') })] }));
+    }
+    // No break is always possible, also for an entry that starts later (no window rule).
+    expect(applyCorrection(open, { startedAt: '2026-03-03T08:00:00.000Z' }, now).state).toBe('OPEN');
+    expect(() => applyCorrection(open, { startedAt: '2026-03-03T08:00:00.000Z', breakMinutes: 5 }, now)).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }));
+  });
 });
 
 describe('applyVoid and assertIfMatch', () => {
