@@ -69,3 +69,9 @@ export function checkBic(input: string): BicCheck {
   }
   return { ok: true, bic };
 }
+
+/**
+ * Whether `code` is an ISO 3166-1 alpha-2 country code (upper case), read from ibantools'
+ * country table (every ISO 3166-1 country, plus XK, the code banks use for Kosovo).
+ */
+export const isCountryCode = (code: string): boolean => /^[A-Z]{2}$/.test(code) && Object.hasOwn(COUNTRIES, code);

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { hasScope, type Principal } from '../shared/auth/principal';
 import { queryWords } from '../shared/ddb/search';
 import { limitParameter } from '../shared/http/query';
-import { checkBic, checkIban, formatIban } from './domain-iban';
+import { checkBic, checkIban, formatIban, isCountryCode } from './domain-iban';
 import type { BankAccountData, Employee, PersonalAddress, StoredBankAccount } from './model';
 
 /**
@@ -54,7 +54,8 @@ const personalAddress = () =>
         .string()
         .regex(/^[A-Za-z]{2}$/, { message: 'personalAddress.country must be an ISO 3166-1 alpha-2 code such as DE.' })
         .meta({ examples: ['DE'] })
-        .transform((c) => c.toUpperCase()),
+        .transform((c) => c.toUpperCase())
+        .refine(isCountryCode, { message: 'personalAddress.country names no country: use an ISO 3166-1 alpha-2 code such as DE.' }),
     })
     .strict()
     .meta({ description: 'Replaced as a whole; null clears it.' });

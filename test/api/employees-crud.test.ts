@@ -127,6 +127,10 @@ describe('POST /employees', () => {
       nickName: 'Mimi',
     });
     expectPointers(res, ['/userName', '/emails/0/value', '/emails/0/type', '/dateOfBirth', '/personalAddress/country', '/taxId', '/nickName']);
+    // Two letters that name no country are refused too; a lower-case real one is accepted (as 'de' above).
+    for (const country of ['XX', 'QQ', 'zz', 'UK']) {
+      expectPointers(await createEmployee(api, employeeBody({ personalAddress: { streetAddress: 'Lindenweg 7', locality: 'Hamburg', country } })), ['/personalAddress/country']);
+    }
     const twice = employeeBody({ emails: [{ value: 'a@b.example', primary: true }, { value: 'A@B.example', primary: true }] });
     expectPointers(await createEmployee(api, twice), ['/emails', '/emails/1/value']);
     const future = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
