@@ -549,7 +549,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a location's QR secret
-         * @description Rotates the location's QR secret: a new random secret, stored only as its SHA-256 hash, under a new public reference; the previous code stops being valid at once. The response gives the public reference and the rotation time, never the secret or its hash; the audit entry records only that a rotation happened. Needs an Idempotency-Key: a retry replays the same rotation instead of invalidating the code again. The body may be absent or `{}`.
+         * @description Rotates the location's QR secret: a new random secret, stored only as its SHA-256 hash, under a new public reference; the previous code stops being valid at once. The response gives the public reference and the rotation time, never the secret or its hash; the audit entry records only that a rotation happened. Needs an Idempotency-Key: a retry replays the same rotation instead of invalidating the code again. If-Match (the location's ETag) is optional and honoured when sent: a stale one is 412 ETAG_MISMATCH and nothing is rotated. The body may be absent or `{}`.
          *
          *     Scopes: locations:qr.
          */
@@ -10513,6 +10513,11 @@ export interface operations {
                  * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
                  */
                 "Idempotency-Key": string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match"?: string;
             };
             path: {
                 organizationId: string;
@@ -10606,6 +10611,17 @@ export interface operations {
             };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
