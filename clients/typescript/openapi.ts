@@ -926,7 +926,7 @@ export interface paths {
         get?: never;
         /**
          * Link a material to a location
-         * @description Links a material to a location with stock 0; linking a linked material changes nothing. Both must belong to this organization (404). The body may be absent or `{}`.
+         * @description Links a material to a location with stock 0; linking a linked material changes nothing. Both must belong to this organization (404). If-Match (the link's ETag, as this route answers it) is optional and honoured when sent: a stale one, or any If-Match when the material is not linked yet, is 412 ETAG_MISMATCH and nothing is written. The body may be absent or `{}`.
          *
          *     Scopes: materials:write.
          */
@@ -14101,6 +14101,11 @@ export interface operations {
                  * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
                  */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match"?: string;
             };
             path: {
                 organizationId: string;
@@ -14198,6 +14203,17 @@ export interface operations {
             };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;

@@ -111,9 +111,11 @@ export const materialsArea = defineArea({
       path: '/locations/{locationId}/materials/{materialId}',
       scopes: ['materials:write'],
       summary: 'Link a material to a location',
-      description: 'Links a material to a location with stock 0; linking a linked material changes nothing. Both must belong to this organization (404). The body may be absent or `{}`.',
+      description:
+        "Links a material to a location with stock 0; linking a linked material changes nothing. Both must belong to this organization (404). If-Match (the link's ETag, as this route answers it) is optional and honoured when sent: a stale one, or any If-Match when the material is not linked yet, is 412 ETAG_MISMATCH and nothing is written. The body may be absent or `{}`.",
       body: emptyBody,
       bodyOptional: true,
+      ifMatch: 'optional',
       idempotencyKey: 'optional',
       success: { status: 200, description: 'The stock link.', schema: locationMaterialResponseSchema, headers: ['ETag'] },
       problems: [],
