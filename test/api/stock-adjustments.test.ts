@@ -80,6 +80,32 @@ describe('PUT /locations/{locationId}/materials/{materialId}', () => {
     expect(same.body).toMatchObject({ stock: 3, linkedAt: linked.body.linkedAt });
   });
 
+  it('refuses a new link to an archived material (422 at materialId, nothing written); existing links stay and still take adjustments', async () => {
+    const location = await createLocation(api, { name: `Phase-out ${randomUUID().slice(0, 8)}` });
+    const kept = await createMaterial(api, { name: `Old stock ${randomUUID().slice(0, 8)}` });
+    const fresh = await createMaterial(api, { name: `Old unlinked ${randomUUID().slice(0, 8)}` });
+    const link = await sent(api, 'PUT', linkPath(location.id, kept.id));
+    await sent(api, 'POST', '/materials/stock-adjustments', { locationId: location.id, materialId: kept.id, quantityChange: 5, reason: 'Delivery' }, 201);
+    for (const m of [kept, fresh]) await sent(api, 'DELETE', `/materials/${m.id}`);
+
+    const before = await tableFingerprint(api.db);
+    expectParameters(await send(api, 'PUT', linkPath(location.id, fresh.id)), ['materialId']);
+    expect(await tableFingerprint(api.db)).toBe(before);
+    expect(await stockOf(location.id, fresh.id)).toBeUndefined();
+
+    // The existing link stays; repeating it answers it unchanged.
+    const again = await sent(api, 'PUT', linkPath(location.id, kept.id));
+    expect(again.body).toMatchObject({ stock: 5, linkedAt: link.body.linkedAt });
+    // Writing off the remaining stock of an archived material is allowed.
+    const writeOff = await sent(api, 'POST', '/materials/stock-adjustments', { locationId: location.id, materialId: kept.id, quantityChange: -5, reason: 'Phased out' }, 201);
+    expect(writeOff.body).toMatchObject({ stockBefore: 5, stockAfter: 0 });
+
+    // Restored, it can be linked again.
+    const restored = await read(api, `/materials/${fresh.id}`);
+    await sent(api, 'PATCH', `/materials/${fresh.id}`, { archived: false }, 200, { ifMatch: restored.headers.get('etag')! });
+    expect((await sent(api, 'PUT', linkPath(location.id, fresh.id))).body.stock).toBe(0);
+  });
+
   it('lists the links of a location with their stock, in pages', async () => {
     const location = await createLocation(api, { name: 'Shelf' });
     const materials = await Promise.all([1, 2, 3].map((i) => createMaterial(api, { name: `Shelf item ${i}` })));
