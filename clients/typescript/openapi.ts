@@ -549,7 +549,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a location's QR secret
-         * @description Rotates the location's QR secret: a new random secret, stored only as its SHA-256 hash, under a new public reference; the previous code stops being valid at once. The response gives the public reference and the rotation time, never the secret or its hash; the audit entry records only that a rotation happened. Needs an Idempotency-Key: a retry replays the same rotation instead of invalidating the code again. The body may be absent or `{}`.
+         * @description Rotates the location's QR secret: a new random secret, stored only as its SHA-256 hash, under a new public reference; the previous code stops being valid at once. The response gives the public reference and the rotation time, never the secret or its hash; the audit entry records only that a rotation happened. Needs an Idempotency-Key: a retry replays the same rotation instead of invalidating the code again. If-Match (the location's ETag) is optional and honoured when sent: a stale one is 412 ETAG_MISMATCH and nothing is rotated. The body may be absent or `{}`.
          *
          *     Scopes: locations:qr.
          */
@@ -874,7 +874,7 @@ export interface paths {
         post?: never;
         /**
          * Archive a material
-         * @description Archives the material: it leaves the default list and search, stays readable by id, keeps its stock links and ledger, and can be restored with PATCH `archived: false`. If-Match is optional and honoured when sent.
+         * @description Archives the material: it leaves the default list and search, stays readable by id, keeps its stock links and ledger (stock adjustments stay allowed, e.g. to write off what is left), cannot be linked to a location anew (422), and can be restored with PATCH `archived: false`. If-Match is optional and honoured when sent.
          *
          *     Scopes: materials:write.
          */
@@ -926,7 +926,7 @@ export interface paths {
         get?: never;
         /**
          * Link a material to a location
-         * @description Links a material to a location with stock 0; linking a linked material changes nothing. Both must belong to this organization (404). The body may be absent or `{}`.
+         * @description Links a material to a location with stock 0; linking a linked material changes nothing, also once it is archived. Both must belong to this organization (404); an archived material is not linked anew (422, parameter materialId). If-Match (the link's ETag, as this route answers it) is optional and honoured when sent: a stale one, or any If-Match when the material is not linked yet, is 412 ETAG_MISMATCH and nothing is written. The body may be absent or `{}`.
          *
          *     Scopes: materials:write.
          */
@@ -10513,6 +10513,11 @@ export interface operations {
                  * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
                  */
                 "Idempotency-Key": string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match"?: string;
             };
             path: {
                 organizationId: string;
@@ -10606,6 +10611,17 @@ export interface operations {
             };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
@@ -14085,6 +14101,11 @@ export interface operations {
                  * @example c1d2e3f4-0a1b-4c2d-8e3f-405162738495
                  */
                 "Idempotency-Key"?: string;
+                /**
+                 * @description The current ETag of the resource, from its last response.
+                 * @example "material:6f1c2a3e-0b4d-4c5e-9f60-7a8b9c0d1e2f:v2"
+                 */
+                "If-Match"?: string;
             };
             path: {
                 organizationId: string;
@@ -14182,6 +14203,17 @@ export interface operations {
             };
             /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress */
             409: {
+                headers: {
+                    /** @description The request ID; share it with support. */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description ETAG_MISMATCH: ETag mismatch */
+            412: {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;

@@ -82,9 +82,10 @@ export const locationsArea = defineArea({
       scopes: ['locations:qr'],
       summary: "Rotate a location's QR secret",
       description:
-        "Rotates the location's QR secret: a new random secret, stored only as its SHA-256 hash, under a new public reference; the previous code stops being valid at once. The response gives the public reference and the rotation time, never the secret or its hash; the audit entry records only that a rotation happened. Needs an Idempotency-Key: a retry replays the same rotation instead of invalidating the code again. The body may be absent or `{}`.",
+        "Rotates the location's QR secret: a new random secret, stored only as its SHA-256 hash, under a new public reference; the previous code stops being valid at once. The response gives the public reference and the rotation time, never the secret or its hash; the audit entry records only that a rotation happened. Needs an Idempotency-Key: a retry replays the same rotation instead of invalidating the code again. If-Match (the location's ETag) is optional and honoured when sent: a stale one is 412 ETAG_MISMATCH and nothing is rotated. The body may be absent or `{}`.",
       body: rotateQrBody,
       bodyOptional: true,
+      ifMatch: 'optional',
       idempotencyKey: 'required',
       success: { status: 200, description: "The new public reference; the ETag is the location's new one.", schema: qrRotationResponseSchema, headers: ['ETag'] },
       problems: [],

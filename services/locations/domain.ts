@@ -203,7 +203,8 @@ export async function unlinkContact(ports: LocationPorts, actor: Actor, location
 /**
  * Rotates a location's QR secret (locations:qr). Output: the new public reference and the
  * rotation time; the secret itself never leaves this function and is stored only as its SHA-256.
- * 1. Read the location (404) and the public reference of its current secret.
+ * 1. Read the location (404); If-Match, when sent, must be its ETag (412, nothing rotated).
+ *    Read the public reference of its current secret.
  * 2. Draw a new 256-bit secret and a new 128-bit public reference; hash the secret.
  * 3. Stage the secret item replacing the previous one (which stops being valid at once), the
  *    location's next version with `qrRotatedAt`, and an audit entry that says only that a
@@ -211,9 +212,10 @@ export async function unlinkContact(ports: LocationPorts, actor: Actor, location
  * A concurrent change of the location or another rotation that committed first makes the
  * use case run again from 1, so the answer is always the secret in force when it committed.
  */
-export async function rotateQr(ports: LocationPorts, actor: Actor, locationId: string): Promise<QrRotation> {
+export async function rotateQr(ports: LocationPorts, actor: Actor, locationId: string, ifMatch?: string): Promise<QrRotation> {
   const org = actor.principal.organizationId;
   const current = await existingLocation(ports.store, org, locationId);
+  if (ifMatch !== undefined) assertEtag(ifMatch, locationEtag(current));
   const previousReference = await ports.store.getQrReference(org, locationId);
   const secret = ports.randomBytes(32).toString('base64url');
   const rotatedAt = ports.now().toISOString();

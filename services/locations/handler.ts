@@ -47,7 +47,7 @@ export const handler = areaHandler(locationsArea, {
     archiveLocation: async (request) => locationResult(await archiveLocation(request.ports, request.actor, request.params.locationId, request.ifMatch), 200, request.orgPath),
 
     async rotateLocationQr(request) {
-      const rotation = await rotateQr(request.ports, request.actor, request.params.locationId);
+      const rotation = await rotateQr(request.ports, request.actor, request.params.locationId, request.ifMatch);
       return ok(qrRotationResponse(rotation), { ETag: locationEtag(rotation.view.location) });
     },
 

@@ -93,7 +93,7 @@ export const materialsArea = defineArea({
       scopes: ['materials:write'],
       summary: 'Archive a material',
       description:
-        'Archives the material: it leaves the default list and search, stays readable by id, keeps its stock links and ledger, and can be restored with PATCH `archived: false`. If-Match is optional and honoured when sent.',
+        'Archives the material: it leaves the default list and search, stays readable by id, keeps its stock links and ledger (stock adjustments stay allowed, e.g. to write off what is left), cannot be linked to a location anew (422), and can be restored with PATCH `archived: false`. If-Match is optional and honoured when sent.',
       schema: materialResponseSchema,
       returns: 'The archived material.',
     }),
@@ -111,9 +111,11 @@ export const materialsArea = defineArea({
       path: '/locations/{locationId}/materials/{materialId}',
       scopes: ['materials:write'],
       summary: 'Link a material to a location',
-      description: 'Links a material to a location with stock 0; linking a linked material changes nothing. Both must belong to this organization (404). The body may be absent or `{}`.',
+      description:
+        "Links a material to a location with stock 0; linking a linked material changes nothing, also once it is archived. Both must belong to this organization (404); an archived material is not linked anew (422, parameter materialId). If-Match (the link's ETag, as this route answers it) is optional and honoured when sent: a stale one, or any If-Match when the material is not linked yet, is 412 ETAG_MISMATCH and nothing is written. The body may be absent or `{}`.",
       body: emptyBody,
       bodyOptional: true,
+      ifMatch: 'optional',
       idempotencyKey: 'optional',
       success: { status: 200, description: 'The stock link.', schema: locationMaterialResponseSchema, headers: ['ETag'] },
       problems: [],

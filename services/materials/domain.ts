@@ -1,6 +1,6 @@
 import { auditFor, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
-import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
+import { AppError, EtagMismatchError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { assertEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
 import type { Material, StockAdjustment, StockLink } from './model';
 import { givenAttributes, newArchivable } from '../shared/domain/lifecycle';
@@ -158,16 +158,28 @@ export const archiveMaterial = (ports: MaterialPorts, actor: Actor, id: string, 
 /**
  * Links a material to a location (PUT): the location keeps its stock of that material.
  * 1. Location and material must exist in the organization (404 for either path id).
- * 2. Already linked: answer the link as it is.
- * 3. Stage the new link (stock 0) with existence checks of both and an audit entry; a link
- *    that appeared meanwhile is answered as it is.
+ * 2. If-Match, when sent, must be the link's ETag (412): a link that is not there has none,
+ *    so a conditional PUT never creates one (RFC 9110 13.1.1).
+ * 3. Already linked: answer the link as it is (also once the material is archived: existing
+ *    links stay).
+ * 4. A new link needs a material that is not archived (422, parameter materialId): nothing
+ *    new points at an archived record.
+ * 5. Stage the new link (stock 0) with existence checks of both (the material's also that it
+ *    is not archived) and an audit entry; a link that appeared meanwhile is answered as it is.
  */
-export async function linkMaterial(ports: MaterialPorts, actor: Actor, locationId: string, materialId: string): Promise<StockLink> {
+export async function linkMaterial(ports: MaterialPorts, actor: Actor, locationId: string, materialId: string, ifMatch?: string): Promise<StockLink> {
   const org = actor.principal.organizationId;
   const context = await ports.store.readWriteContext(org, locationId, materialId);
   if (!context.locationExists) throw new NotFoundError(`Location ${locationId}`);
   if (!context.material) throw new NotFoundError(`Material ${materialId}`);
+  if (ifMatch !== undefined) {
+    if (!context.link) throw new EtagMismatchError();
+    assertEtag(ifMatch, linkEtag(context.link));
+  }
   if (context.link) return context.link;
+  if (context.material.archived) {
+    throw new ValidationError([{ parameter: 'materialId', detail: `Material ${materialId} is archived: an archived material cannot be linked to a location; restore it first (PATCH archived: false).` }]);
+  }
   const now = ports.now().toISOString();
   const link: StockLink = { organizationId: org, locationId, materialId, stockMilli: 0, version: 1, linkedAt: now, lastAdjustedAt: null, updatedAt: now };
   ports.store.saveLink({ kind: 'link', link, audit: audit(ports, actor, now, { action: 'material.linked_to_location', entity: { type: 'material', id: materialId }, references: { locationId } }) });

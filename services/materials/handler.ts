@@ -47,7 +47,7 @@ export const handler = areaHandler(materialsArea, {
     },
 
     async linkLocationMaterial(request) {
-      const link = await linkMaterial(request.ports, request.actor, request.params.locationId, request.params.materialId);
+      const link = await linkMaterial(request.ports, request.actor, request.params.locationId, request.params.materialId, request.ifMatch);
       return ok(locationMaterialResponse(link), { ETag: linkEtag(link) });
     },
 

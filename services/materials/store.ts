@@ -66,7 +66,7 @@ export function saveMaterial(unit: UnitOfWork, change: MaterialChange): void {
 
 /**
  * Stages a link change. Link: the new link (not there yet) with existence checks of the
- * location and the material. Unlink: the link is deleted only at the version read, with the
+ * location and the material (not archived). Unlink: the link is deleted only at the version read, with the
  * closing adjustment that brings the stock to zero when there is stock left.
  */
 export function saveLink(unit: UnitOfWork, change: LinkChange): void {
@@ -77,7 +77,10 @@ export function saveLink(unit: UnitOfWork, change: LinkChange): void {
       ? [
           { label: LINK_LABEL, op: { Put: { Item: linkToItem(change.link), ConditionExpression: 'attribute_not_exists(PK)' } } },
           locationExistsCheck(org, locationId),
-          { label: MATERIAL_LABEL, op: { ConditionCheck: { Key: materialKeys.material(org, materialId), ConditionExpression: 'attribute_exists(PK)' } } },
+          {
+            label: MATERIAL_LABEL,
+            op: { ConditionCheck: { Key: materialKeys.material(org, materialId), ConditionExpression: 'attribute_exists(PK) AND archived = :no', ExpressionAttributeValues: { ':no': false } } },
+          },
         ]
       : [
           {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { call, countByType, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture } from '../support/api';
+import { call, countByType, expectPointers, expectProblem, itemsOfType, scanTable, startApi, tableFingerprint, type ApiFixture } from '../support/api';
 import { auditOf, createLocation, keyWith, read, send } from './locations-fixture';
 
 /**
@@ -69,6 +69,27 @@ describe('POST /locations/{locationId}/qr/rotate', () => {
     expect(again.body).toEqual(first.body);
     expect(again.headers.get('idempotency-replayed')).toBe('true');
     expect((await qrItems(site.id))[0].publicReference).toBe(first.body.publicReference);
+  });
+
+  it('honours If-Match when sent: a stale or malformed one is 412 and nothing is rotated', async () => {
+    const place = await createLocation(api, { name: 'Guarded Gate' });
+    await rotate(place.id);
+    await rotate(place.id);
+    const current = await read(api, `/locations/${place.id}`);
+    const etag = current.headers.get('etag')!;
+    expect(etag).toBe(`"location:${place.id}:v3"`);
+    const [stored] = await qrItems(place.id);
+    const before = await tableFingerprint(api.db);
+    for (const ifMatch of [`"location:${place.id}:v1"`, '"garbage"']) {
+      expectProblem(await rotate(place.id, { idempotencyKey: randomUUID(), ifMatch }), 412, 'ETAG_MISMATCH');
+    }
+    expect(await tableFingerprint(api.db)).toBe(before);
+    expect((await read(api, `/locations/${place.id}`)).headers.get('etag')).toBe(etag);
+    expect(await qrItems(place.id)).toEqual([stored]);
+    const res = await rotate(place.id, { ifMatch: etag });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('etag')).toBe(`"location:${place.id}:v4"`);
+    expect((await qrItems(place.id))[0].publicReference).toBe(res.body.publicReference);
   });
 
   it('accepts an empty JSON object as the body and rejects anything in it', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { locationMaterialResponseSchema, stockAdjustmentResponseSchema } from '../../services/materials/schemas';
-import { call, countByType, expectParameters, expectPointers, expectProblem, itemsOfType, startApi, walkPages, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
+import { call, countByType, expectParameters, expectPointers, expectProblem, itemsOfType, startApi, tableFingerprint, walkPages, withQuery, type ApiFixture, type ApiResponse } from '../support/api';
 import { auditOf, createLocation, createMaterial, read, send, sent } from './locations-fixture';
 
 /**
@@ -56,6 +56,54 @@ describe('PUT /locations/{locationId}/materials/{materialId}', () => {
     expectProblem(await send(api, 'PUT', linkPath(api.demo.otherOrganizationLocations[0], soap.id)), 404, 'RESOURCE_NOT_FOUND');
     expectProblem(await send(api, 'PUT', linkPath(randomUUID(), soap.id)), 404, 'RESOURCE_NOT_FOUND');
     expectProblem(await read(api, `/locations/${api.demo.otherOrganizationLocations[0]}/materials`), 404, 'RESOURCE_NOT_FOUND');
+  });
+
+  it('honours If-Match when sent: against the link when it exists, and 412 when there is no link to match', async () => {
+    const location = await createLocation(api, { name: `Guarded ${randomUUID().slice(0, 8)}` });
+    const material = await createMaterial(api, { name: `Guarded item ${randomUUID().slice(0, 8)}` });
+    const path = linkPath(location.id, material.id);
+    const v1 = `"location-material:${location.id}:${material.id}:v1"`;
+    let before = await tableFingerprint(api.db);
+    // No link yet: no If-Match can match, not even the ETag the new link would get.
+    for (const ifMatch of ['"garbage"', v1]) expectProblem(await send(api, 'PUT', path, undefined, { ifMatch }), 412, 'ETAG_MISMATCH');
+    expect(await tableFingerprint(api.db)).toBe(before);
+    expect(await stockOf(location.id, material.id)).toBeUndefined();
+
+    const linked = await sent(api, 'PUT', path);
+    await sent(api, 'POST', '/materials/stock-adjustments', { locationId: location.id, materialId: material.id, quantityChange: 3, reason: 'Delivery' }, 201);
+    const current = `"location-material:${location.id}:${material.id}:v2"`;
+    before = await tableFingerprint(api.db);
+    for (const ifMatch of ['"garbage"', linked.headers.get('etag')!]) expectProblem(await send(api, 'PUT', path, undefined, { ifMatch }), 412, 'ETAG_MISMATCH');
+    expect(await tableFingerprint(api.db)).toBe(before);
+    const same = await sent(api, 'PUT', path, undefined, 200, { ifMatch: current });
+    expect(same.headers.get('etag')).toBe(current);
+    expect(same.body).toMatchObject({ stock: 3, linkedAt: linked.body.linkedAt });
+  });
+
+  it('refuses a new link to an archived material (422 at materialId, nothing written); existing links stay and still take adjustments', async () => {
+    const location = await createLocation(api, { name: `Phase-out ${randomUUID().slice(0, 8)}` });
+    const kept = await createMaterial(api, { name: `Old stock ${randomUUID().slice(0, 8)}` });
+    const fresh = await createMaterial(api, { name: `Old unlinked ${randomUUID().slice(0, 8)}` });
+    const link = await sent(api, 'PUT', linkPath(location.id, kept.id));
+    await sent(api, 'POST', '/materials/stock-adjustments', { locationId: location.id, materialId: kept.id, quantityChange: 5, reason: 'Delivery' }, 201);
+    for (const m of [kept, fresh]) await sent(api, 'DELETE', `/materials/${m.id}`);
+
+    const before = await tableFingerprint(api.db);
+    expectParameters(await send(api, 'PUT', linkPath(location.id, fresh.id)), ['materialId']);
+    expect(await tableFingerprint(api.db)).toBe(before);
+    expect(await stockOf(location.id, fresh.id)).toBeUndefined();
+
+    // The existing link stays; repeating it answers it unchanged.
+    const again = await sent(api, 'PUT', linkPath(location.id, kept.id));
+    expect(again.body).toMatchObject({ stock: 5, linkedAt: link.body.linkedAt });
+    // Writing off the remaining stock of an archived material is allowed.
+    const writeOff = await sent(api, 'POST', '/materials/stock-adjustments', { locationId: location.id, materialId: kept.id, quantityChange: -5, reason: 'Phased out' }, 201);
+    expect(writeOff.body).toMatchObject({ stockBefore: 5, stockAfter: 0 });
+
+    // Restored, it can be linked again.
+    const restored = await read(api, `/materials/${fresh.id}`);
+    await sent(api, 'PATCH', `/materials/${fresh.id}`, { archived: false }, 200, { ifMatch: restored.headers.get('etag')! });
+    expect((await sent(api, 'PUT', linkPath(location.id, fresh.id))).body.stock).toBe(0);
   });
 
   it('lists the links of a location with their stock, in pages', async () => {
