@@ -87,7 +87,11 @@ const headers = fc.record(
     'Content-Type': contentType,
     'Idempotency-Key': fc.oneof(printable, fc.constant('a'.repeat(300)), fc.uuid().map(String)),
     'If-Match': fc.oneof(printable, fc.constant('*'), fc.constant('W/"1"'), fc.uuid().map((u) => `"time-entry:${u}:r1"`)),
-    Accept: fc.constantFrom('application/json', 'application/scim+json', '*/*', 'text/html', 'application/xml'),
+    // Mostly what every route answers, so that most requests get past the 406 check to the route.
+    Accept: fc.oneof(
+      { weight: 6, arbitrary: fc.constantFrom('application/json', '*/*', 'application/json, text/plain, */*', 'application/json; charset=utf-8') },
+      { weight: 1, arbitrary: fc.constantFrom('application/scim+json', 'text/html', 'application/xml', 'application/json;q=0') },
+    ),
     'X-Request-Id': printable,
   },
   { requiredKeys: [] },
