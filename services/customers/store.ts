@@ -1,4 +1,4 @@
-import { CONTACT_LABEL, contactKeys, getContacts, locationKeys, LOCATION_LABEL, type Contact } from '../locations/public';
+import { activeLocationCheck, CONTACT_LABEL, contactKeys, getContacts, locationKeys, LOCATION_LABEL, type Contact } from '../locations/public';
 import { getVisitConfirmation, VISIT_LABEL, visitConfirmationExistsCheck } from '../planning/public';
 import { inspectionExistsCheck, inspectionKeys, INSPECTION_LABEL } from '../quality/public';
 import type { Db } from '../shared/ddb/client';
@@ -74,18 +74,6 @@ async function locationStates(db: Db, org: string, ids: readonly string[]): Prom
   const found = await batchGet(db, ids.map((id) => locationKeys.location(org, id)));
   return new Map(ids.flatMap((id, i) => (found[i] ? [[id, { archived: found[i].archived === true }] as const] : [])));
 }
-
-/** Transaction item: the location exists in the organization and is not archived (what a new link or new feedback was decided on). */
-const activeLocationCheck = (org: string, id: string): TxItem => ({
-  label: LOCATION_LABEL,
-  op: {
-    ConditionCheck: {
-      Key: locationKeys.location(org, id),
-      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(archived) OR archived = :no)',
-      ExpressionAttributeValues: { ':no': false },
-    },
-  },
-});
 
 const contactExistsCheck = (org: string, id: string): TxItem => ({
   label: CONTACT_LABEL,
