@@ -1,6 +1,6 @@
 import { auditFor, type AuditEntry } from '../audit/model';
 import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
-import { assertEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
+import { assertSentEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, type Problem } from '../shared/errors';
 import { documentTotals, isCurrency, lineAmounts, toBasisPoints, toMilli } from './domain-money';
 import type { Invoice, InvoiceSequence, Line, Payment, Quote, Totals } from './model';
@@ -113,7 +113,7 @@ export async function readDocument<D extends CommerceDocument, S extends string>
 ): Promise<D> {
   const document = await kind.get(ports, organizationOf(actor), id);
   if (!document) throw new NotFoundError(`${kind.noun} ${id}`);
-  if (ifMatch !== undefined) assertEtag(ifMatch, kind.etag(document));
+  assertSentEtag(ifMatch, kind.etag(document));
   return document;
 }
 

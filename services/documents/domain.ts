@@ -1,8 +1,8 @@
 import type { UseCasePorts } from '../shared/domain/ports';
 import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
-import { assertEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
-import { AppError, EtagMismatchError, NotFoundError, ValidationError } from '../shared/errors';
+import { assertEtag, assertSentEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
+import { AppError, NotFoundError, ValidationError } from '../shared/errors';
 import { objectKeys, type Document, type LocationDocument, type OwnerType, type RejectionReason, type UploadSession } from './model';
 import { newArchivable } from '../shared/domain/lifecycle';
 import { PROBLEMS } from './problems';
@@ -296,10 +296,7 @@ export async function linkDocument(ports: DocumentPorts, actor: Actor, locationI
   const document = await ports.store.getDocument(org, documentId);
   if (!document) throw new NotFoundError(`Document ${documentId}`);
   const existing = await ports.store.getLink(org, locationId, documentId);
-  if (ifMatch !== undefined) {
-    if (!existing) throw new EtagMismatchError();
-    assertEtag(ifMatch, linkEtag(existing));
-  }
+  assertSentEtag(ifMatch, existing && linkEtag(existing));
   if (existing) return { link: existing, document };
   if (document.archived) throw new ValidationError([{ parameter: 'documentId', detail: `Document ${documentId} is archived: an archived document cannot be linked.` }]);
   assertAvailable(document);
@@ -318,7 +315,7 @@ export async function unlinkDocument(ports: DocumentPorts, actor: Actor, locatio
   const org = actor.principal.organizationId;
   const link = await ports.store.getLink(org, locationId, documentId);
   if (!link) throw new NotFoundError(`Document ${documentId} at location ${locationId}`);
-  if (ifMatch !== undefined) assertEtag(ifMatch, linkEtag(link));
+  assertSentEtag(ifMatch, linkEtag(link));
   const now = ports.now().toISOString();
   ports.store.saveLink({ kind: 'unlink', link, audit: audit(ports, actor, now, { action: 'document.unlinked_from_location', entity: { type: 'document', id: documentId }, references: { locationId } }) });
 }

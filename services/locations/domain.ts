@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { auditFor, type AuditEntry } from '../audit/model';
 import { hasScope, requireScopes, type Principal } from '../shared/auth/principal';
 import type { Actor } from '../shared/domain/actor';
-import { assertEtag, versionedEtag } from '../shared/domain/etag';
+import { assertEtag, assertSentEtag, versionedEtag } from '../shared/domain/etag';
 import { changedAttributes, givenAttributes } from '../shared/domain/lifecycle';
 import { NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import type { Contact, LocationRecord, QrSecret } from './model';
@@ -161,7 +161,7 @@ export async function updateLocation(ports: LocationPorts, actor: Actor, id: str
 export async function archiveLocation(ports: LocationPorts, actor: Actor, id: string, ifMatch: string | undefined): Promise<LocationView> {
   const org = actor.principal.organizationId;
   const current = await existingLocation(ports.store, org, id);
-  if (ifMatch !== undefined) assertEtag(ifMatch, locationEtag(current));
+  assertSentEtag(ifMatch, locationEtag(current));
   const contacts = await visibleContacts(ports.store, actor.principal, current);
   const now = ports.now().toISOString();
   const candidate: LocationRecord = { ...current, ...archiveState(current, true, now) };
@@ -177,7 +177,7 @@ export async function archiveLocation(ports: LocationPorts, actor: Actor, id: st
 export async function linkContact(ports: LocationPorts, actor: Actor, locationId: string, contactId: string, ifMatch: string | undefined): Promise<LocationView> {
   const org = actor.principal.organizationId;
   const current = await existingLocation(ports.store, org, locationId);
-  if (ifMatch !== undefined) assertEtag(ifMatch, locationEtag(current));
+  assertSentEtag(ifMatch, locationEtag(current));
   if (!(await ports.store.getContact(org, contactId))) throw new NotFoundError(`Contact ${contactId}`);
   const linked = current.contactIds.includes(contactId);
   if (!linked && current.contactIds.length >= MAX_CONTACTS_PER_LOCATION) {
@@ -192,7 +192,7 @@ export async function linkContact(ports: LocationPorts, actor: Actor, locationId
 export async function unlinkContact(ports: LocationPorts, actor: Actor, locationId: string, contactId: string, ifMatch: string | undefined): Promise<LocationView> {
   const org = actor.principal.organizationId;
   const current = await existingLocation(ports.store, org, locationId);
-  if (ifMatch !== undefined) assertEtag(ifMatch, locationEtag(current));
+  assertSentEtag(ifMatch, locationEtag(current));
   if (!(await ports.store.getContact(org, contactId))) throw new NotFoundError(`Contact ${contactId}`);
   const linked = current.contactIds.includes(contactId);
   const candidate: LocationRecord = { ...current, contactIds: current.contactIds.filter((c) => c !== contactId) };
@@ -215,7 +215,7 @@ export async function unlinkContact(ports: LocationPorts, actor: Actor, location
 export async function rotateQr(ports: LocationPorts, actor: Actor, locationId: string, ifMatch?: string): Promise<QrRotation> {
   const org = actor.principal.organizationId;
   const current = await existingLocation(ports.store, org, locationId);
-  if (ifMatch !== undefined) assertEtag(ifMatch, locationEtag(current));
+  assertSentEtag(ifMatch, locationEtag(current));
   const previousReference = await ports.store.getQrReference(org, locationId);
   const secret = ports.randomBytes(32).toString('base64url');
   const rotatedAt = ports.now().toISOString();

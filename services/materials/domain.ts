@@ -1,7 +1,7 @@
 import { auditFor, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
-import { AppError, EtagMismatchError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
-import { assertEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
+import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
+import { assertSentEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
 import type { Material, StockAdjustment, StockLink } from './model';
 import { givenAttributes, newArchivable } from '../shared/domain/lifecycle';
 import type { UseCasePorts } from '../shared/domain/ports';
@@ -125,7 +125,7 @@ const MATERIAL_ATTRIBUTES: readonly (readonly [keyof Material, string])[] = [
 export async function updateMaterial(ports: MaterialPorts, actor: Actor, id: string, ifMatch: string | undefined, patch: MaterialPatch, action = 'material.updated'): Promise<Material> {
   const current = await ports.store.getMaterial(actor.principal.organizationId, id);
   if (!current) throw new NotFoundError(`Material ${id}`);
-  if (ifMatch !== undefined) assertEtag(ifMatch, materialEtag(current));
+  assertSentEtag(ifMatch, materialEtag(current));
   const now = ports.now().toISOString();
   const archived = patch.archived ?? current.archived;
   const candidate: Material = {
@@ -172,10 +172,7 @@ export async function linkMaterial(ports: MaterialPorts, actor: Actor, locationI
   const context = await ports.store.readWriteContext(org, locationId, materialId);
   if (!context.locationExists) throw new NotFoundError(`Location ${locationId}`);
   if (!context.material) throw new NotFoundError(`Material ${materialId}`);
-  if (ifMatch !== undefined) {
-    if (!context.link) throw new EtagMismatchError();
-    assertEtag(ifMatch, linkEtag(context.link));
-  }
+  assertSentEtag(ifMatch, context.link && linkEtag(context.link));
   if (context.link) return context.link;
   if (context.material.archived) {
     throw new ValidationError([{ parameter: 'materialId', detail: `Material ${materialId} is archived: an archived material cannot be linked to a location; restore it first (PATCH archived: false).` }]);
@@ -205,7 +202,7 @@ export async function unlinkMaterial(ports: MaterialPorts, actor: Actor, locatio
   const org = actor.principal.organizationId;
   const { link } = await ports.store.readWriteContext(org, locationId, materialId);
   if (!link) throw new NotFoundError(`Material ${materialId} at location ${locationId}`);
-  if (ifMatch !== undefined) assertEtag(ifMatch, linkEtag(link));
+  assertSentEtag(ifMatch, linkEtag(link));
   const now = nextRecordedAt(ports, link);
   const closing: StockAdjustment | undefined =
     link.stockMilli === 0

@@ -1,6 +1,6 @@
 import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
-import { assertEtag, versionedEtag } from '../shared/domain/etag';
+import { assertEtag, assertSentEtag, versionedEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, type Problem } from '../shared/errors';
 import { recipientCounts, type Attachment, type Audience, type Message, type Recipient } from './model';
 import { PROBLEMS } from './problems';
@@ -366,7 +366,7 @@ export async function attachDocument(
 ): Promise<{ message: Message; attachment: Attachment; added: boolean }> {
   const org = actor.principal.organizationId;
   const current = await draftFor(ports, org, id);
-  if (ifMatch !== undefined) assertEtag(ifMatch, messageEtag(current));
+  assertSentEtag(ifMatch, messageEtag(current));
   assertDraft(current, 'given attachments');
   const document = await ports.store.getDocument(org, documentId);
   if (!document) throw new ValidationError([{ pointer: '/documentId', detail: `Document ${documentId} does not exist in this organization.` }]);
@@ -397,7 +397,7 @@ export async function detachDocument(ports: MessagePorts, actor: Actor, id: stri
   const org = actor.principal.organizationId;
   const current = await draftFor(ports, org, id);
   if (!current.attachments.some((a) => a.documentId === documentId)) throw new NotFoundError(`Attachment ${documentId} of message ${id}`);
-  if (ifMatch !== undefined) assertEtag(ifMatch, messageEtag(current));
+  assertSentEtag(ifMatch, messageEtag(current));
   assertDraft(current, 'changed');
   const now = ports.now().toISOString();
   const next: Message = { ...current, attachments: current.attachments.filter((a) => a.documentId !== documentId), version: current.version + 1, updatedAt: now };

@@ -1,7 +1,7 @@
 import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { eachLimited } from '../shared/domain/limited';
-import { assertEtag, versionedEtag } from '../shared/domain/etag';
+import { assertEtag, assertSentEtag, versionedEtag } from '../shared/domain/etag';
 import { changedAttributes } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { assertMove, assertNotCancelled, overlappingShifts, resolveShiftOverlap, shiftIntervalErrors, shiftSnapshot, type OverlapDecision, type ShiftInterval } from './domain-rules';
@@ -255,7 +255,7 @@ export async function publishShift(ports: PlanningPorts, actor: Actor, id: strin
   const org = actor.principal.organizationId;
   const current = await existingShift(ports, org, id);
   assertMove(current, 'PUBLISHED');
-  if (ifMatch !== undefined) assertEtag(ifMatch, shiftEtag(current));
+  assertSentEtag(ifMatch, shiftEtag(current));
   await assertReferencesActive(ports, current);
   const now = ports.now().toISOString();
   const next: Shift = { ...current, state: 'PUBLISHED', publishedAt: now, version: current.version + 1, updatedAt: now };

@@ -1,6 +1,6 @@
 import { auditFor, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
-import { assertEtag, versionedEtag } from '../shared/domain/etag';
+import { assertEtag, assertSentEtag, versionedEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, fieldError, type FieldError } from '../shared/errors';
 import { weightedScore } from './domain-score';
 import type { Inspection, InspectionItem, Template, TemplateItem, TemplateRevision } from './model';
@@ -97,7 +97,7 @@ export async function createTemplate(ports: QualityPorts, actor: Actor, input: T
 async function readTemplate(ports: QualityPorts, actor: Actor, id: string, ifMatch: string | undefined): Promise<Template> {
   const template = await ports.store.getTemplate(actor.principal.organizationId, id);
   if (!template) throw new NotFoundError(`Quality template ${id}`);
-  if (ifMatch !== undefined) assertEtag(ifMatch, templateEtag(template));
+  assertSentEtag(ifMatch, templateEtag(template));
   return template;
 }
 

@@ -1,7 +1,7 @@
 import { auditFor, type AuditEntry } from '../audit/model';
 import type { Employee, EmployeeChange, GuardAction, UniqueAttribute, UniqueValue } from '../employees/public';
 import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
-import { assertEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
+import { assertSentEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, UniquenessConflictError, ValidationError, type Problem } from '../shared/errors';
 import type { Candidate, CandidateMessage, Stage } from './model';
 import { givenAttributes } from '../shared/domain/lifecycle';
@@ -148,7 +148,7 @@ const audit = auditFor;
 async function readCandidate(ports: RecruitmentPorts, org: string, id: string, ifMatch?: string): Promise<Candidate> {
   const c = await ports.store.getCandidate(org, id);
   if (!c) throw new NotFoundError(`Candidate ${id}`);
-  if (ifMatch !== undefined) assertEtag(ifMatch, candidateEtag(c));
+  assertSentEtag(ifMatch, candidateEtag(c));
   return c;
 }
 

@@ -1,6 +1,6 @@
 import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
-import { assertEtag, versionedEtag } from '../shared/domain/etag';
+import { assertSentEtag, versionedEtag } from '../shared/domain/etag';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import type { Schedule, Task } from './model';
 import { changedAttributes, givenAttributes, newArchivable } from '../shared/domain/lifecycle';
@@ -87,7 +87,7 @@ const ATTRIBUTES = ['title', 'instructions', 'schedule', 'estimatedMinutes', 'ar
  */
 export async function updateTask(ports: TaskPorts, actor: Actor, locationId: string, id: string, ifMatch: string | undefined, patch: TaskPatch, action = 'task.updated'): Promise<Task> {
   const current = await taskAt(ports.store, actor.principal.organizationId, locationId, id);
-  if (ifMatch !== undefined) assertEtag(ifMatch, taskEtag(current));
+  assertSentEtag(ifMatch, taskEtag(current));
   const now = ports.now().toISOString();
   const archived = patch.archived ?? current.archived;
   const candidate: Task = {

@@ -17,3 +17,13 @@ export function assertEtag(ifMatch: string, current: string): void {
   const candidates = ifMatch.split(',').map((t) => t.trim());
   if (!candidates.includes(current)) throw new EtagMismatchError(current);
 }
+
+/**
+ * An optional If-Match, honoured when sent (RFC 9110 13.1.1): nothing sent passes; sent, it must
+ * name `current`, and a resource that does not exist (`current` undefined) has no ETag to match.
+ */
+export function assertSentEtag(ifMatch: string | undefined, current: string | undefined): void {
+  if (ifMatch === undefined) return;
+  if (current === undefined) throw new EtagMismatchError();
+  assertEtag(ifMatch, current);
+}
