@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stopChild } from '../../services/local/process';
+import type { DemoData } from '../../services/local/seed';
 
 /**
  * The local runtime as `npm start` runs it (services/local/main.ts: DynamoDB Local, the demo
@@ -28,17 +29,8 @@ export interface LocalRuntime {
   stop(): Promise<void>;
 }
 
-export interface DemoFile {
-  readonly baseUrl: string;
-  readonly organizationId: string;
-  readonly otherOrganizationId: string;
-  readonly gatedOrganizationId: string;
-  readonly employees: readonly string[];
-  readonly otherOrganizationEmployees: readonly string[];
-  readonly locations: readonly string[];
-  readonly otherOrganizationLocations: readonly string[];
-  readonly keys: Readonly<Record<'admin' | 'timesheetsNoWorkEvents' | 'readOnly' | 'scim' | 'otherOrganization' | 'gated' | 'live', string>>;
-}
+/** `.local/demo.json`: the seed's demo data and the base URL of the running API. */
+export type DemoFile = DemoData & { readonly baseUrl: string };
 
 export interface LocalRuntimeOptions {
   /** Keep DynamoDB Local's data on disk (under localDir) instead of `--in-memory`. */
