@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
 import { cursorParameter, hasAtMostDecimals, nothingToChange, nullableText, requiredName, sendsAField, utc } from '../shared/schemas/fields';
-import { uuid } from '../shared/time';
+import { isCalendarDate, uuid } from '../shared/time';
 import { responseOf } from '../shared/schemas/response';
 import { fromBasisPoints, fromMilli, MAX_AMOUNT } from './domain-money';
 import { INVOICE_STATES, PAYMENT_METHODS, QUOTE_STATES, type Invoice, type Line, type Payment, type Quote } from './model';
@@ -13,21 +13,11 @@ import { INVOICE_STATES, PAYMENT_METHODS, QUOTE_STATES, type Invoice, type Line,
  * is response-only: a request that sends one is 422 (strict bodies).
  */
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** A calendar date `YYYY-MM-DD` that exists (2026-02-30 does not). */
+/** A calendar date `YYYY-MM-DD` that exists (2026-02-30 does not), from 1970. */
 export const calendarDate = (field: string) =>
   z
     .string({ error: `${field} must be a date YYYY-MM-DD.` })
-    .refine(
-      (v) => {
-        const m = DATE.exec(v);
-        if (!m) return false;
-        const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-        return d.toISOString().slice(0, 10) === v && Number(m[1]) >= 1970;
-      },
-      { message: `${field} must be a calendar date YYYY-MM-DD from 1970.` },
-    )
+    .refine((v) => isCalendarDate(v) && v >= '1970-01-01', { message: `${field} must be a calendar date YYYY-MM-DD from 1970.` })
     .meta({ format: 'date' });
 
 const currency = () =>

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { hasScope, type Principal } from '../shared/auth/principal';
 import { queryWords } from '../shared/ddb/search';
 import { limitParameter } from '../shared/http/query';
+import { isCalendarDate } from '../shared/time';
 import { checkBic, checkIban, formatIban, isCountryCode } from './domain-iban';
 import type { BankAccountData, Employee, PersonalAddress, StoredBankAccount } from './model';
 
@@ -23,16 +24,9 @@ const text = (field: string, max: number) =>
 
 const clearable = (field: string, max: number) => text(field, max).nullable().optional();
 
-const FULL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
 /** A calendar date (RFC 3339 full-date) from 1900-01-01 up to `today`, or undefined. */
 export function parseBirthDate(value: string, today: string): string | undefined {
-  const m = FULL_DATE.exec(value);
-  if (!m) return undefined;
-  const [year, month, day] = m.slice(1).map(Number);
-  const date = new Date(Date.UTC(year, month - 1, day));
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
-  return value >= '1900-01-01' && value <= today ? value : undefined;
+  return isCalendarDate(value) && value >= '1900-01-01' && value <= today ? value : undefined;
 }
 
 const dateOfBirth = () =>
