@@ -91,9 +91,7 @@ export const handler = areaHandler(qualityArea, {
 
     async listInspectionItems(r) {
       const i = await existingInspection(r.principal.organizationId, r.params.inspectionId);
-      const { binding, position } = await listPosition<{ after: string }>(r, { inspectionId: i.id });
-      const page = pageOf(i.items, (item) => item.itemId, r.query.limit ?? DEFAULT_LIMIT, position?.after);
-      return ok({ items: page.items.map(inspectionItemResponse), nextCursor: await nextCursor(binding, page.next ? { after: page.next } : undefined) });
+      return ok(await listPage(r, async (page) => pageOf(i.items, (item) => item.itemId, page.limit, page.after), (items) => items.map(inspectionItemResponse), { inspectionId: i.id }));
     },
 
     scoreInspectionItem: async (r) => inspectionResult(await scoreItem(r.ports, r.actor, r.params.inspectionId, r.params.itemId, r.ifMatch, r.body)),
