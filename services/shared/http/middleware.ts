@@ -114,15 +114,17 @@ export interface JsonBodyOptions {
  * is problem+json, as every error: a client learns why whatever it accepts.
  */
 export function acceptable(mediaTypes: readonly string[]): Middleware {
+  // Offered with the charset every answer has, so `application/json; charset=utf-8` matches too.
+  const offered = mediaTypes.map((t) => `${t}; charset=utf-8`);
   return {
     name: 'acceptable',
     before: ({ event }) => {
       const accept = headerOf(event, 'accept');
+      if (accept === undefined) return;
       // A redirect's representation is where it points (a presigned file of its own type): any Accept.
       const status = event.route?.success.status ?? 200;
       if (status >= 300 && status < 400) return;
-      // Offered with the charset every answer has, so `application/json; charset=utf-8` matches too.
-      if (accept === undefined || new Negotiator({ headers: { accept } }).mediaType(mediaTypes.map((t) => `${t}; charset=utf-8`)) !== undefined) return;
+      if (new Negotiator({ headers: { accept } }).mediaType(offered) !== undefined) return;
       throw new AppError('NOT_ACCEPTABLE', `Accept "${accept.slice(0, 200)}" names no media type this route answers; accept ${mediaTypes.join(' or ')}.`);
     },
   };
