@@ -1,3 +1,4 @@
+import { revised } from '../shared/domain/lifecycle';
 import { ValidationError } from '../shared/errors';
 import { amountsSnapshot, audit, draftUseCases, invoiceEtag, newDraft, organizationOf, readDocument, stageDocument, stageNewDraft, stateConflict, type CommercePorts, type DocumentKind, type LineInput, type Writer } from './domain';
 import type { Invoice, InvoiceState } from './model';
@@ -93,7 +94,7 @@ export async function issueInvoice(ports: CommercePorts, actor: Writer, id: stri
   if (current.lines.length === 0 || current.totals.total <= 0) throw new ValidationError([{ pointer: '', detail: 'An invoice needs items and a total above zero to be issued.' }]);
   const number = (sequence?.last ?? 0) + 1;
   const now = ports.now().toISOString();
-  const after: Invoice = { ...current, state: 'ISSUED', number, issuedAt: now, dueDate: addDays(now.slice(0, 10), current.paymentTermDays), version: current.version + 1, updatedAt: now };
+  const after: Invoice = revised(current, now, { state: 'ISSUED', number, issuedAt: now, dueDate: addDays(now.slice(0, 10), current.paymentTermDays) });
   ports.store.saveIssue({
     before: current,
     after,

@@ -1,3 +1,4 @@
+import { revised } from '../shared/domain/lifecycle';
 import { AppError, ValidationError } from '../shared/errors';
 import { audit, type CommercePorts, organizationOf, type Writer } from './domain';
 import { invoiceStateError } from './domain-invoices';
@@ -55,7 +56,7 @@ export async function recordPayment(ports: CommercePorts, actor: Writer, input: 
   };
   const amountPaid = current.amountPaid + input.amount;
   const paid = amountPaid === current.totals.total;
-  const invoice: Invoice = { ...current, amountPaid, state: paid ? 'PAID' : 'ISSUED', paidAt: paid ? now : null, version: current.version + 1, updatedAt: now };
+  const invoice: Invoice = revised(current, now, { amountPaid, state: paid ? 'PAID' : 'ISSUED', paidAt: paid ? now : null });
   ports.store.savePayment({
     before: current,
     after: invoice,

@@ -1,3 +1,4 @@
+import { revised } from '../shared/domain/lifecycle';
 import { ValidationError } from '../shared/errors';
 import {
   amountsSnapshot,
@@ -138,7 +139,7 @@ export async function convertQuote(ports: CommercePorts, actor: Writer, id: stri
     createdAt: now,
     updatedAt: now,
   };
-  const quote: Quote = { ...current, invoiceId: invoice.id, version: current.version + 1, updatedAt: now };
+  const quote: Quote = revised(current, now, { invoiceId: invoice.id });
   ports.store.saveConversion({
     before: current,
     after: quote,

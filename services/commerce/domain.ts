@@ -1,6 +1,7 @@
 import { auditFor, type AuditEntry } from '../audit/model';
 import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
 import { assertSentEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
+import { revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type Problem } from '../shared/errors';
 import { documentTotals, isCurrency, lineAmounts, toBasisPoints, toMilli } from './domain-money';
 import type { Invoice, InvoiceSequence, Line, Payment, Quote, Totals } from './model';
@@ -48,17 +49,16 @@ type DocumentSnapshot<D> = (d: D) => Readonly<Record<string, string | number | b
  * The next version of a quote or invoice with its audit entry (before/after snapshots, the
  * changed attributes, the reason), handed to `save`; returns the new version.
  */
-export function nextVersion<D extends { readonly id: string; readonly version: number; readonly customerId: string }>(
+export function nextVersion<D extends { readonly id: string; readonly version: number; readonly updatedAt: string; readonly customerId: string }>(
   ports: CommercePorts,
   actor: Writer,
   kind: { readonly entityType: 'quote' | 'invoice'; readonly snapshot: DocumentSnapshot<D>; readonly save: (change: { readonly before: D; readonly after: D; readonly audit: AuditEntry }) => void },
   current: D,
-  next: Omit<D, 'version' | 'updatedAt'>,
+  next: D,
   change: { readonly action: string; readonly changed: readonly string[]; readonly reason?: string },
 ): D {
   const now = ports.now().toISOString();
-  // next carries every member but the two set here: the spread is a whole D.
-  const after = { ...next, version: current.version + 1, updatedAt: now } as unknown as D;
+  const after = revised(current, now, next);
   kind.save({
     before: current,
     after,
@@ -123,7 +123,7 @@ export const stageDocument = <D extends CommerceDocument, S extends string>(
   ports: CommercePorts,
   actor: Writer,
   current: D,
-  next: Omit<D, 'version' | 'updatedAt'>,
+  next: D,
   change: { readonly action: string; readonly changed: readonly string[]; readonly reason?: string },
 ): D => nextVersion(ports, actor, { entityType: kind.entityType, snapshot: kind.snapshot, save: kind.save(ports) }, current, next, change);
 
@@ -137,7 +137,7 @@ export const stageDocument = <D extends CommerceDocument, S extends string>(
  *   the audit keeps that it was there.
  */
 export function draftUseCases<D extends CommerceDocument, S extends string, K extends keyof D & string>(kind: DocumentKind<D, S>, draft: S, fields: readonly K[]) {
-  const stage = (ports: CommercePorts, actor: Writer, current: D, next: Omit<D, 'version' | 'updatedAt'>, action: string, changed: readonly string[]): D =>
+  const stage = (ports: CommercePorts, actor: Writer, current: D, next: D, action: string, changed: readonly string[]): D =>
     stageDocument(kind, ports, actor, current, next, { action: `${kind.entityType}.${action}`, changed });
   return {
     async update(ports: CommercePorts, actor: Writer, id: string, ifMatch: string, patch: Partial<Pick<D, K>>): Promise<D> {
@@ -197,7 +197,7 @@ export function totalsOf(lines: readonly Line[], pointer = '/items'): Totals {
 type WithLines = { readonly lines: readonly Line[]; readonly totals: Totals };
 
 /** What quotes and invoices have in common. */
-type CommerceDocument = WithLines & { readonly id: string; readonly version: number; readonly customerId: string; readonly currency: string };
+type CommerceDocument = WithLines & { readonly id: string; readonly version: number; readonly updatedAt: string; readonly customerId: string; readonly currency: string };
 
 /**
  * A quote or invoice with one more line, made by `make` once the item limit allows it (422

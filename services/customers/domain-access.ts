@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
+import { revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, fieldError } from '../shared/errors';
 import { audit, type CustomerPorts } from './domain';
 import type { Grant, GrantPermission } from './model';
@@ -121,7 +122,7 @@ export async function activateGrant(ports: CustomerPorts, actor: Actor, id: stri
   }
   if (!secretMatches(invitationSecret, grant.secretHash)) throw new ValidationError([{ pointer: '/invitationSecret', detail: 'This is not the invitation secret of this grant.' }]);
   const at = now.toISOString();
-  const next: Grant = { ...grant, state: 'ACTIVE', secretHash: null, activatedAt: at, version: grant.version + 1, updatedAt: at };
+  const next: Grant = revised(grant, at, { state: 'ACTIVE', secretHash: null, activatedAt: at });
   ports.store.saveGrant({
     before: grant,
     after: next,
@@ -136,7 +137,7 @@ export async function revokeGrant(ports: CustomerPorts, actor: Actor, id: string
   const grant = await readGrant(ports, actor, id, ifMatch);
   if (grant.state === 'REVOKED') throw new AppError(PROBLEMS.CUSTOMER_ACCESS_REVOKED, `Customer access ${id} is already revoked.`);
   const at = ports.now().toISOString();
-  const next: Grant = { ...grant, state: 'REVOKED', secretHash: null, revokedAt: at, version: grant.version + 1, updatedAt: at };
+  const next: Grant = revised(grant, at, { state: 'REVOKED', secretHash: null, revokedAt: at });
   ports.store.saveGrant({
     before: grant,
     after: next,

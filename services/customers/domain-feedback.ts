@@ -1,5 +1,6 @@
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
+import { revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { audit, locationRefusal, type CustomerPorts } from './domain';
 import type { Feedback } from './model';
@@ -92,7 +93,7 @@ export async function acknowledgeFeedback(ports: CustomerPorts, actor: Actor, id
   if (feedback.state === 'RESOLVED') throw new AppError(PROBLEMS.FEEDBACK_RESOLVED, `Feedback ${id} is resolved; resolved feedback is final.`);
   if (feedback.state === 'ACKNOWLEDGED') throw new AppError(PROBLEMS.FEEDBACK_ACKNOWLEDGED, `Feedback ${id} is already acknowledged.`);
   const at = ports.now().toISOString();
-  const next: Feedback = { ...feedback, state: 'ACKNOWLEDGED', acknowledgedAt: at, version: feedback.version + 1, updatedAt: at };
+  const next: Feedback = revised(feedback, at, { state: 'ACKNOWLEDGED', acknowledgedAt: at });
   ports.store.saveFeedback({ before: feedback, after: next, audit: audit(ports, actor, at, { action: 'feedback.acknowledged', entity: { type: 'feedback', id }, before: { state: feedback.state }, after: { state: next.state } }) });
   return next;
 }
@@ -102,7 +103,7 @@ export async function resolveFeedback(ports: CustomerPorts, actor: Actor, id: st
   const feedback = await readFeedback(ports, actor, id, ifMatch);
   if (feedback.state === 'RESOLVED') throw new AppError(PROBLEMS.FEEDBACK_RESOLVED, `Feedback ${id} is already resolved.`);
   const at = ports.now().toISOString();
-  const next: Feedback = { ...feedback, state: 'RESOLVED', resolutionNote, resolvedAt: at, version: feedback.version + 1, updatedAt: at };
+  const next: Feedback = revised(feedback, at, { state: 'RESOLVED', resolutionNote, resolvedAt: at });
   ports.store.saveFeedback({
     before: feedback,
     after: next,

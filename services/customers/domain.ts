@@ -2,9 +2,9 @@ import { auditFor, type AuditEntry } from '../audit/model';
 import { requireScopes } from '../shared/auth/principal';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
+import { archiveState, givenAttributes, newArchivable, patched, revised } from '../shared/domain/lifecycle';
 import { NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import type { Customer, Feedback, Grant } from './model';
-import { givenAttributes, newArchivable } from '../shared/domain/lifecycle';
 import type { UseCasePorts } from '../shared/domain/ports';
 
 export type { Customer, Feedback, FeedbackState, Grant, GrantPermission, GrantState } from './model';
@@ -163,22 +163,12 @@ export async function updateCustomer(ports: CustomerPorts, actor: Actor, id: str
   await assertLinks(ports, org, locationIds, contactIds, current);
   const now = ports.now().toISOString();
   const archived = patch.archived ?? current.archived;
-  const candidate: Customer = {
-    ...current,
-    name: patch.name ?? current.name,
-    customerNumber: patch.customerNumber ?? current.customerNumber,
-    billingAddress: patch.billingAddress === undefined ? current.billingAddress : patch.billingAddress,
-    vatId: patch.vatId === undefined ? current.vatId : patch.vatId,
-    locationIds,
-    contactIds,
-    archived,
-    archivedAt: archived === current.archived ? current.archivedAt : archived ? now : null,
-  };
+  const candidate: Customer = { ...patched(current, patch, ['name', 'customerNumber', 'billingAddress', 'vatId']), locationIds, contactIds, ...archiveState(current, archived, now) };
   const changed = (['name', 'customerNumber', 'billingAddress', 'vatId', 'archived'] as const).filter((f) => candidate[f] !== current[f]) as string[];
   if (!sameList(candidate.locationIds, current.locationIds)) changed.push('locationIds');
   if (!sameList(candidate.contactIds, current.contactIds)) changed.push('contactIds');
   if (changed.length === 0) return current;
-  const next: Customer = { ...candidate, version: current.version + 1, updatedAt: now };
+  const next: Customer = revised(current, now, candidate);
   const action = archived !== current.archived ? (archived ? 'customer.archived' : 'customer.restored') : 'customer.updated';
   ports.store.saveCustomer({ before: current, after: next, audit: audit(ports, actor, now, { action, entity: { type: 'customer', id }, changedAttributes: changed.sort() }) });
   return next;

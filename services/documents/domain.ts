@@ -1,10 +1,10 @@
+import { newArchivable, revised } from '../shared/domain/lifecycle';
 import type { UseCasePorts } from '../shared/domain/ports';
 import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, assertSentEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError } from '../shared/errors';
 import { objectKeys, type Document, type LocationDocument, type OwnerType, type RejectionReason, type UploadSession } from './model';
-import { newArchivable } from '../shared/domain/lifecycle';
 import { PROBLEMS } from './problems';
 
 export type { Document, LocationDocument, UploadSession } from './model';
@@ -223,7 +223,7 @@ export async function completeUpload(ports: DocumentPorts, actor: Actor, session
   const now = at.toISOString();
   const after = {
     session: { ...session, state: 'COMPLETED' as const, completedAt: now, version: session.version + 1 },
-    document: { ...document, state: rejection ? ('REJECTED' as const) : ('AVAILABLE' as const), rejectionReason: rejection ?? null, version: document.version + 1, updatedAt: now },
+    document: revised(document, now, { state: rejection ? ('REJECTED' as const) : ('AVAILABLE' as const), rejectionReason: rejection ?? null }),
   };
   ports.store.saveCompletion({
     before: { session, document },
@@ -276,7 +276,7 @@ export async function archiveDocument(ports: DocumentPorts, actor: Actor, id: st
   assertEtag(ifMatch, documentEtag(current));
   if (current.archived) return current;
   const now = ports.now().toISOString();
-  const next: Document = { ...current, archived: true, archivedAt: now, version: current.version + 1, updatedAt: now };
+  const next: Document = revised(current, now, { archived: true, archivedAt: now });
   ports.store.saveDocument({ before: current, after: next, audit: audit(ports, actor, now, { action: 'document.archived', entity: { type: 'document', id }, changedAttributes: ['archived'] }) });
   return next;
 }

@@ -1,5 +1,6 @@
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, entityEtag } from '../shared/domain/etag';
+import { revised } from '../shared/domain/lifecycle';
 import { employeeAudit, readEmployee, type EmployeePorts } from './domain';
 import { maskIban } from './domain-iban';
 import { bankAccountDataSchema, type BankAccountData, type Employee, type StoredBankAccount } from './model';
@@ -50,7 +51,7 @@ export async function putBankAccount(ports: EmployeePorts, actor: Actor, employe
     ...(account ? { sealed: await ports.seal(account), maskedIban: maskIban(account.iban) } : {}),
     updatedAt: now,
   };
-  const employeeAfter: Employee = { ...employee, updatedAt: now, version: employee.version + 1 };
+  const employeeAfter: Employee = revised(employee, now);
   const audit = { ...employeeAudit(ports, actor, account ? 'employee.bank_account_set' : 'employee.bank_account_cleared', employee, employeeAfter), changedAttributes: ['bankAccount'] };
   ports.store.saveBankAccount({ employeeBefore: employee, employeeAfter, ...(before ? { before } : {}), after, audit });
   return after;

@@ -3,6 +3,7 @@ import type { SealedValue } from '../shared/crypto/restricted';
 import type { Actor } from '../shared/domain/actor';
 import { ConcurrentChangeError } from '../shared/domain/conflict';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
+import { revised } from '../shared/domain/lifecycle';
 import { NotFoundError, UniquenessConflictError, ValidationError } from '../shared/errors';
 import { planGuardMoves, type Employee, type GuardAction, type StoredBankAccount, type UniqueAttribute, type UniqueValue } from './model';
 import type { UseCasePorts } from '../shared/domain/ports';
@@ -132,7 +133,7 @@ export async function updateEmployee(ports: EmployeePorts, actor: Actor, id: str
     throw new ValidationError([{ pointer: '/active', detail: 'This employee was deprovisioned by its identity provider (SCIM DELETE): re-provision it over SCIM to reactivate it.' }]);
   }
   const now = ports.now().toISOString();
-  const after: Employee = { ...applyProfile(before, input), ...(input.active ? { active: true } : {}), updatedAt: now, version: before.version + 1 };
+  const after: Employee = revised(applyProfile(before, input), now, input.active ? { active: true } : {});
   const holders = await ports.store.guardHolders(after.organizationId, [...uniqueValues(before), ...uniqueValues(after)]);
   const guards = planGuards(id, before, after, holders);
   const action = input.active && !before.active ? 'employee.reactivated' : 'employee.updated';
@@ -150,7 +151,7 @@ export async function updateEmployee(ports: EmployeePorts, actor: Actor, id: str
 export async function deactivateEmployee(ports: EmployeePorts, actor: Actor, id: string, ifMatch: string, reason: string): Promise<EmployeeView> {
   const { employee: before, maskedIban } = await readEmployee(ports, actor.principal.organizationId, id);
   assertEtag(ifMatch, employeeEtag(before));
-  const after: Employee = { ...before, active: false, updatedAt: ports.now().toISOString(), version: before.version + 1 };
+  const after: Employee = revised(before, ports.now().toISOString(), { active: false });
   ports.store.saveEmployee({ before, after, guards: [], audit: employeeAudit(ports, actor, 'employee.deactivated', before, after, reason) });
   return { employee: after, maskedIban };
 }

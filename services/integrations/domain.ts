@@ -3,6 +3,7 @@ import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Manifest, OutboxRecord } from '../reports/public';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
+import { revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { SUPPORTED_JOB_KINDS, type Integration, type IntegrationJob, type IntegrationStatus, type JobKind, type JobMessage, type Provider } from './model';
 import { PROBLEMS } from './problems';
@@ -321,7 +322,7 @@ export async function updateIntegration(ports: IntegrationPorts, actor: Actor, i
   const changed = (Object.keys(next) as (keyof typeof next)[]).filter((k) => JSON.stringify(next[k]) !== JSON.stringify(before[k]));
   if (changed.length === 0) return before;
   const now = ports.now().toISOString();
-  const after: Integration = { ...before, ...next, version: before.version + 1, updatedAt: now };
+  const after: Integration = revised(before, now, next);
   ports.store.saveIntegration({
     before,
     after,
@@ -344,7 +345,7 @@ export async function setCredentials(ports: IntegrationPorts, actor: Actor, prov
   const credentialsId = ports.newId();
   await ports.credentials.putCredentials({ ...before, credentialsId, credentialsSet: true }, credentials, before);
   const now = ports.now().toISOString();
-  const after: Integration = { ...before, credentialsSet: true, credentialsUpdatedAt: now, credentialsId, version: before.version + 1, updatedAt: now };
+  const after: Integration = revised(before, now, { credentialsSet: true, credentialsUpdatedAt: now, credentialsId });
   ports.store.saveIntegration({
     before,
     after,

@@ -1,6 +1,6 @@
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
-import { changedAttributes, givenAttributes } from '../shared/domain/lifecycle';
+import { changedAttributes, givenAttributes, patched, revised } from '../shared/domain/lifecycle';
 import { NotFoundError } from '../shared/errors';
 import { audit, type LocationPorts } from './domain';
 import type { Contact } from './model';
@@ -9,14 +9,11 @@ import type { Contact } from './model';
 
 export const contactEtag = versionedEtag<Contact>('contact');
 
-export interface ContactInput {
-  readonly name: string;
-  readonly email?: string | null;
-  readonly phone?: string | null;
-  readonly role?: string | null;
-}
+/** A new contact: its name, and its optional fields named as the contact has them. */
+export type ContactInput = Pick<Contact, 'name'> & Partial<Pick<Contact, 'email' | 'phone' | 'role'>>;
 
 export type ContactPatch = Partial<ContactInput>;
+const CONTACT_FIELDS = ['name', 'email', 'phone', 'role'] as const;
 
 /**
  * Creates a reusable contact (contacts:write). Output: the contact.
@@ -50,16 +47,10 @@ export async function updateContact(ports: LocationPorts, actor: Actor, id: stri
   if (!current) throw new NotFoundError(`Contact ${id}`);
   assertEtag(ifMatch, contactEtag(current));
   const now = ports.now().toISOString();
-  const candidate: Contact = {
-    ...current,
-    name: patch.name ?? current.name,
-    email: patch.email === undefined ? current.email : patch.email,
-    phone: patch.phone === undefined ? current.phone : patch.phone,
-    role: patch.role === undefined ? current.role : patch.role,
-  };
-  const changed = changedAttributes(current, candidate, ['name', 'email', 'phone', 'role']);
+  const candidate = patched(current, patch, CONTACT_FIELDS);
+  const changed = changedAttributes(current, candidate, CONTACT_FIELDS);
   if (changed.length === 0) return current;
-  const next: Contact = { ...candidate, version: current.version + 1, updatedAt: now };
+  const next: Contact = revised(current, now, candidate);
   ports.store.saveContact({ before: current, after: next, audit: audit(ports, actor, now, { action: 'contact.updated', entity: { type: 'contact', id }, changedAttributes: changed }) });
   return next;
 }

@@ -3,7 +3,7 @@ import { auditFor, type AuditEntry } from '../audit/model';
 import { hasScope, requireScopes, type Principal } from '../shared/auth/principal';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, assertSentEtag, versionedEtag } from '../shared/domain/etag';
-import { changedAttributes, givenAttributes } from '../shared/domain/lifecycle';
+import { archiveState, changedAttributes, givenAttributes, patched, revised } from '../shared/domain/lifecycle';
 import { NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import type { Contact, LocationRecord, QrSecret } from './model';
 import type { UseCasePorts } from '../shared/domain/ports';
@@ -142,8 +142,7 @@ export async function updateLocation(ports: LocationPorts, actor: Actor, id: str
   const now = ports.now().toISOString();
   const candidate: LocationRecord = {
     ...current,
-    name: patch.name ?? current.name,
-    address: patch.address === undefined ? current.address : patch.address,
+    ...patched(current, patch, ['name', 'address']),
     contactIds: [...(patch.contactIds ?? current.contactIds)],
     ...archiveState(current, patch.archived ?? current.archived, now),
   };
@@ -220,7 +219,7 @@ export async function rotateQr(ports: LocationPorts, actor: Actor, locationId: s
   const secret = ports.randomBytes(32).toString('base64url');
   const rotatedAt = ports.now().toISOString();
   const publicReference = `qr_${ports.randomBytes(16).toString('hex')}`;
-  const next: LocationRecord = { ...current, qrRotatedAt: rotatedAt, version: current.version + 1, updatedAt: rotatedAt };
+  const next: LocationRecord = revised(current, rotatedAt, { qrRotatedAt: rotatedAt });
   ports.store.saveLocation({
     before: current,
     after: next,
@@ -260,7 +259,7 @@ interface LocationDecision {
 function stageLocationChange(ports: LocationPorts, actor: Actor, d: LocationDecision): LocationView {
   if (d.changed.length === 0) return visibleView(actor.principal, d.current, d.contacts);
   const now = ports.now().toISOString();
-  const next: LocationRecord = { ...d.candidate, version: d.current.version + 1, updatedAt: now };
+  const next: LocationRecord = revised(d.current, now, d.candidate);
   ports.store.saveLocation({
     before: d.current,
     after: next,
@@ -270,10 +269,6 @@ function stageLocationChange(ports: LocationPorts, actor: Actor, d: LocationDeci
   return visibleView(actor.principal, next, d.contacts);
 }
 
-function archiveState(current: LocationRecord, archived: boolean, now: string): Pick<LocationRecord, 'archived' | 'archivedAt'> {
-  if (archived === current.archived) return { archived, archivedAt: current.archivedAt };
-  return { archived, archivedAt: archived ? now : null };
-}
 
 /** The contacts of `ids`; a missing one is 422 at its index in the body's contactIds. */
 async function existingContacts(store: LocationStore, org: string, ids: readonly string[]): Promise<ReadonlyMap<string, Contact>> {

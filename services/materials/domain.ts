@@ -1,9 +1,9 @@
 import { auditFor, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
+import { archiveState, givenAttributes, newArchivable, patched, revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { assertSentEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
 import type { Material, StockAdjustment, StockLink } from './model';
-import { givenAttributes, newArchivable } from '../shared/domain/lifecycle';
 import type { UseCasePorts } from '../shared/domain/ports';
 
 export type { AdjustmentType, Material, StockAdjustment, StockLink } from './model';
@@ -74,7 +74,6 @@ export interface MaterialInput {
 export type MaterialPatch = Partial<MaterialInput> & { readonly archived?: boolean };
 
 /** A patch field: absent keeps the current value, `null` clears it. */
-const keep = <T>(given: T | undefined, current: T): T => (given === undefined ? current : given);
 
 const milliOrNull = (quantity: number | null | undefined): number | null => (quantity === null || quantity === undefined ? null : toMilli(quantity));
 
@@ -130,20 +129,14 @@ export async function updateMaterial(ports: MaterialPorts, actor: Actor, id: str
   const archived = patch.archived ?? current.archived;
   const candidate: Material = {
     ...current,
-    name: patch.name ?? current.name,
-    article: keep(patch.article, current.article),
-    supplier: keep(patch.supplier, current.supplier),
-    website: keep(patch.website, current.website),
-    orderLink: keep(patch.orderLink, current.orderLink),
-    unit: keep(patch.unit, current.unit),
+    ...patched(current, patch, ['name', 'article', 'supplier', 'website', 'orderLink', 'unit']),
     preferredOrderQuantityMilli: patch.preferredOrderQuantity === undefined ? current.preferredOrderQuantityMilli : milliOrNull(patch.preferredOrderQuantity),
     reorderLevelMilli: patch.reorderLevel === undefined ? current.reorderLevelMilli : milliOrNull(patch.reorderLevel),
-    archived,
-    archivedAt: archived === current.archived ? current.archivedAt : archived ? now : null,
+    ...archiveState(current, archived, now),
   };
   const changed = MATERIAL_ATTRIBUTES.filter(([field]) => candidate[field] !== current[field]).map(([, name]) => name);
   if (changed.length === 0) return current;
-  const next: Material = { ...candidate, version: current.version + 1, updatedAt: now };
+  const next: Material = revised(current, now, candidate);
   ports.store.saveMaterial({ before: current, after: next, audit: audit(ports, actor, now, { action, entity: { type: 'material', id }, changedAttributes: changed }) });
   return next;
 }
@@ -286,7 +279,7 @@ export async function adjustStock(ports: MaterialPorts, actor: Actor, input: Adj
     negativeStockReason: input.negativeStockReason ?? null,
     recordedAt,
   };
-  const next: StockLink = { ...link, stockMilli: stockAfter, version: link.version + 1, lastAdjustedAt: recordedAt, updatedAt: recordedAt };
+  const next: StockLink = revised(link, recordedAt, { stockMilli: stockAfter, lastAdjustedAt: recordedAt });
   const adjusted = audit(ports, actor, recordedAt, {
     action: 'stock_adjustment.created',
     entity: { type: 'stock_adjustment', id: adjustment.id },

@@ -1,6 +1,7 @@
 import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, assertSentEtag, versionedEtag } from '../shared/domain/etag';
+import { revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type Problem } from '../shared/errors';
 import { recipientCounts, type Attachment, type Audience, type Message, type Recipient } from './model';
 import { PROBLEMS } from './problems';
@@ -233,7 +234,7 @@ export async function updateMessage(ports: MessagePorts, actor: Actor, id: strin
   if (!sameAudience(audience, current.audience)) changed.push('audience');
   if (changed.length === 0) return current;
   const now = ports.now().toISOString();
-  const next: Message = { ...current, subject: patch.subject ?? current.subject, body: patch.body ?? current.body, audience, version: current.version + 1, updatedAt: now };
+  const next: Message = revised(current, now, { subject: patch.subject ?? current.subject, body: patch.body ?? current.body, audience });
   ports.store.saveMessage({
     before: current,
     after: next,
@@ -301,7 +302,7 @@ export async function sendMessage(ports: MessagePorts, actor: Actor, id: string,
   assertRecipientCount(id, employeeIds.length);
   const now = at.toISOString();
   const sendId = ports.newId();
-  const next: Message = { ...current, state: 'SENT', sendId, recipientCount: employeeIds.length, sentAt: now, version: current.version + 1, updatedAt: now };
+  const next: Message = revised(current, now, { state: 'SENT', sendId, recipientCount: employeeIds.length, sentAt: now });
   const recipients: Recipient[] = employeeIds.map((employeeId) => ({ organizationId: org, messageId: id, employeeId, sentAt: now, readAt: null, sendId, version: 1 }));
   const written = recipients.length > MAX_TRANSACTION_RECIPIENTS;
   const claim: SendClaim = { owner: actor.requestId, at: now, until: new Date(at.getTime() + SEND_CLAIM_MS).toISOString() };
@@ -337,7 +338,7 @@ export async function retractMessage(ports: MessagePorts, actor: Actor, id: stri
   assertEtag(ifMatch, messageEtag(current));
   if (current.state === 'RETRACTED') throw new AppError(PROBLEMS.MESSAGE_RETRACTED, `Message ${id} was already retracted at ${current.retractedAt}.`);
   const now = ports.now().toISOString();
-  const next: Message = { ...current, state: 'RETRACTED', retractedAt: now, version: current.version + 1, updatedAt: now };
+  const next: Message = revised(current, now, { state: 'RETRACTED', retractedAt: now });
   ports.store.saveMessage({
     before: current,
     after: next,
@@ -377,7 +378,7 @@ export async function attachDocument(
   if (current.attachments.length >= MAX_ATTACHMENTS) throw new ValidationError([{ pointer: '/documentId', detail: `A message carries at most ${MAX_ATTACHMENTS} attachments.` }]);
   const now = ports.now().toISOString();
   const attachment: Attachment = { documentId, attachedAt: now };
-  const next: Message = { ...current, attachments: [...current.attachments, attachment], version: current.version + 1, updatedAt: now };
+  const next: Message = revised(current, now, { attachments: [...current.attachments, attachment] });
   ports.store.saveMessage({
     before: current,
     after: next,
@@ -400,7 +401,7 @@ export async function detachDocument(ports: MessagePorts, actor: Actor, id: stri
   assertSentEtag(ifMatch, messageEtag(current));
   assertDraft(current, 'changed');
   const now = ports.now().toISOString();
-  const next: Message = { ...current, attachments: current.attachments.filter((a) => a.documentId !== documentId), version: current.version + 1, updatedAt: now };
+  const next: Message = revised(current, now, { attachments: current.attachments.filter((a) => a.documentId !== documentId) });
   ports.store.saveMessage({
     before: current,
     after: next,

@@ -1,8 +1,8 @@
 import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
+import { changedAttributes, patched, revised } from '../shared/domain/lifecycle';
 import { eachLimited } from '../shared/domain/limited';
 import { assertEtag, assertSentEtag, versionedEtag } from '../shared/domain/etag';
-import { changedAttributes } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { assertMove, assertNotCancelled, overlappingShifts, resolveShiftOverlap, shiftIntervalErrors, shiftSnapshot, type OverlapDecision, type ShiftInterval } from './domain-rules';
 import type { PlanGuard, PlannedShift, Shift } from './model';
@@ -193,13 +193,8 @@ export async function updateShift(ports: PlanningPorts, actor: Actor, id: string
   assertEtag(ifMatch, shiftEtag(current));
   const candidate: Shift = {
     ...current,
-    employeeId: patch.employeeId === undefined ? current.employeeId : patch.employeeId,
-    locationId: patch.locationId ?? current.locationId,
-    startsAt: patch.startsAt ?? current.startsAt,
-    endsAt: patch.endsAt ?? current.endsAt,
-    breakMinutes: patch.breakMinutes ?? current.breakMinutes,
+    ...patched(current, patch, ['employeeId', 'locationId', 'startsAt', 'endsAt', 'breakMinutes', 'notes']),
     taskIds: patch.taskIds ? [...patch.taskIds] : current.taskIds,
-    notes: patch.notes === undefined ? current.notes : patch.notes,
   };
   const errors = shiftIntervalErrors(candidate.startsAt, candidate.endsAt, candidate.breakMinutes);
   if (errors.length > 0) throw new ValidationError(errors);
@@ -210,7 +205,7 @@ export async function updateShift(ports: PlanningPorts, actor: Actor, id: string
   const tasks = changed.includes('taskIds') || location;
   await checkReferences(ports, org, candidate, { employee, location, tasks });
   const now = ports.now().toISOString();
-  const next: Shift = { ...candidate, version: current.version + 1, updatedAt: now };
+  const next: Shift = revised(current, now, candidate);
   const { guards, overriddenIds } = await planChange(ports, org, current, next, patch);
   ports.store.saveShift({
     before: current,
@@ -258,7 +253,7 @@ export async function publishShift(ports: PlanningPorts, actor: Actor, id: strin
   assertSentEtag(ifMatch, shiftEtag(current));
   await assertReferencesActive(ports, current);
   const now = ports.now().toISOString();
-  const next: Shift = { ...current, state: 'PUBLISHED', publishedAt: now, version: current.version + 1, updatedAt: now };
+  const next: Shift = revised(current, now, { state: 'PUBLISHED', publishedAt: now });
   const { guards, overriddenIds } = await planChange(ports, org, current, next, decision);
   ports.store.saveShift({
     before: current,
@@ -281,7 +276,7 @@ export async function cancelShift(ports: PlanningPorts, actor: Actor, id: string
   assertMove(current, 'CANCELLED');
   assertEtag(ifMatch, shiftEtag(current));
   const now = ports.now().toISOString();
-  const next: Shift = { ...current, state: 'CANCELLED', cancelledAt: now, cancelReason: reason, version: current.version + 1, updatedAt: now };
+  const next: Shift = revised(current, now, { state: 'CANCELLED', cancelledAt: now, cancelReason: reason });
   const { guards } = await planChange(ports, org, current, next, {});
   ports.store.saveShift({ before: current, after: next, guards, requires: { taskIds: [] }, audit: audit(ports, actor, now, 'shift.cancelled', current, next, { reason }) });
   return next;

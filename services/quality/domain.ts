@@ -1,10 +1,10 @@
 import { auditFor, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, assertSentEtag, versionedEtag } from '../shared/domain/etag';
+import { newArchivable, revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, fieldError, type FieldError } from '../shared/errors';
 import { weightedScore } from './domain-score';
 import type { Inspection, InspectionItem, Template, TemplateItem, TemplateRevision } from './model';
-import { newArchivable } from '../shared/domain/lifecycle';
 import { PROBLEMS } from './problems';
 import type { UseCasePorts } from '../shared/domain/ports';
 
@@ -108,15 +108,12 @@ async function readTemplate(ports: QualityPorts, actor: Actor, id: string, ifMat
 function nextTemplate(ports: QualityPorts, actor: Actor, current: Template, content: Pick<Template, 'name' | 'description' | 'items'>, archived: boolean, action: string, changed: readonly string[]): Template {
   const now = ports.now().toISOString();
   const contentChanged = changed.some((c) => c !== 'archived');
-  const next: Template = {
-    ...current,
+  const next: Template = revised(current, now, {
     ...content,
     revision: contentChanged ? current.revision + 1 : current.revision,
     archived,
     archivedAt: archived === current.archived ? current.archivedAt : archived ? now : null,
-    version: current.version + 1,
-    updatedAt: now,
-  };
+  });
   ports.store.saveTemplate({
     before: current,
     after: next,
@@ -279,7 +276,7 @@ export async function scoreItem(ports: QualityPorts, actor: Actor, id: string, i
   const next: InspectionItem = { ...item, score: input.score, comment: input.comment === undefined ? item.comment : input.comment };
   if (next.score === item.score && next.comment === item.comment) return current;
   const now = ports.now().toISOString();
-  const after: Inspection = { ...current, items: current.items.map((i) => (i.itemId === itemId ? next : i)), version: current.version + 1, updatedAt: now };
+  const after: Inspection = revised(current, now, { items: current.items.map((i) => (i.itemId === itemId ? next : i)) });
   ports.store.saveInspection({
     before: current,
     after,
@@ -297,7 +294,7 @@ export async function completeInspection(ports: QualityPorts, actor: Actor, id: 
   }
   const score = weightedScore(current.items.map((i) => ({ weightMilli: i.weightMilli, scaleMax: i.scaleMax, score: i.score! })));
   const now = ports.now().toISOString();
-  const after: Inspection = { ...current, state: 'COMPLETED', scoreNumerator: String(score.numerator), scoreDenominator: String(score.denominator), completedAt: now, version: current.version + 1, updatedAt: now };
+  const after: Inspection = revised(current, now, { state: 'COMPLETED', scoreNumerator: String(score.numerator), scoreDenominator: String(score.denominator), completedAt: now });
   ports.store.saveInspection({
     before: current,
     after,

@@ -2,9 +2,9 @@ import { auditFor, type AuditEntry } from '../audit/model';
 import type { Employee, EmployeeChange, GuardAction, UniqueAttribute, UniqueValue } from '../employees/public';
 import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
 import { assertSentEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
+import { givenAttributes, revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, UniquenessConflictError, ValidationError, type Problem } from '../shared/errors';
 import type { Candidate, CandidateMessage, Stage } from './model';
-import { givenAttributes } from '../shared/domain/lifecycle';
 import { PROBLEMS } from './problems';
 import type { UseCasePorts } from '../shared/domain/ports';
 
@@ -81,7 +81,7 @@ export const PERSONAL_ATTRIBUTES = ['givenName', 'familyName', 'email', 'phone',
 
 /** The candidate with its personal values removed; pipeline facts (position, stage, dates, employee link) stay. */
 export function erasedCandidate(c: Candidate, at: string): Candidate {
-  return { ...c, givenName: null, familyName: null, email: null, phone: null, source: null, erased: true, erasedAt: at, version: c.version + 1, updatedAt: at };
+  return revised(c, at, { givenName: null, familyName: null, email: null, phone: null, source: null, erased: true, erasedAt: at });
 }
 
 /** A message with its content removed; direction, channel and time stay. */
@@ -212,7 +212,7 @@ export async function updateCandidate(ports: RecruitmentPorts, actor: Who, id: s
   const changed = EDITABLE.filter((f) => next[f] !== current[f]);
   if (changed.length === 0) return current;
   const now = ports.now().toISOString();
-  const after: Candidate = { ...next, version: current.version + 1, updatedAt: now };
+  const after: Candidate = revised(current, now, next);
   ports.store.saveCandidate({ before: current, after, audit: audit(ports, actor, now, { action: 'candidate.updated', entity: { type: 'candidate', id }, changedAttributes: [...changed].sort() }) });
   return after;
 }
@@ -228,7 +228,7 @@ export async function moveCandidate(ports: RecruitmentPorts, actor: Who, id: str
   const current = await readCandidate(ports, organizationOf(actor), id, ifMatch);
   if (!assertMove(current, to)) return current;
   const now = ports.now().toISOString();
-  const after: Candidate = { ...current, stage: to, stageChangedAt: now, version: current.version + 1, updatedAt: now };
+  const after: Candidate = revised(current, now, { stage: to, stageChangedAt: now });
   ports.store.saveCandidate({
     before: current,
     after,
@@ -286,7 +286,7 @@ export async function hireCandidate(ports: RecruitmentPorts, actor: Who, id: str
   };
   const guards: GuardAction[] = values.map((v) => ({ kind: 'claim', attribute: v.attribute, value: v.value }));
   const employeeFields = ['userName', 'displayName', 'givenName', 'familyName', 'emails', 'externalId', 'employeeNumber', 'department', 'title'].filter((f) => (employee as Record<string, unknown>)[f] !== undefined);
-  const after: Candidate = { ...current, stage: 'HIRED', stageChangedAt: now, employeeId: employee.id, hiredAt: now, version: current.version + 1, updatedAt: now };
+  const after: Candidate = revised(current, now, { stage: 'HIRED', stageChangedAt: now, employeeId: employee.id, hiredAt: now });
   ports.store.saveHire({
     before: current,
     after,
@@ -338,7 +338,7 @@ export async function postMessage(ports: RecruitmentPorts, actor: Who, candidate
     erased: false,
     recordedAt: now,
   };
-  const after: Candidate = { ...current, messageCount: current.messageCount + 1, version: current.version + 1, updatedAt: now };
+  const after: Candidate = revised(current, now, { messageCount: current.messageCount + 1 });
   ports.store.saveMessage({
     before: current,
     after,

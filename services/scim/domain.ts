@@ -1,6 +1,7 @@
 import { auditEntry as buildAuditEntry, type AuditEntry } from '../audit/model';
 import { holderKey, planGuardMoves, type Employee, type GuardAction, type UniqueAttribute, type UniqueValue } from '../employees/public';
 import type { Actor } from '../shared/domain/actor';
+import { revised } from '../shared/domain/lifecycle';
 import { EtagMismatchError, NotFoundError, UniquenessConflictError } from '../shared/errors';
 import type { UserClause } from './domain-filter';
 import { USER_FIELD_NAMES, type UserFields } from './model';
@@ -225,7 +226,7 @@ export async function deleteUser(deps: ScimPorts, actor: Actor, id: string, ifMa
   const org = actor.principal.organizationId;
   const before = await getUser(deps, org, id);
   if (!ifMatchHolds(ifMatch, before)) throw new EtagMismatchError();
-  const after: Employee = { ...before, active: false, scimDeleted: true, updatedAt: deps.now().toISOString(), version: before.version + 1 };
+  const after: Employee = revised(before, deps.now().toISOString(), { active: false, scimDeleted: true });
   deps.store.saveUser({ before, after, guards: [], audit: auditEntry(deps, actor, 'scim_user.deleted', before, after) });
 }
 
@@ -245,7 +246,7 @@ export function ifMatchHolds(header: string | undefined, e: Pick<Employee, 'vers
 function nextState(before: Employee, fields: UserFields, now: string): Employee {
   const managed = new Set<string>([...USER_FIELD_NAMES, 'scimDeleted']);
   const kept = Object.fromEntries(Object.entries(before).filter(([key]) => !managed.has(key)));
-  return { ...kept, ...fields, updatedAt: now, version: before.version + 1 } as Employee;
+  return revised({ ...kept, ...fields } as Employee, now);
 }
 
 const valuesOf = (e: Pick<Employee, 'userName' | 'externalId'>): UniqueValue[] =>

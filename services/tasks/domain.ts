@@ -1,9 +1,9 @@
 import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { assertSentEtag, versionedEtag } from '../shared/domain/etag';
+import { archiveState, changedAttributes, givenAttributes, newArchivable, patched, revised } from '../shared/domain/lifecycle';
 import { NotFoundError, ValidationError } from '../shared/errors';
-import type { Schedule, Task } from './model';
-import { changedAttributes, givenAttributes, newArchivable } from '../shared/domain/lifecycle';
+import type { Task } from './model';
 import type { UseCasePorts } from '../shared/domain/ports';
 
 export type { Schedule, Task, Weekday } from './model';
@@ -33,12 +33,8 @@ export type TaskPorts = UseCasePorts<TasksStore>;
 
 export const taskEtag = versionedEtag<Task>('task');
 
-export interface TaskInput {
-  readonly title: string;
-  readonly instructions?: string | null;
-  readonly schedule?: Schedule | null;
-  readonly estimatedMinutes?: number | null;
-}
+/** A new task: its title, and its optional fields named as the task has them. */
+export type TaskInput = Pick<Task, 'title'> & Partial<Pick<Task, 'instructions' | 'schedule' | 'estimatedMinutes'>>;
 
 export type TaskPatch = Partial<TaskInput> & { readonly archived?: boolean };
 
@@ -89,19 +85,10 @@ export async function updateTask(ports: TaskPorts, actor: Actor, locationId: str
   const current = await taskAt(ports.store, actor.principal.organizationId, locationId, id);
   assertSentEtag(ifMatch, taskEtag(current));
   const now = ports.now().toISOString();
-  const archived = patch.archived ?? current.archived;
-  const candidate: Task = {
-    ...current,
-    title: patch.title ?? current.title,
-    instructions: patch.instructions === undefined ? current.instructions : patch.instructions,
-    schedule: patch.schedule === undefined ? current.schedule : patch.schedule,
-    estimatedMinutes: patch.estimatedMinutes === undefined ? current.estimatedMinutes : patch.estimatedMinutes,
-    archived,
-    archivedAt: archived === current.archived ? current.archivedAt : archived ? now : null,
-  };
+  const candidate: Task = { ...patched(current, patch, ['title', 'instructions', 'schedule', 'estimatedMinutes']), ...archiveState(current, patch.archived ?? current.archived, now) };
   const changed = changedAttributes(current, candidate, ATTRIBUTES);
   if (changed.length === 0) return current;
-  const next: Task = { ...candidate, version: current.version + 1, updatedAt: now };
+  const next: Task = revised(current, now, candidate);
   ports.store.saveTask({
     before: current,
     after: next,
