@@ -64,9 +64,11 @@ export type BicCheck = { readonly ok: true; readonly bic: string } | { readonly 
 /** BIC (ISO 9362): 4 letters bank, 2 letters country (an ISO 3166-1 code), 2 letters/digits location, optional 3 branch. */
 export function checkBic(input: string): BicCheck {
   const bic = input.replace(/\s+/g, '').toUpperCase();
-  if (!/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/.test(bic) || !isValidBIC(bic)) {
+  if (!/^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/.test(bic)) {
     return { ok: false, problem: 'A BIC has 8 or 11 characters: 4 letters (bank), 2 letters (country), 2 letters or digits (location), optionally 3 (branch).' };
   }
+  const country = bic.slice(4, 6);
+  if (!isCountryCode(country) || !isValidBIC(bic)) return { ok: false, problem: "The BIC's country code (characters 5 and 6) is not an ISO 3166-1 country." };
   return { ok: true, bic };
 }
 
