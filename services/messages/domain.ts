@@ -289,8 +289,9 @@ export function assertRecipientCount(messageId: string, count: number): void {
  *    batches, then stage the SENT message at the version read, on condition that the claim
  *    still holds. Either way the message, its audit entry and the idempotency record commit
  *    in one transaction: an attach, a change or another send of the same draft that commits
- *    first makes this one run again (and answer 409 or 412 then), and recipient items
- *    written by an attempt that lost stay invisible until a later attempt overwrites them.
+ *    first makes this one run again (and answer 409 or 412 then); recipient items written
+ *    by an attempt that lost are removed again and its claim ends (the store's abort
+ *    effects), and after a crash they stay invisible until a later attempt overwrites them.
  */
 export async function sendMessage(ports: MessagePorts, actor: Actor, id: string, ifMatch: string): Promise<Message> {
   const org = actor.principal.organizationId;

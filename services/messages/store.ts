@@ -2,14 +2,16 @@ import { DOCUMENT_LABEL, getDocument, linkableDocumentCheck } from '../documents
 import { getEmployees, listEmployeesPage } from '../employees/public';
 import { getLocation } from '../locations/public';
 import { employeesWithPublishedShifts } from '../planning/public';
-import { conditionalUpdate, type Db } from '../shared/ddb/client';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionFailed, conditionalUpdate, type Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
 import { getByIds, indexPage, type Page, type PagePosition } from '../shared/ddb/paging';
 import { collect, getOne } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
-import { batchPut } from '../shared/ddb/write';
+import { BATCH_WRITE_ITEMS, batchPut } from '../shared/ddb/write';
 import { ConcurrentChangeError } from '../shared/domain/conflict';
+import { eachLimited } from '../shared/domain/limited';
 import type { MessageChange, MessagesStore, ReadChange, SendChange, SendClaim } from './domain';
 import { messageFromItem, messageKeys, messageToItem, recipientCounts, recipientFromItem, recipientToItem, type Message, type MessageState, type Recipient } from './model';
 
@@ -93,8 +95,10 @@ const NO_OTHER_CLAIM = '(attribute_not_exists(sendClaimBy) OR sendClaimBy = :own
 /**
  * Claims a DRAFT for one send (an update that is not a new version): while it is the version
  * read and no other send holds an unexpired claim (this request may take its own again).
+ * When the attempt does not commit, its claim ends at once (onAbort) instead of at its expiry.
  */
-export async function claimSend(db: Db, message: Message, claim: SendClaim): Promise<void> {
+export async function claimSend(db: Db, unit: UnitOfWork, message: Message, claim: SendClaim): Promise<void> {
+  unit.onAbort(() => releaseClaim(db, message, claim));
   const claimed = await conditionalUpdate(db, {
     Key: messageKeys.message(message.organizationId, message.id),
     UpdateExpression: 'SET sendClaimBy = :owner, sendClaimUntil = :until',
@@ -105,8 +109,37 @@ export async function claimSend(db: Db, message: Message, claim: SendClaim): Pro
   if (!claimed) throw new ConcurrentChangeError('The message (or another send of it)');
 }
 
-/** Recipient items of a send attempt, ahead of its commit (plain puts: they overwrite a failed attempt's items). */
-export const writeRecipients = (db: Db, recipients: readonly Recipient[]): Promise<void> => batchPut(db, recipients.map(recipientToItem));
+/**
+ * Recipient items of a send attempt, ahead of its commit (plain puts: they overwrite a failed
+ * attempt's items). When the attempt does not commit, they are removed again (onAbort); an
+ * attempt that crashed before that leaves them invisible (recipientCounts) until a later send
+ * overwrites them.
+ */
+export async function writeRecipients(db: Db, unit: UnitOfWork, recipients: readonly Recipient[]): Promise<void> {
+  unit.onAbort(() => removeRecipients(db, recipients));
+  await batchPut(db, recipients.map(recipientToItem));
+}
+
+/** Ends a send attempt's claim, if the message still holds exactly that one. */
+async function releaseClaim(db: Db, message: Message, claim: SendClaim): Promise<void> {
+  await conditionalUpdate(db, {
+    Key: messageKeys.message(message.organizationId, message.id),
+    UpdateExpression: 'REMOVE sendClaimBy, sendClaimUntil',
+    ConditionExpression: 'sendClaimBy = :owner AND sendClaimUntil = :until',
+    ExpressionAttributeValues: { ':owner': claim.owner, ':until': claim.until },
+  });
+}
+
+/** Deletes a send attempt's recipient items that are still its own (another attempt's overwrite stays). */
+async function removeRecipients(db: Db, recipients: readonly Recipient[]): Promise<void> {
+  await eachLimited(recipients, BATCH_WRITE_ITEMS, async (r) => {
+    try {
+      await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: messageKeys.recipient(r.organizationId, r.messageId, r.employeeId), ConditionExpression: 'sendId = :sendId', ExpressionAttributeValues: { ':sendId': r.sendId } }));
+    } catch (error) {
+      if (!conditionFailed(error)) throw error;
+    }
+  });
+}
 
 /**
  * The SENT message at the version read (a put without the claim's attributes, so the claim
@@ -174,8 +207,8 @@ export const messagesStore = (db: Db, unit: UnitOfWork): MessagesStore => ({
     return found.slice(0, max);
   },
   scheduledAt: (org, locationId, from, to) => employeesWithPublishedShifts(db, org, locationId, from, to),
-  claimSend: (message, claim) => claimSend(db, message, claim),
-  writeRecipients: (recipients) => writeRecipients(db, recipients),
+  claimSend: (message, claim) => claimSend(db, unit, message, claim),
+  writeRecipients: (recipients) => writeRecipients(db, unit, recipients),
   saveMessage: (change) => saveMessage(unit, change),
   saveSend: (change) => saveSend(unit, change),
   saveRead: (change) => saveRead(unit, change),

@@ -4,7 +4,7 @@ import { documentKeys, documentToItem, type Document } from '../../services/docu
 import { PROBLEMS as DOCUMENT_PROBLEMS } from '../../services/documents/problems';
 import { putEmployee } from '../../services/employees/store';
 import { attachDocument, createMessage, markRead, MAX_RECIPIENTS, MAX_TRANSACTION_RECIPIENTS, messageEtag, sendMessage, updateMessage, type MessagePorts } from '../../services/messages/domain';
-import type { Message } from '../../services/messages/model';
+import { messageKeys, type Message } from '../../services/messages/model';
 import { getMessage, listReceived, listRecipients, messagesStore } from '../../services/messages/store';
 import { shiftToItem, type Shift } from '../../services/planning/model';
 import type { Principal } from '../../services/shared/auth/principal';
@@ -223,6 +223,45 @@ describe('recipients', () => {
     expect(await received(org, ids[100]!)).toEqual([]);
     await expect(run((p) => markRead(p, actor, draft.id, ids[100]!))).rejects.toMatchObject({ code: 'RESOURCE_NOT_FOUND' });
     expect(await run((p) => markRead(p, actor, draft.id, few[1]!))).toMatchObject({ readAt: expect.any(String) });
+  }, 60_000);
+
+  it('removes the recipient items of a large send that lost its commit once its unit is abandoned, and spares an item another attempt wrote over', async () => {
+    const org = randomUUID();
+    const actor = actorOf(org);
+    const ids = (await employees(org, MAX_TRANSACTION_RECIPIENTS + 10)).sort();
+    const draft = await run((p) => createMessage(p, actor, { subject: 's', body: 'b', audience: { type: 'EVERYONE' } }));
+    const unit = new TransactionUnit(db);
+    await sendMessage(portsOn(unit), actor, draft.id, messageEtag(draft));
+    expect(await itemsOf(org, 'MessageRecipient')).toHaveLength(ids.length);
+    // One item is meanwhile another attempt's (its own send id): it is not this attempt's to remove.
+    const other = randomUUID();
+    await db.doc.send(new UpdateCommand({ TableName: db.tableName, Key: messageKeys.recipient(org, draft.id, ids[0]!), UpdateExpression: 'SET sendId = :other', ExpressionAttributeValues: { ':other': other } }));
+    await run((p) => updateMessage(p, actorOf(org), draft.id, messageEtag(draft), { subject: 'changed' }));
+    await expect(unit.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
+
+    await unit.abandon();
+    const left = await itemsOf(org, 'MessageRecipient');
+    expect(left.map((r) => [r.employeeId, r.sendId])).toEqual([[ids[0], other]]);
+    expect((await getMessage(db, org, draft.id))!).toMatchObject({ state: 'DRAFT', version: 2 });
+  }, 60_000);
+
+  it('ends the claim of a large send that never reached its commit, so the next send need not wait for the claim to expire', async () => {
+    const org = randomUUID();
+    const actor = actorOf(org);
+    const ids = (await employees(org, MAX_TRANSACTION_RECIPIENTS + 5)).sort();
+    const draft = await run((p) => createMessage(p, actor, { subject: 's', body: 'b', audience: { type: 'EVERYONE' } }));
+    const failed = new TransactionUnit(db);
+    await sendMessage(portsOn(failed), actor, draft.id, messageEtag(draft));
+    expect((await scanTable(db)).find((i) => i.itemType === 'Message' && i.id === draft.id)).toHaveProperty('sendClaimBy');
+
+    // The request fails after the use case (before the commit): the handler abandons its unit.
+    await failed.abandon();
+    expect((await scanTable(db)).find((i) => i.itemType === 'Message' && i.id === draft.id)).not.toHaveProperty('sendClaimBy');
+    expect(await itemsOf(org, 'MessageRecipient')).toEqual([]);
+
+    const sent = await run((p) => sendMessage(p, actorOf(org), draft.id, messageEtag(draft)));
+    expect(sent).toMatchObject({ state: 'SENT', recipientCount: ids.length });
+    expect(await visible(sent)).toEqual(ids);
   }, 60_000);
 
   it('lets a large send commit only while its claim holds: another send of the draft is refused as a conflict, and reruns after the commit see it sent', async () => {
