@@ -1441,7 +1441,7 @@ export interface paths {
         head?: never;
         /**
          * Update, archive or restore a customer
-         * @description Changes the fields sent; `locationIds` and `contactIds` replace the links (a newly linked location must not be archived: 422 at its index; sending `contactIds` also needs contacts:write: 403 SCOPE_REQUIRED naming it); `archived: true` archives (the customer keeps its number), `false` restores. A change to the current values changes nothing (same ETag). Contact values (`contacts`) are present only when the key holds contacts:read; `contactIds` always are.
+         * @description Changes the fields sent; `locationIds` and `contactIds` replace the links (a newly linked location must not be archived: 422 at its index; sending `contactIds` also needs contacts:write: 403 SCOPE_REQUIRED naming it); `archived: true` archives (the customer keeps its number), `false` restores. A change to the current values changes nothing (same ETag). While an ACTIVE, unexpired customer access grant lets a contact in, archiving the customer, or unlinking that contact, is 409 CUSTOMER_ACCESS_GRANTED (`activeGrantIds` names the grants; revoke them first with `POST /customer-access/{grantId}/revoke`), checked in the same transaction as the change; INVITED grants do not block (their activation is refused while the customer is archived or the contact unlinked). Contact values (`contacts`) are present only when the key holds contacts:read; `contactIds` always are.
          *
          *     Scopes: customers:write.
          */
@@ -1539,7 +1539,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a grant
-         * @description INVITED or ACTIVE (expired or not) -> REVOKED, with an optional reason; a revoked grant is final (409 CUSTOMER_ACCESS_REVOKED). The body may be absent.
+         * @description INVITED or ACTIVE (expired or not) -> REVOKED, with an optional reason; a revoked grant is final (409 CUSTOMER_ACCESS_REVOKED). Revoking the ACTIVE grants of a customer lets it be archived, and its contacts be unlinked (409 CUSTOMER_ACCESS_GRANTED before). The body may be absent.
          *
          *     Scopes: customer_access:write.
          */
@@ -3985,7 +3985,7 @@ export interface components {
              * @description RFC 3339, UTC
              */
             expiresAt: string;
-            /** @description true once expiresAt has passed (an expired grant cannot be activated); false for a revoked grant. */
+            /** @description true once expiresAt has passed: the grant lets no one in any more (an expired INVITED grant cannot be activated, and an expired grant does not keep its customer from being archived nor its contact from being unlinked); false for a revoked grant. */
             expired: boolean;
             activatedAt: string | null;
             revokedAt: string | null;
@@ -4016,7 +4016,7 @@ export interface components {
              * @description RFC 3339, UTC
              */
             expiresAt: string;
-            /** @description true once expiresAt has passed (an expired grant cannot be activated); false for a revoked grant. */
+            /** @description true once expiresAt has passed: the grant lets no one in any more (an expired INVITED grant cannot be activated, and an expired grant does not keep its customer from being archived nor its contact from being unlinked); false for a revoked grant. */
             expired: boolean;
             activatedAt: string | null;
             revokedAt: string | null;
@@ -4776,7 +4776,7 @@ export interface components {
             detail: string;
             instance: string;
             /** @enum {string} */
-            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "PAYLOAD_TOO_LARGE" | "UNAUTHENTICATED" | "ACCESS_DENIED" | "SCOPE_REQUIRED" | "RESOURCE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "FEATURE_NOT_ENABLED" | "UNIQUENESS_CONFLICT" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "ETAG_REQUIRED" | "ETAG_MISMATCH" | "RATE_LIMITED" | "TRANSACTION_CONFLICT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "TIME_ENTRY_OVERLAP" | "TIME_ENTRY_VOIDED" | "UPLOAD_SESSION_COMPLETED" | "UPLOAD_SESSION_EXPIRED" | "UPLOAD_NOT_RECEIVED" | "DOCUMENT_NOT_AVAILABLE" | "SHIFT_OVERLAP" | "SHIFT_PUBLISHED" | "SHIFT_CANCELLED" | "SHIFT_EMPLOYEE_INACTIVE" | "SHIFT_LOCATION_ARCHIVED" | "CUSTOMER_ACCESS_ACTIVE" | "CUSTOMER_ACCESS_REVOKED" | "CUSTOMER_ACCESS_EXPIRED" | "CUSTOMER_ARCHIVED" | "CUSTOMER_CONTACT_UNLINKED" | "FEEDBACK_ACKNOWLEDGED" | "FEEDBACK_RESOLVED" | "INSPECTION_COMPLETED" | "CANDIDATE_HIRED" | "CANDIDATE_REJECTED" | "CANDIDATE_WITHDRAWN" | "CANDIDATE_ERASED" | "CANDIDATE_STAGE_PASSED" | "CANDIDATE_NOT_OFFERED" | "CANDIDATE_MESSAGE_LIMIT" | "QUOTE_DRAFT" | "QUOTE_SENT" | "QUOTE_ACCEPTED" | "QUOTE_DECLINED" | "QUOTE_EXPIRED" | "QUOTE_CONVERTED" | "INVOICE_DRAFT" | "INVOICE_ISSUED" | "INVOICE_PARTIALLY_PAID" | "INVOICE_PAID" | "INVOICE_VOID" | "MESSAGE_SENT" | "MESSAGE_RETRACTED" | "MESSAGE_NO_RECIPIENTS" | "MESSAGE_TOO_MANY_RECIPIENTS" | "INTEGRATION_EXISTS" | "INTEGRATION_DISABLED" | "INTEGRATION_CREDENTIALS_MISSING" | "OUTBOX_RECORD_SENT" | "OUTBOX_RECORD_IN_DISPATCH" | "EXPORT_MANIFEST_STALE";
+            code: "VALIDATION_ERROR" | "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_ACCEPTABLE" | "PAYLOAD_TOO_LARGE" | "UNAUTHENTICATED" | "ACCESS_DENIED" | "SCOPE_REQUIRED" | "RESOURCE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "FEATURE_NOT_ENABLED" | "UNIQUENESS_CONFLICT" | "IDEMPOTENCY_KEY_REQUIRED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "ETAG_REQUIRED" | "ETAG_MISMATCH" | "RATE_LIMITED" | "TRANSACTION_CONFLICT" | "SERVICE_UNAVAILABLE" | "INTERNAL_ERROR" | "TIME_ENTRY_OVERLAP" | "TIME_ENTRY_VOIDED" | "UPLOAD_SESSION_COMPLETED" | "UPLOAD_SESSION_EXPIRED" | "UPLOAD_NOT_RECEIVED" | "DOCUMENT_NOT_AVAILABLE" | "SHIFT_OVERLAP" | "SHIFT_PUBLISHED" | "SHIFT_CANCELLED" | "SHIFT_EMPLOYEE_INACTIVE" | "SHIFT_LOCATION_ARCHIVED" | "CUSTOMER_ACCESS_ACTIVE" | "CUSTOMER_ACCESS_REVOKED" | "CUSTOMER_ACCESS_EXPIRED" | "CUSTOMER_ACCESS_GRANTED" | "CUSTOMER_ARCHIVED" | "CUSTOMER_CONTACT_UNLINKED" | "FEEDBACK_ACKNOWLEDGED" | "FEEDBACK_RESOLVED" | "INSPECTION_COMPLETED" | "CANDIDATE_HIRED" | "CANDIDATE_REJECTED" | "CANDIDATE_WITHDRAWN" | "CANDIDATE_ERASED" | "CANDIDATE_STAGE_PASSED" | "CANDIDATE_NOT_OFFERED" | "CANDIDATE_MESSAGE_LIMIT" | "QUOTE_DRAFT" | "QUOTE_SENT" | "QUOTE_ACCEPTED" | "QUOTE_DECLINED" | "QUOTE_EXPIRED" | "QUOTE_CONVERTED" | "INVOICE_DRAFT" | "INVOICE_ISSUED" | "INVOICE_PARTIALLY_PAID" | "INVOICE_PAID" | "INVOICE_VOID" | "MESSAGE_SENT" | "MESSAGE_RETRACTED" | "MESSAGE_NO_RECIPIENTS" | "MESSAGE_TOO_MANY_RECIPIENTS" | "INTEGRATION_EXISTS" | "INTEGRATION_DISABLED" | "INTEGRATION_CREDENTIALS_MISSING" | "OUTBOX_RECORD_SENT" | "OUTBOX_RECORD_IN_DISPATCH" | "EXPORT_MANIFEST_STALE";
             /** @description Equals the X-Request-Id header. */
             requestId: string;
             /** @description Validation problems: where each invalid value is. */
@@ -19432,7 +19432,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; UNIQUENESS_CONFLICT: Value already in use */
+            /** @description IDEMPOTENCY_KEY_REUSED: Idempotency-Key reused with different input; IDEMPOTENCY_REQUEST_IN_PROGRESS: Request with this Idempotency-Key in progress; UNIQUENESS_CONFLICT: Value already in use; CUSTOMER_ACCESS_GRANTED: Customer access is still granted */
             409: {
                 headers: {
                     /** @description The request ID; share it with support. */

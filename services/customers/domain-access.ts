@@ -3,7 +3,7 @@ import type { Actor } from '../shared/domain/actor';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, fieldError } from '../shared/errors';
-import { audit, type CustomerPorts } from './domain';
+import { audit, unexpiredGrants, type CustomerPorts } from './domain';
 import type { Grant, GrantPermission } from './model';
 import { PROBLEMS } from './problems';
 
@@ -12,6 +12,9 @@ import { PROBLEMS } from './problems';
  * feedback. `INVITED` -> `ACTIVE` -> `REVOKED` (and `INVITED` -> `REVOKED`); a grant past its
  * `expiresAt` is `expired` and cannot be activated. The invitation secret is shown once, in
  * the response that creates the grant; only its SHA-256 is stored, and activation consumes it.
+ * The customer's access guard lists its ACTIVE grants: activation adds one, revocation removes
+ * it (both drop expired ones), so that archiving the customer or unlinking a contact can refuse
+ * while access is active, in the same transaction (domain.ts).
  */
 
 export const grantEtag = versionedEtag<Grant>('customer-access');
@@ -107,7 +110,8 @@ async function readGrant(ports: CustomerPorts, actor: Actor, id: string, ifMatch
  * 409 CUSTOMER_CONTACT_UNLINKED (what made the invitation valid must still hold: an archived
  * customer gets no new access); a secret that does not match: 422 at /invitationSecret. The
  * grant stays INVITED in each case. The secret is single-use: its hash is dropped; the
- * transaction checks the customer still at the version read.
+ * transaction checks the customer still at the version read and puts the next version of the
+ * customer's access guard, listing this grant.
  */
 export async function activateGrant(ports: CustomerPorts, actor: Actor, id: string, ifMatch: string, invitationSecret: string): Promise<Grant> {
   const grant = await readGrant(ports, actor, id, ifMatch);
@@ -121,26 +125,36 @@ export async function activateGrant(ports: CustomerPorts, actor: Actor, id: stri
     throw new AppError(PROBLEMS.CUSTOMER_CONTACT_UNLINKED, `Contact ${grant.contactId} is no longer linked to customer ${customer.id}; link it again (PATCH the customer's contactIds) to activate this grant.`);
   }
   if (!secretMatches(invitationSecret, grant.secretHash)) throw new ValidationError([{ pointer: '/invitationSecret', detail: 'This is not the invitation secret of this grant.' }]);
+  const guard = await ports.store.accessGuard(grant.organizationId, grant.customerId);
   const at = now.toISOString();
   const next: Grant = revised(grant, at, { state: 'ACTIVE', secretHash: null, activatedAt: at });
   ports.store.saveGrant({
     before: grant,
     after: next,
     customer,
+    access: { before: guard, activeGrants: { ...unexpiredGrants(guard, now), [id]: { contactId: grant.contactId, expiresAt: grant.expiresAt } } },
     audit: audit(ports, actor, at, { action: 'customer_access.activated', entity: { type: 'customer_access', id }, references: { customerId: grant.customerId }, before: { state: grant.state }, after: { state: 'ACTIVE' } }),
   });
   return next;
 }
 
-/** Revokes an invited or active grant (also an expired one); a revoked grant is final (409 CUSTOMER_ACCESS_REVOKED). */
+/**
+ * Revokes an invited or active grant (also an expired one); a revoked grant is final (409
+ * CUSTOMER_ACCESS_REVOKED). An ACTIVE grant leaves the customer's access guard (the guard's
+ * next version, from the version read), so the customer may then be archived or the contact unlinked.
+ */
 export async function revokeGrant(ports: CustomerPorts, actor: Actor, id: string, ifMatch: string, reason?: string): Promise<Grant> {
   const grant = await readGrant(ports, actor, id, ifMatch);
   if (grant.state === 'REVOKED') throw new AppError(PROBLEMS.CUSTOMER_ACCESS_REVOKED, `Customer access ${id} is already revoked.`);
-  const at = ports.now().toISOString();
+  const now = ports.now();
+  const guard = grant.state === 'ACTIVE' ? await ports.store.accessGuard(grant.organizationId, grant.customerId) : undefined;
+  const at = now.toISOString();
   const next: Grant = revised(grant, at, { state: 'REVOKED', secretHash: null, revokedAt: at });
+  const { [id]: listed, ...others } = guard?.activeGrants ?? {};
   ports.store.saveGrant({
     before: grant,
     after: next,
+    ...(guard && listed ? { access: { before: guard, activeGrants: unexpiredGrants({ ...guard, activeGrants: others }, now) } } : {}),
     audit: audit(ports, actor, at, {
       action: 'customer_access.revoked',
       entity: { type: 'customer_access', id },

@@ -3,17 +3,26 @@ import { requireScopes } from '../shared/auth/principal';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { archiveState, givenAttributes, newArchivable, patched, revised } from '../shared/domain/lifecycle';
-import { NotFoundError, ValidationError, type FieldError } from '../shared/errors';
-import type { Customer, Feedback, Grant } from './model';
+import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
+import type { AccessGuard, ActiveGrants, Customer, Feedback, Grant } from './model';
 import type { UseCasePorts } from '../shared/domain/ports';
+import { PROBLEMS } from './problems';
 
-export type { Customer, Feedback, FeedbackState, Grant, GrantPermission, GrantState } from './model';
+export type { AccessGuard, ActiveGrants, Customer, Feedback, FeedbackState, Grant, GrantPermission, GrantState } from './model';
 
 export interface CustomerChange {
   /** The stored state the change was decided on; absent for a new customer. */
   readonly before?: Customer;
   readonly after: Customer;
+  /** The access guard an archive or an unlink found no active access in: it must still be at this version. */
+  readonly access?: AccessGuard;
   readonly audit: AuditEntry;
+}
+
+/** The customer's access guard as read, and the ACTIVE grants it lists after the change. */
+export interface AccessChange {
+  readonly before: AccessGuard;
+  readonly activeGrants: ActiveGrants;
 }
 
 export interface GrantChange {
@@ -21,6 +30,8 @@ export interface GrantChange {
   readonly after: Grant;
   /** The customer the grant was decided on (new grants, activations): it must still be at this version. */
   readonly customer?: Customer;
+  /** Activations and revocations of an ACTIVE grant: the guard's next version. */
+  readonly access?: AccessChange;
   readonly audit: AuditEntry;
 }
 
@@ -48,6 +59,8 @@ export interface CustomersStore {
   /** Whether this visit confirmation exists in the organization, and at which location. */
   visitConfirmationLocation(organizationId: string, id: string): Promise<string | undefined>;
   getGrant(organizationId: string, id: string): Promise<Grant | undefined>;
+  /** The customer's access guard: its ACTIVE grants, expired or not (read consistently; a customer without one: version 0). */
+  accessGuard(organizationId: string, customerId: string): Promise<AccessGuard>;
   getFeedback(organizationId: string, id: string): Promise<Feedback | undefined>;
   saveCustomer(change: CustomerChange): void;
   saveGrant(change: GrantChange): void;
@@ -144,12 +157,40 @@ export async function createCustomer(ports: CustomerPorts, actor: Actor, input: 
   return customer;
 }
 
+/** The grants of the guard that still let their contact in at `now` (expired ones never will again: an expiry cannot be moved). */
+export function unexpiredGrants(guard: AccessGuard, now: Date): ActiveGrants {
+  return Object.fromEntries(Object.entries(guard.activeGrants).filter(([, g]) => Date.parse(g.expiresAt) > now.getTime()));
+}
+
+/**
+ * Archiving a customer, or unlinking a contact from it, must not leave a contact with access
+ * to a customer that is archived or that it no longer belongs to: while an ACTIVE, unexpired
+ * grant of the customer (of one of the unlinked contacts) exists, 409 CUSTOMER_ACCESS_GRANTED
+ * naming the grants (`activeGrantIds`). INVITED grants do not block: activation checks the
+ * customer and the link again (docs/decisions.md).
+ */
+function assertNoActiveAccess(customerId: string, guard: AccessGuard, now: Date, archiving: boolean, unlinked: readonly string[]): void {
+  const blocking = Object.entries(unexpiredGrants(guard, now)).filter(([, g]) => archiving || unlinked.includes(g.contactId));
+  if (blocking.length === 0) return;
+  const ids = blocking.map(([grantId]) => grantId).sort();
+  const contacts = [...new Set(blocking.map(([, g]) => g.contactId))].sort();
+  const what = archiving ? `Customer ${customerId} cannot be archived` : `Contact${contacts.length > 1 ? 's' : ''} ${contacts.join(', ')} cannot be unlinked from customer ${customerId}`;
+  throw new AppError(
+    PROBLEMS.CUSTOMER_ACCESS_GRANTED,
+    `${what}: active customer access still lets ${archiving ? 'its contacts' : contacts.length > 1 ? 'these contacts' : 'the contact'} in (grants ${ids.join(', ')}). Revoke each grant first (POST /customer-access/{grantId}/revoke).`,
+    { extensions: { activeGrantIds: ids } },
+  );
+}
+
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
 
 /**
  * Changes a customer (partial; `archived` archives or restores; lists replace the links).
  * 1. Read (404); If-Match (412).  2. Sending `contactIds` needs contacts:write (403); new links exist, new locations are active (422).  3. Nothing changed: as it is.
- * 4. Stage the next version; a new customer number moves its guard in the same transaction
+ * 4. Archiving, or unlinking a contact, while an ACTIVE grant still lets a contact in: 409
+ *    CUSTOMER_ACCESS_GRANTED (revoke first); the transaction holds only while the customer's
+ *    access guard is at the version read, so an activation that commits first makes it run again.
+ * 5. Stage the next version; a new customer number moves its guard in the same transaction
  *    (409 when another customer holds it). An archived customer keeps its number.
  */
 export async function updateCustomer(ports: CustomerPorts, actor: Actor, id: string, ifMatch: string, patch: CustomerPatch): Promise<Customer> {
@@ -168,8 +209,12 @@ export async function updateCustomer(ports: CustomerPorts, actor: Actor, id: str
   if (!sameList(candidate.locationIds, current.locationIds)) changed.push('locationIds');
   if (!sameList(candidate.contactIds, current.contactIds)) changed.push('contactIds');
   if (changed.length === 0) return current;
+  const archiving = archived && !current.archived;
+  const unlinked = current.contactIds.filter((c) => !contactIds.includes(c));
+  const access = archiving || unlinked.length > 0 ? await ports.store.accessGuard(org, id) : undefined;
+  if (access) assertNoActiveAccess(id, access, new Date(now), archiving, unlinked);
   const next: Customer = revised(current, now, candidate);
   const action = archived !== current.archived ? (archived ? 'customer.archived' : 'customer.restored') : 'customer.updated';
-  ports.store.saveCustomer({ before: current, after: next, audit: audit(ports, actor, now, { action, entity: { type: 'customer', id }, changedAttributes: changed.sort() }) });
+  ports.store.saveCustomer({ before: current, after: next, ...(access ? { access } : {}), audit: audit(ports, actor, now, { action, entity: { type: 'customer', id }, changedAttributes: changed.sort() }) });
   return next;
 }

@@ -7,6 +7,7 @@ import { archivableFields, versionedFields } from '../shared/schemas/stored';
  *   customer          PK ORG#<org>#CUST#<id>              SK CUST
  *   number guard      PK ORG#<org>#CUSTNO#<NUMBER>         SK GUARD   (customerId: the holder)
  *   access grant      PK ORG#<org>#CUSTACC#<id>           SK GRANT
+ *   access guard      PK ORG#<org>#CUST#<id>              SK ACCESS  (the customer's ACTIVE grants)
  *   feedback          PK ORG#<org>#FEEDBACK#<id>          SK FEEDBACK
  *   GSI1 ORG#<org>#CUSTOMERS[#ARCHIVED] / <lower name>#<id>        customers by name
  *   GSI1 ORG#<org>#CUSTACC / <createdAt>#<id>                      grants, oldest first
@@ -59,6 +60,29 @@ export const grantSchema = z
   .readonly();
 export type Grant = z.output<typeof grantSchema>;
 
+/** What the access guard holds of one ACTIVE grant: whose it is and until when it lets in. */
+export const activeGrantSchema = z.object({ contactId: z.string(), expiresAt: z.string() }).readonly();
+export type ActiveGrant = z.output<typeof activeGrantSchema>;
+export type ActiveGrants = Readonly<Record<string, ActiveGrant>>;
+
+/**
+ * The per-customer access guard: the customer's ACTIVE grants (grant id -> contact, expiry)
+ * and a version that every activation and revocation of an ACTIVE grant moves on. An archive
+ * or an unlink that found no active access holds only while the guard is still at the version
+ * it read, and an activation only while the customer is: of the two, one commits first and
+ * the other runs again. A missing item reads as version 0 (docs/decisions.md: grants activated
+ * before the guard existed are read from GSI2 until a write puts the guard).
+ */
+export const accessGuardSchema = z
+  .object({
+    organizationId: z.string(),
+    customerId: z.string(),
+    version: z.number().int().default(0),
+    activeGrants: z.record(z.string(), activeGrantSchema).readonly().default({}),
+  })
+  .readonly();
+export type AccessGuard = z.output<typeof accessGuardSchema>;
+
 export const FEEDBACK_STATES = ['OPEN', 'ACKNOWLEDGED', 'RESOLVED'] as const;
 export type FeedbackState = (typeof FEEDBACK_STATES)[number];
 export const FEEDBACK_CATEGORIES = ['CLEANLINESS', 'PUNCTUALITY', 'STAFF', 'COMMUNICATION', 'QUALITY', 'OTHER'] as const;
@@ -91,6 +115,7 @@ export const customerKeys = {
   numberGuard: (org: string, customerNumber: string) => ({ PK: `ORG#${org}#CUSTNO#${normalizeCustomerNumber(customerNumber)}`, SK: 'GUARD' }),
   byOrganization: (org: string, archived: boolean) => (archived ? `ORG#${org}#CUSTOMERS#ARCHIVED` : `ORG#${org}#CUSTOMERS`),
   grant: (org: string, id: string) => ({ PK: `ORG#${org}#CUSTACC#${id}`, SK: 'GRANT' }),
+  accessGuard: (org: string, customerId: string) => ({ PK: `ORG#${org}#CUST#${customerId}`, SK: 'ACCESS' }),
   grants: (org: string) => `ORG#${org}#CUSTACC`,
   customerGrants: (org: string, customerId: string) => `ORG#${org}#CUST#${customerId}#CUSTACC`,
   feedback: (org: string, id: string) => ({ PK: `ORG#${org}#FEEDBACK#${id}`, SK: 'FEEDBACK' }),
@@ -126,6 +151,15 @@ export const grantToItem = (g: Grant): Record<string, unknown> => ({
   ...g,
 });
 
+export const accessGuardToItem = (g: AccessGuard): Record<string, unknown> => ({
+  ...customerKeys.accessGuard(g.organizationId, g.customerId),
+  itemType: 'CustomerAccessGuard',
+  organizationId: g.organizationId,
+  customerId: g.customerId,
+  version: g.version,
+  activeGrants: g.activeGrants,
+});
+
 export const feedbackToItem = (f: Feedback): Record<string, unknown> => ({
   ...customerKeys.feedback(f.organizationId, f.id),
   GSI1PK: customerKeys.feedbackList(f.organizationId),
@@ -140,4 +174,5 @@ export const feedbackToItem = (f: Feedback): Record<string, unknown> => ({
 
 export const customerFromItem = (item: Record<string, unknown>): Customer => customerSchema.parse(item);
 export const grantFromItem = (item: Record<string, unknown>): Grant => grantSchema.parse(item);
+export const accessGuardFromItem = (item: Record<string, unknown>): AccessGuard => accessGuardSchema.parse(item);
 export const feedbackFromItem = (item: Record<string, unknown>): Feedback => feedbackSchema.parse(item);

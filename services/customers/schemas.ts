@@ -110,7 +110,7 @@ export const grantResponseSchema = z
     permissions: z.array(z.enum(GRANT_PERMISSIONS)),
     state: z.enum(GRANT_STATES),
     expiresAt: utc(),
-    expired: z.boolean().meta({ description: 'true once expiresAt has passed (an expired grant cannot be activated); false for a revoked grant.' }),
+    expired: z.boolean().meta({ description: 'true once expiresAt has passed: the grant lets no one in any more (an expired INVITED grant cannot be activated, and an expired grant does not keep its customer from being archived nor its contact from being unlinked); false for a revoked grant.' }),
     activatedAt: utc().nullable(),
     revokedAt: utc().nullable(),
     version: z.number().int(),

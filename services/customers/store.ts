@@ -4,13 +4,17 @@ import { inspectionExistsCheck, inspectionKeys, INSPECTION_LABEL } from '../qual
 import type { Db } from '../shared/ddb/client';
 import { movedOn, searchUpkeep, versionedPut } from '../shared/ddb/entity';
 import { getByIds, indexPage, listPage, type ListQuery, type Page, type PagePosition } from '../shared/ddb/paging';
-import { batchGet, getOne } from '../shared/ddb/read';
+import { batchGet, collectAll, getOne, projectionOf } from '../shared/ddb/read';
 import { searchWords } from '../shared/ddb/search';
 import type { TransactionCancelledError, TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import { UniquenessConflictError } from '../shared/errors';
-import type { CustomerChange, CustomersStore, FeedbackChange, GrantChange, LocationState } from './domain';
+import type { AccessChange, CustomerChange, CustomersStore, FeedbackChange, GrantChange, LocationState } from './domain';
 import {
+  accessGuardFromItem,
+  accessGuardSchema,
+  accessGuardToItem,
+  type AccessGuard,
   customerFromItem,
   customerKeys,
   customerSearchScope,
@@ -45,6 +49,7 @@ export const activeCustomerCheck = (org: string, id: string): TxItem => ({
 });
 const NUMBER_GUARD_LABEL = 'customer-number';
 const GRANT_LABEL = 'customer-access';
+const ACCESS_GUARD_LABEL = 'customer-access-guard';
 const FEEDBACK_LABEL = 'feedback';
 
 const searchState = (c: Customer) => ({ scope: customerSearchScope(c.archived), words: searchWords([c.name, c.customerNumber]) });
@@ -58,6 +63,44 @@ export const getGrant = (db: Db, org: string, id: string): Promise<Grant | undef
 export const getFeedback = (db: Db, org: string, id: string): Promise<Feedback | undefined> => getOne(db, customerKeys.feedback(org, id), feedbackFromItem);
 
 export const getCustomers = (db: Db, org: string, ids: readonly string[]): Promise<Map<string, Customer>> => getByIds(db, ids, (id) => customerKeys.customer(org, id), customerFromItem);
+
+/**
+ * The customer's access guard, read consistently. A customer without one (no grant activated
+ * or revoked since the guard exists) may still have ACTIVE grants activated before it: those
+ * are read from the customer's grants (GSI2; they are old enough to be there), and the first
+ * guard written lists them. A missing guard is version 0, and a write that relies on it holds
+ * only while it is still missing.
+ */
+export async function getAccessGuard(db: Db, org: string, customerId: string): Promise<AccessGuard> {
+  const guard = await getOne(db, customerKeys.accessGuard(org, customerId), accessGuardFromItem);
+  if (guard) return guard;
+  const projection = projectionOf(['id', 'contactId', 'expiresAt']);
+  const active = await collectAll(db, {
+    IndexName: 'GSI2',
+    KeyConditionExpression: 'GSI2PK = :pk',
+    FilterExpression: '#state = :active',
+    ProjectionExpression: projection.ProjectionExpression,
+    ExpressionAttributeNames: { ...projection.ExpressionAttributeNames, '#state': 'state' },
+    ExpressionAttributeValues: { ':pk': customerKeys.customerGrants(org, customerId), ':active': 'ACTIVE' },
+  });
+  return accessGuardSchema.parse({ organizationId: org, customerId, activeGrants: Object.fromEntries(active.map((g) => [String(g.id), { contactId: g.contactId, expiresAt: g.expiresAt }])) });
+}
+
+/** Transaction item condition: the access guard is still at the version read (still missing, for version 0). */
+const guardAt = (guard: AccessGuard) =>
+  guard.version === 0 ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'version = :read', ExpressionAttributeValues: { ':read': guard.version } };
+
+/** Transaction item: an archive or an unlink holds only while the access guard it found no active access in is unchanged. */
+const accessGuardUnchanged = (guard: AccessGuard): TxItem => ({
+  label: ACCESS_GUARD_LABEL,
+  op: { ConditionCheck: { Key: customerKeys.accessGuard(guard.organizationId, guard.customerId), ...guardAt(guard) } },
+});
+
+/** Transaction item: the access guard's next version with the ACTIVE grants after an activation or a revocation. */
+const putNextAccessGuard = ({ before, activeGrants }: AccessChange): TxItem => ({
+  label: ACCESS_GUARD_LABEL,
+  op: { Put: { Item: accessGuardToItem({ ...before, activeGrants, version: before.version + 1 }), ...guardAt(before) } },
+});
 
 /** The linked contacts with their values (only for keys that hold contacts:read: the handler decides). */
 export const linkedContacts = (db: Db, org: string, ids: readonly string[]): Promise<Map<string, Contact>> => getContacts(db, org, ids);
@@ -83,8 +126,9 @@ const contactExistsCheck = (org: string, id: string): TxItem => ({
 /**
  * Stages a customer change: the customer (new, or the next version of the one read), its
  * search words, its number guard (claimed when new or changed: 409 when another customer
- * holds it; the old one released only while it is still this customer's), and checks of the
- * links it gained (contacts exist, locations exist and are not archived).
+ * holds it; the old one released only while it is still this customer's), checks of the
+ * links it gained (contacts exist, locations exist and are not archived), and, for an archive or
+ * an unlink, that the access guard is still at the version read (no grant activated since).
  */
 export function saveCustomer(unit: UnitOfWork, change: CustomerChange): void {
   const { before, after } = change;
@@ -106,12 +150,13 @@ export function saveCustomer(unit: UnitOfWork, change: CustomerChange): void {
   const checks: TxItem[] = [
     ...after.locationIds.filter((l) => !before?.locationIds.includes(l)).map((l) => activeLocationCheck(org, l)),
     ...after.contactIds.filter((c) => !before?.contactIds.includes(c)).map((c) => contactExistsCheck(org, c)),
+    ...(change.access ? [accessGuardUnchanged(change.access)] : []),
   ];
   unit.stage({
     items: [versionedPut(CUSTOMER_LABEL, customerToItem(after), before), ...guards, ...customerSearchItems(before, after), ...checks],
     audit: change.audit,
     explain: (error: TransactionCancelledError) =>
-      error.failed(NUMBER_GUARD_LABEL) ? new UniquenessConflictError('customerNumber') : movedOn(CUSTOMER_LABEL, 'customer-number-release', LOCATION_LABEL, CONTACT_LABEL)(error),
+      error.failed(NUMBER_GUARD_LABEL) ? new UniquenessConflictError('customerNumber') : movedOn(CUSTOMER_LABEL, 'customer-number-release', LOCATION_LABEL, CONTACT_LABEL, ACCESS_GUARD_LABEL)(error),
   });
 }
 
@@ -121,11 +166,22 @@ const customerUnchanged = (customer: Customer): TxItem => ({
   op: { ConditionCheck: { Key: customerKeys.customer(customer.organizationId, customer.id), ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': customer.version } } },
 });
 
-/** Stages a grant: new or activated (with the customer still at the version read and the contact existing), or its next version. */
+/**
+ * Stages a grant: new or activated (with the customer still at the version read and the
+ * contact existing), or its next version; an activation or the revocation of an ACTIVE grant
+ * with the access guard's next version.
+ */
 export function saveGrant(unit: UnitOfWork, change: GrantChange): void {
   const { after, customer } = change;
-  const checks: TxItem[] = customer ? [customerUnchanged(customer), contactExistsCheck(after.organizationId, after.contactId)] : [];
-  unit.stage({ items: [versionedPut(GRANT_LABEL, grantToItem(after), change.before), ...checks], audit: change.audit, explain: movedOn(GRANT_LABEL, CUSTOMER_LABEL, CONTACT_LABEL) });
+  const checks: TxItem[] = [
+    ...(customer ? [customerUnchanged(customer), contactExistsCheck(after.organizationId, after.contactId)] : []),
+    ...(change.access ? [putNextAccessGuard(change.access)] : []),
+  ];
+  unit.stage({
+    items: [versionedPut(GRANT_LABEL, grantToItem(after), change.before), ...checks],
+    audit: change.audit,
+    explain: movedOn(GRANT_LABEL, CUSTOMER_LABEL, CONTACT_LABEL, ACCESS_GUARD_LABEL),
+  });
 }
 
 /** Stages feedback: new (its location active, its customer at the version read, its inspection and visit confirmation existing), or its next version. */
@@ -179,6 +235,7 @@ export const customersStore = (db: Db, unit: UnitOfWork): CustomersStore => ({
   },
   visitConfirmationLocation: async (org, id) => (await getVisitConfirmation(db, org, id))?.locationId,
   getGrant: (org, id) => getGrant(db, org, id),
+  accessGuard: (org, customerId) => getAccessGuard(db, org, customerId),
   getFeedback: (org, id) => getFeedback(db, org, id),
   saveCustomer: (change) => saveCustomer(unit, change),
   saveGrant: (change) => saveGrant(unit, change),

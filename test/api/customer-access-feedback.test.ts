@@ -120,6 +120,100 @@ describe('customer access', () => {
   });
 });
 
+describe('archiving a customer or unlinking a contact while access is active', () => {
+  /** A customer linking two fresh contacts, with the demo location. */
+  async function customerWithContacts() {
+    const a = await createContact(api, { name: 'Granted Contact' });
+    const b = await createContact(api, { name: 'Other Contact' });
+    const customer = await sent(api, 'POST', '/customers', { name: 'Guarded Co', customerNumber: `G-${randomUUID().slice(0, 8)}`, locationIds: [api.demo.locations[0]], contactIds: [a.id, b.id] });
+    return { customer, a: a.id as string, b: b.id as string };
+  }
+  /** An ACTIVE grant of this customer's contact. */
+  async function activeGrant(customer: string, contact: string, expiresAt = inDays(30)) {
+    const res = await invite({ customerId: customer, contactId: contact, expiresAt });
+    expect(res.status).toBe(201);
+    return sent(api, 'POST', `/customer-access/${res.body.id}/activate`, { invitationSecret: res.body.invitationSecret }, 200, { ifMatch: etag(res) });
+  }
+  const stored = async (id: string) => (await itemsOfType(api.db, 'Customer')).find((c) => c.id === id)!;
+  const patch = (id: string, body: Record<string, unknown>, ifMatch: string) => send(api, 'PATCH', `/customers/${id}`, body, { ifMatch });
+
+  it('refuses to archive a customer with an ACTIVE grant (409 CUSTOMER_ACCESS_GRANTED naming it, nothing written); after the revocation the archive goes through', async () => {
+    const { customer, a } = await customerWithContacts();
+    const grant = await activeGrant(customer.body.id, a);
+    const before = await countByType(api.db);
+    const refused = expectProblem(await patch(customer.body.id, { archived: true }, etag(customer)), 409, 'CUSTOMER_ACCESS_GRANTED');
+    expect(refused.activeGrantIds).toEqual([grant.body.id]);
+    expect(refused.detail).toContain(`/customer-access/{grantId}/revoke`);
+    expect(refused.detail).not.toContain('Granted Contact');
+    expect(await countByType(api.db)).toEqual(before);
+    expect(await stored(customer.body.id)).toMatchObject({ archived: false, archivedAt: null, version: 1 });
+    expect((await auditOf(api, customer.body.id)).map((e) => e.action)).toEqual(['customer.created']);
+    expect((await read(api, `/customer-access/${grant.body.id}`)).body).toMatchObject({ state: 'ACTIVE', expired: false });
+    expect((await read(api, `/customers?archived=true&q=${encodeURIComponent(customer.body.customerNumber)}`)).body.items).toEqual([]);
+
+    await sent(api, 'POST', `/customer-access/${grant.body.id}/revoke`, { reason: 'Customer leaves' }, 200, { ifMatch: etag(grant) });
+    const archived = await patch(customer.body.id, { archived: true }, etag(customer));
+    expect(archived.status).toBe(200);
+    expect(archived.body).toMatchObject({ archived: true, version: 2 });
+    expect(await stored(customer.body.id)).toMatchObject({ archived: true, version: 2 });
+  });
+
+  it("refuses to unlink an ACTIVE grant's contact (409, the link stays) but unlinks another contact; after the revocation the unlink goes through", async () => {
+    const { customer, a, b } = await customerWithContacts();
+    const grant = await activeGrant(customer.body.id, a);
+    const refused = expectProblem(await patch(customer.body.id, { contactIds: [b] }, etag(customer)), 409, 'CUSTOMER_ACCESS_GRANTED');
+    expect(refused.activeGrantIds).toEqual([grant.body.id]);
+    expect(refused.detail).toContain(a);
+    expect(await stored(customer.body.id)).toMatchObject({ contactIds: [a, b], version: 1 });
+    // Archiving and unlinking in one PATCH is refused as well.
+    expectProblem(await patch(customer.body.id, { archived: true, contactIds: [] }, etag(customer)), 409, 'CUSTOMER_ACCESS_GRANTED');
+
+    const kept = await patch(customer.body.id, { contactIds: [a] }, etag(customer));
+    expect(kept.status).toBe(200);
+    expect(kept.body.contactIds).toEqual([a]);
+
+    await sent(api, 'POST', `/customer-access/${grant.body.id}/revoke`, undefined, 200, { ifMatch: etag(grant) });
+    const unlinked = await patch(customer.body.id, { contactIds: [] }, etag(kept));
+    expect(unlinked.status).toBe(200);
+    expect(await stored(customer.body.id)).toMatchObject({ contactIds: [], version: 3 });
+  });
+
+  it('lets expired grants (INVITED or ACTIVE) and INVITED ones not block: an archive and an unlink go through', async () => {
+    const { customer, a, b } = await customerWithContacts();
+    const soon = new Date(Date.now() + 1500).toISOString();
+    const lapsedInvite = await invite({ customerId: customer.body.id, contactId: a, expiresAt: soon });
+    const lapsedActive = await activeGrant(customer.body.id, b, soon);
+    const pending = await invite({ customerId: customer.body.id, contactId: b });
+    await new Promise((r) => setTimeout(r, 1600));
+    expect((await read(api, `/customer-access/${lapsedInvite.body.id}`)).body).toMatchObject({ state: 'INVITED', expired: true });
+    expect((await read(api, `/customer-access/${lapsedActive.body.id}`)).body).toMatchObject({ state: 'ACTIVE', expired: true });
+
+    const unlinked = await patch(customer.body.id, { contactIds: [a] }, etag(customer));
+    expect(unlinked.status).toBe(200);
+    const archived = await patch(customer.body.id, { archived: true }, etag(unlinked));
+    expect(archived.status).toBe(200);
+    expect(await stored(customer.body.id)).toMatchObject({ archived: true, contactIds: [a], version: 3 });
+    // The pending invitation stays INVITED and cannot be activated while the customer is archived.
+    expectProblem(await send(api, 'POST', `/customer-access/${pending.body.id}/activate`, { invitationSecret: pending.body.invitationSecret }, { ifMatch: etag(pending) }), 409, 'CUSTOMER_ARCHIVED');
+  });
+
+  it('lets REVOKED grants (revoked while INVITED or while ACTIVE) not block', async () => {
+    const { customer, a, b } = await customerWithContacts();
+    const invited = await invite({ customerId: customer.body.id, contactId: a });
+    await sent(api, 'POST', `/customer-access/${invited.body.id}/revoke`, undefined, 200, { ifMatch: etag(invited) });
+    const active = await activeGrant(customer.body.id, b);
+    await sent(api, 'POST', `/customer-access/${active.body.id}/revoke`, undefined, 200, { ifMatch: etag(active) });
+    const listed = await read(api, `/customer-access?customerId=${customer.body.id}`);
+    expect(listed.body.items.map((g: { state: string }) => g.state)).toEqual(['REVOKED', 'REVOKED']);
+
+    const unlinked = await patch(customer.body.id, { contactIds: [] }, etag(customer));
+    expect(unlinked.status).toBe(200);
+    const archived = await patch(customer.body.id, { archived: true }, etag(unlinked));
+    expect(archived.status).toBe(200);
+    expect(await stored(customer.body.id)).toMatchObject({ archived: true, contactIds: [] });
+  });
+});
+
 describe('feedback', () => {
   const feedback = (over: Record<string, unknown> = {}) => send(api, 'POST', '/feedback', { rating: 4, category: 'CLEANLINESS', comment: 'Windows streaky on floor 3', locationId: api.demo.locations[0], ...over });
 

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { putLocation } from '../../services/locations/public';
 import { createCustomer, updateCustomer, customerEtag, type CustomerPorts } from '../../services/customers/domain';
 import { createFeedback } from '../../services/customers/domain-feedback';
-import { activateGrant, createGrant, grantEtag } from '../../services/customers/domain-access';
+import { activateGrant, createGrant, grantEtag, revokeGrant } from '../../services/customers/domain-access';
 import { customersStore, getCustomer, listCustomers, saveCustomer } from '../../services/customers/store';
 import { CUSTOMER_DEMO_IDS, seedCustomersAndQuality } from '../../services/customers/seed';
 import { UniquenessConflictError } from '../../services/shared/errors';
@@ -138,6 +138,47 @@ describe('references', () => {
     await expect(unit.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
     await expect(run((p) => activateGrant(p, actor, grant.id, grantEtag(grant), invitationSecret))).rejects.toMatchObject({ code: 'CUSTOMER_ARCHIVED' });
     expect((await scanTable(db)).find((i) => i.itemType === 'CustomerAccessGrant' && i.id === grant.id)).toMatchObject({ state: 'INVITED', version: 1 });
+  });
+
+  describe('access guard', () => {
+    const linker = { principal: { ...principal, scopes: new Set(['customers:write', 'contacts:write']) }, requestId: 'req-linker' };
+    async function customerWithGrant(customerNumber: string) {
+      const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+      const { contactKeys } = await import('../../services/locations/public');
+      const contactId = randomUUID();
+      await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...contactKeys.contact(ORG, contactId), itemType: 'Contact', id: contactId, organizationId: ORG, name: 'Portal user' } }));
+      const customer = await run((p) => createCustomer(p, linker, { name: 'Guarded', customerNumber, contactIds: [contactId] }));
+      const issued = await run((p) => createGrant(p, actor, { customerId: customer.id, contactId, permissions: ['reports:read'], expiresAt: new Date(Date.now() + 86_400_000).toISOString() }));
+      return { customer, contactId, ...issued };
+    }
+    const storedCustomer = async (id: string) => (await scanTable(db)).find((i) => i.itemType === 'Customer' && i.id === id);
+
+    it('refuses an archive and an unlink decided before an activation committed: each runs again and answers 409 CUSTOMER_ACCESS_GRANTED', async () => {
+      const { customer, grant, invitationSecret } = await customerWithGrant('AG-1');
+      // Both decide while the grant is still INVITED (nothing blocks them then).
+      const archive = new TransactionUnit(db);
+      await updateCustomer(portsOn(archive), actor, customer.id, customerEtag(customer), { archived: true });
+      const unlink = new TransactionUnit(db);
+      await updateCustomer(portsOn(unlink), linker, customer.id, customerEtag(customer), { contactIds: [] });
+      await run((p) => activateGrant(p, actor, grant.id, grantEtag(grant), invitationSecret));
+      await expect(archive.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
+      await expect(unlink.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
+      await expect(run((p) => updateCustomer(p, actor, customer.id, customerEtag(customer), { archived: true }))).rejects.toMatchObject({ code: 'CUSTOMER_ACCESS_GRANTED', extensions: { activeGrantIds: [grant.id] } });
+      await expect(run((p) => updateCustomer(p, linker, customer.id, customerEtag(customer), { contactIds: [] }))).rejects.toMatchObject({ code: 'CUSTOMER_ACCESS_GRANTED' });
+      expect(await storedCustomer(customer.id)).toMatchObject({ archived: false, contactIds: customer.contactIds, version: 1 });
+    });
+
+    it('counts a grant activated before the guard existed (read from the customer grants), and the revocation writes the guard without it', async () => {
+      const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
+      const { customerKeys } = await import('../../services/customers/model');
+      const { customer, grant, invitationSecret } = await customerWithGrant('AG-2');
+      const active = await run((p) => activateGrant(p, actor, grant.id, grantEtag(grant), invitationSecret));
+      await db.doc.send(new DeleteCommand({ TableName: db.tableName, Key: customerKeys.accessGuard(ORG, customer.id) }));
+      await expect(run((p) => updateCustomer(p, actor, customer.id, customerEtag(customer), { archived: true }))).rejects.toMatchObject({ code: 'CUSTOMER_ACCESS_GRANTED', extensions: { activeGrantIds: [grant.id] } });
+      await run((p) => revokeGrant(p, actor, grant.id, grantEtag(active)));
+      expect((await scanTable(db)).find((i) => i.itemType === 'CustomerAccessGuard' && i.customerId === customer.id)).toMatchObject({ version: 1, activeGrants: {} });
+      expect(await run((p) => updateCustomer(p, actor, customer.id, customerEtag(customer), { archived: true }))).toMatchObject({ archived: true, version: 2 });
+    });
   });
 
   it('refuses a customer link to a location archived before the commit: the use case runs again and answers 422', async () => {
