@@ -926,7 +926,7 @@ export interface paths {
         get?: never;
         /**
          * Link a material to a location
-         * @description Links a material to a location with stock 0; linking a linked material changes nothing, also once it is archived. Both must belong to this organization (404); an archived material is not linked anew (422, parameter materialId). If-Match (the link's ETag, as this route answers it) is optional and honoured when sent: a stale one, or any If-Match when the material is not linked yet, is 412 ETAG_MISMATCH and nothing is written. The body may be absent or `{}`.
+         * @description Links a material to a location with stock 0; linking a linked material changes nothing, also once the location or the material is archived. Both must belong to this organization (404); an archived location or material is not linked anew (422, parameter locationId / materialId; restore it with PATCH `archived: false`). If-Match (the link's ETag, as this route answers it) is optional and honoured when sent: a stale one, or any If-Match when the material is not linked yet, is 412 ETAG_MISMATCH and nothing is written. The body may be absent or `{}`.
          *
          *     Scopes: materials:write.
          */
@@ -1124,7 +1124,7 @@ export interface paths {
         get?: never;
         /**
          * Link a document to a location
-         * @description Links an AVAILABLE document to a location (409 DOCUMENT_NOT_AVAILABLE otherwise); an archived document is 422 (parameter documentId). Linking a linked document changes nothing, also once it is archived. Both must belong to this organization (404). If-Match (the link's ETag, as this route answers it) is optional and honoured when sent: a stale one, or any If-Match when the document is not linked yet, is 412 ETAG_MISMATCH. The body may be absent or `{}`.
+         * @description Links an AVAILABLE document to a location (409 DOCUMENT_NOT_AVAILABLE otherwise); an archived document is 422 (parameter documentId), an archived location 422 (parameter locationId; restore it with PATCH `archived: false`). Linking a linked document changes nothing, also once the document or the location is archived. Both must belong to this organization (404). If-Match (the link's ETag, as this route answers it) is optional and honoured when sent: a stale one, or any If-Match when the document is not linked yet, is 412 ETAG_MISMATCH. The body may be absent or `{}`.
          *
          *     Scopes: documents:write.
          */

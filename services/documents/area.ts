@@ -124,7 +124,7 @@ export const documentsArea = defineArea({
       path: '/locations/{locationId}/documents/{documentId}',
       scopes: ['documents:write'],
       summary: 'Link a document to a location',
-      description: 'Links an AVAILABLE document to a location (409 DOCUMENT_NOT_AVAILABLE otherwise); an archived document is 422 (parameter documentId). Linking a linked document changes nothing, also once it is archived. Both must belong to this organization (404). If-Match (the link\'s ETag, as this route answers it) is optional and honoured when sent: a stale one, or any If-Match when the document is not linked yet, is 412 ETAG_MISMATCH. The body may be absent or `{}`.',
+      description: 'Links an AVAILABLE document to a location (409 DOCUMENT_NOT_AVAILABLE otherwise); an archived document is 422 (parameter documentId), an archived location 422 (parameter locationId; restore it with PATCH `archived: false`). Linking a linked document changes nothing, also once the document or the location is archived. Both must belong to this organization (404). If-Match (the link\'s ETag, as this route answers it) is optional and honoured when sent: a stale one, or any If-Match when the document is not linked yet, is 412 ETAG_MISMATCH. The body may be absent or `{}`.',
       body: emptyBody,
       bodyOptional: true,
       idempotencyKey: 'optional',

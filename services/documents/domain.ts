@@ -3,7 +3,7 @@ import type { UseCasePorts } from '../shared/domain/ports';
 import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, assertSentEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
-import { AppError, NotFoundError, ValidationError } from '../shared/errors';
+import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { objectKeys, type Document, type LocationDocument, type OwnerType, type RejectionReason, type UploadSession } from './model';
 import { PROBLEMS } from './problems';
 
@@ -59,7 +59,8 @@ export type LinkChange = { readonly kind: 'link' | 'unlink'; readonly link: Loca
 export interface DocumentsStore {
   getDocument(organizationId: string, id: string): Promise<Document | undefined>;
   getSession(organizationId: string, id: string): Promise<UploadSession | undefined>;
-  locationExists(organizationId: string, id: string): Promise<boolean>;
+  /** The location of this organization (`archived` as stored), or undefined. */
+  getLocation(organizationId: string, id: string): Promise<{ readonly archived: boolean } | undefined>;
   employeeExists(organizationId: string, id: string): Promise<boolean>;
   getLink(organizationId: string, locationId: string, documentId: string): Promise<LocationDocument | undefined>;
   /** The new session and PENDING document, with an existence check of the owner. */
@@ -129,7 +130,7 @@ export async function openUpload(ports: DocumentPorts, actor: Actor, input: Uplo
   const owner = input.owner ?? { type: 'ORGANIZATION' as const };
   const ownerType: OwnerType = owner.type;
   const ownerId = owner.type === 'LOCATION' ? owner.locationId : owner.type === 'EMPLOYEE' ? owner.employeeId : null;
-  if (owner.type === 'LOCATION' && !(await ports.store.locationExists(org, owner.locationId))) {
+  if (owner.type === 'LOCATION' && !(await ports.store.getLocation(org, owner.locationId))) {
     throw new ValidationError([{ pointer: '/owner/locationId', detail: `Location ${owner.locationId} does not exist in this organization.` }]);
   }
   if (owner.type === 'EMPLOYEE' && !(await ports.store.employeeExists(org, owner.employeeId))) {
@@ -284,21 +285,28 @@ export async function archiveDocument(ports: DocumentPorts, actor: Actor, id: st
 /**
  * Links a document to a location (PUT /locations/{locationId}/documents/{documentId}): a link,
  * not a copy. Both must exist in this organization (404). Linking a linked document changes
- * nothing (also once the document is archived: existing links stay). A new link needs a
- * document that is not archived (422: nothing new points at an archived record) and AVAILABLE
- * (409). The transaction checks both again.
+ * nothing (also once the location or the document is archived: existing links stay). A new
+ * link needs a location and a document that are not archived (422, parameter locationId /
+ * documentId, each one that is: nothing new points at an archived record) and an AVAILABLE
+ * document (409). The transaction checks them again: a location or document archived
+ * meanwhile runs the use case again, which then answers 422.
  * If-Match, when sent, must be the link's ETag: a link that is not there has none, so it fails
  * (412) and nothing is linked (RFC 9110 13.1.1).
  */
 export async function linkDocument(ports: DocumentPorts, actor: Actor, locationId: string, documentId: string, ifMatch?: string): Promise<{ link: LocationDocument; document: Document }> {
   const org = actor.principal.organizationId;
-  if (!(await ports.store.locationExists(org, locationId))) throw new NotFoundError(`Location ${locationId}`);
+  const location = await ports.store.getLocation(org, locationId);
+  if (!location) throw new NotFoundError(`Location ${locationId}`);
   const document = await ports.store.getDocument(org, documentId);
   if (!document) throw new NotFoundError(`Document ${documentId}`);
   const existing = await ports.store.getLink(org, locationId, documentId);
   assertSentEtag(ifMatch, existing && linkEtag(existing));
   if (existing) return { link: existing, document };
-  if (document.archived) throw new ValidationError([{ parameter: 'documentId', detail: `Document ${documentId} is archived: an archived document cannot be linked.` }]);
+  const archived: FieldError[] = [
+    ...(location.archived ? [{ parameter: 'locationId', detail: `Location ${locationId} is archived: a document cannot be linked to an archived location; restore it first (PATCH archived: false).` }] : []),
+    ...(document.archived ? [{ parameter: 'documentId', detail: `Document ${documentId} is archived: an archived document cannot be linked.` }] : []),
+  ];
+  if (archived.length > 0) throw new ValidationError(archived);
   assertAvailable(document);
   const now = ports.now().toISOString();
   const link: LocationDocument = { organizationId: org, locationId, documentId, linkedAt: now };

@@ -54,7 +54,7 @@ export const handler = areaHandler(documentsArea, {
       const { locationId } = request.params;
       const org = request.principal.organizationId;
       const { binding, position } = await listPosition<{ after: string }>(request, { locationId });
-      if (!(await request.ports.store.locationExists(org, locationId))) throw new NotFoundError(`Location ${locationId}`);
+      if (!(await request.ports.store.getLocation(org, locationId))) throw new NotFoundError(`Location ${locationId}`);
       const page = await listLinks(defaultDb(), org, locationId, request.query.limit ?? DEFAULT_LIMIT, position?.after);
       const documents = await getDocuments(defaultDb(), org, page.items.map((l) => l.documentId));
       const items = page.items.flatMap((l) => {

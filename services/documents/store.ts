@@ -1,5 +1,5 @@
 import { employeeExistsCheck, getEmployee } from '../employees/public';
-import { getLocation, locationExistsCheck } from '../locations/public';
+import { activeLocationCheck, getLocation, locationExistsCheck } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
 import { indexPage, getByIds, prefixPage, type Page, type PagePosition } from '../shared/ddb/paging';
@@ -79,13 +79,19 @@ export const linkableDocumentCheck = (org: string, documentId: string): TxItem =
   },
 });
 
+/**
+ * Stages a link change. Link: the new link (not there yet), the location existing and not
+ * archived (`activeLocationCheck`) and the document linkable; either failing means it changed
+ * since it was read, and the use case runs again (answering the link, 422 or 409). Unlink: the
+ * link is deleted if it is still there.
+ */
 export function saveLink(unit: UnitOfWork, change: LinkChange): void {
   const { organizationId: org, locationId, documentId } = change.link;
   const items: TxItem[] =
     change.kind === 'link'
       ? [
           { label: LINK_LABEL, op: { Put: { Item: linkToItem(change.link), ConditionExpression: 'attribute_not_exists(PK)' } } },
-          { ...locationExistsCheck(org, locationId), label: OWNER_LABEL },
+          { ...activeLocationCheck(org, locationId), label: OWNER_LABEL },
           linkableDocumentCheck(org, documentId),
         ]
       : [{ label: LINK_LABEL, op: { Delete: { Key: documentKeys.link(org, locationId, documentId), ConditionExpression: 'attribute_exists(PK)' } } }];
@@ -96,7 +102,10 @@ export function saveLink(unit: UnitOfWork, change: LinkChange): void {
 export const documentsStore = (db: Db, unit: UnitOfWork): DocumentsStore => ({
   getDocument: (org, id) => getDocument(db, org, id),
   getSession: (org, id) => getSession(db, org, id),
-  locationExists: async (org, id) => (await getLocation(db, org, id)) !== undefined,
+  getLocation: async (org, id) => {
+    const location = await getLocation(db, org, id);
+    return location && { archived: location.archived };
+  },
   employeeExists: async (org, id) => (await getEmployee(db, org, id)) !== undefined,
   getLink: (org, locationId, documentId) => getLink(db, org, locationId, documentId),
   saveUpload: (change) => saveUpload(unit, change),

@@ -112,7 +112,7 @@ export const materialsArea = defineArea({
       scopes: ['materials:write'],
       summary: 'Link a material to a location',
       description:
-        "Links a material to a location with stock 0; linking a linked material changes nothing, also once it is archived. Both must belong to this organization (404); an archived material is not linked anew (422, parameter materialId). If-Match (the link's ETag, as this route answers it) is optional and honoured when sent: a stale one, or any If-Match when the material is not linked yet, is 412 ETAG_MISMATCH and nothing is written. The body may be absent or `{}`.",
+        "Links a material to a location with stock 0; linking a linked material changes nothing, also once the location or the material is archived. Both must belong to this organization (404); an archived location or material is not linked anew (422, parameter locationId / materialId; restore it with PATCH `archived: false`). If-Match (the link's ETag, as this route answers it) is optional and honoured when sent: a stale one, or any If-Match when the material is not linked yet, is 412 ETAG_MISMATCH and nothing is written. The body may be absent or `{}`.",
       body: emptyBody,
       bodyOptional: true,
       ifMatch: 'optional',

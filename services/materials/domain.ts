@@ -10,7 +10,8 @@ export type { AdjustmentType, Material, StockAdjustment, StockLink } from './mod
 
 /** The location, material and link of a pair, read together before a link or an adjustment. */
 export interface WriteContext {
-  readonly locationExists: boolean;
+  /** The location of this organization (`archived` as stored), or undefined. */
+  readonly location?: { readonly archived: boolean };
   readonly material?: Material;
   readonly link?: StockLink;
 }
@@ -153,23 +154,26 @@ export const archiveMaterial = (ports: MaterialPorts, actor: Actor, id: string, 
  * 1. Location and material must exist in the organization (404 for either path id).
  * 2. If-Match, when sent, must be the link's ETag (412): a link that is not there has none,
  *    so a conditional PUT never creates one (RFC 9110 13.1.1).
- * 3. Already linked: answer the link as it is (also once the material is archived: existing
- *    links stay).
- * 4. A new link needs a material that is not archived (422, parameter materialId): nothing
- *    new points at an archived record.
- * 5. Stage the new link (stock 0) with existence checks of both (the material's also that it
- *    is not archived) and an audit entry; a link that appeared meanwhile is answered as it is.
+ * 3. Already linked: answer the link as it is (also once the location or the material is
+ *    archived: existing links stay).
+ * 4. A new link needs a location and a material that are not archived (422, parameter
+ *    locationId / materialId, each one that is): nothing new points at an archived record.
+ * 5. Stage the new link (stock 0) with checks that both still exist and are not archived, and
+ *    an audit entry; a link that appeared, or a location or material archived meanwhile, runs
+ *    the use case again from 1 (answering the link, or 422).
  */
 export async function linkMaterial(ports: MaterialPorts, actor: Actor, locationId: string, materialId: string, ifMatch?: string): Promise<StockLink> {
   const org = actor.principal.organizationId;
   const context = await ports.store.readWriteContext(org, locationId, materialId);
-  if (!context.locationExists) throw new NotFoundError(`Location ${locationId}`);
+  if (!context.location) throw new NotFoundError(`Location ${locationId}`);
   if (!context.material) throw new NotFoundError(`Material ${materialId}`);
   assertSentEtag(ifMatch, context.link && linkEtag(context.link));
   if (context.link) return context.link;
-  if (context.material.archived) {
-    throw new ValidationError([{ parameter: 'materialId', detail: `Material ${materialId} is archived: an archived material cannot be linked to a location; restore it first (PATCH archived: false).` }]);
-  }
+  const archived: FieldError[] = [
+    ...(context.location.archived ? [{ parameter: 'locationId', detail: `Location ${locationId} is archived: a material cannot be linked to an archived location; restore it first (PATCH archived: false).` }] : []),
+    ...(context.material.archived ? [{ parameter: 'materialId', detail: `Material ${materialId} is archived: an archived material cannot be linked to a location; restore it first (PATCH archived: false).` }] : []),
+  ];
+  if (archived.length > 0) throw new ValidationError(archived);
   const now = ports.now().toISOString();
   const link: StockLink = { organizationId: org, locationId, materialId, stockMilli: 0, version: 1, linkedAt: now, lastAdjustedAt: null, updatedAt: now };
   ports.store.saveLink({ kind: 'link', link, audit: audit(ports, actor, now, { action: 'material.linked_to_location', entity: { type: 'material', id: materialId }, references: { locationId } }) });
@@ -253,9 +257,9 @@ export interface Adjusted {
  */
 export async function adjustStock(ports: MaterialPorts, actor: Actor, input: AdjustmentInput): Promise<Adjusted> {
   const org = actor.principal.organizationId;
-  const { locationExists, material, link } = await ports.store.readWriteContext(org, input.locationId, input.materialId);
+  const { location, material, link } = await ports.store.readWriteContext(org, input.locationId, input.materialId);
   const missing: FieldError[] = [
-    ...(locationExists ? [] : [{ pointer: '/locationId', detail: `Location ${input.locationId} does not exist in this organization.` }]),
+    ...(location ? [] : [{ pointer: '/locationId', detail: `Location ${input.locationId} does not exist in this organization.` }]),
     ...(material ? [] : [{ pointer: '/materialId', detail: `Material ${input.materialId} does not exist in this organization.` }]),
   ];
   if (missing.length > 0) throw new ValidationError(missing);

@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { getLocation, locationExistsCheck, locationKeys, LOCATION_LABEL } from '../locations/public';
+import { activeLocationCheck, getLocation, locationKeys, LOCATION_LABEL } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, searchUpkeep, versionedPut } from '../shared/ddb/entity';
 import { getByIds, listPage, prefixPage, type ListQuery, type Page } from '../shared/ddb/paging';
@@ -44,12 +44,17 @@ export const getMaterials = (db: Db, org: string, ids: readonly string[]): Promi
   getByIds(db, ids, (id) => materialKeys.material(org, id), materialFromItem);
 
 /**
- * What a link or adjustment needs to know, in one BatchGetItem: whether the location and the
- * material exist in the organization, and the current link of the pair.
+ * What a link or adjustment needs to know, in one BatchGetItem: whether the location exists in
+ * the organization and is archived (an item without `archived` is active), the material, and
+ * the current link of the pair.
  */
 export async function readWriteContext(db: Db, org: string, locationId: string, materialId: string): Promise<WriteContext> {
   const [location, material, link] = await batchGet(db, [locationKeys.location(org, locationId), materialKeys.material(org, materialId), materialKeys.link(org, locationId, materialId)]);
-  return { locationExists: location !== undefined, material: material ? materialFromItem(material) : undefined, link: link ? linkFromItem(link) : undefined };
+  return {
+    location: location ? { archived: location.archived === true } : undefined,
+    material: material ? materialFromItem(material) : undefined,
+    link: link ? linkFromItem(link) : undefined,
+  };
 }
 
 export const getLink = (db: Db, org: string, locationId: string, materialId: string): Promise<StockLink | undefined> => getOne(db, materialKeys.link(org, locationId, materialId), linkFromItem);
@@ -65,8 +70,9 @@ export function saveMaterial(unit: UnitOfWork, change: MaterialChange): void {
 }
 
 /**
- * Stages a link change. Link: the new link (not there yet) with existence checks of the
- * location and the material (not archived). Unlink: the link is deleted only at the version read, with the
+ * Stages a link change. Link: the new link (not there yet) with checks that the location and
+ * the material exist and are not archived (the location's is the locations area's
+ * `activeLocationCheck`). Unlink: the link is deleted only at the version read, with the
  * closing adjustment that brings the stock to zero when there is stock left.
  */
 export function saveLink(unit: UnitOfWork, change: LinkChange): void {
@@ -76,7 +82,7 @@ export function saveLink(unit: UnitOfWork, change: LinkChange): void {
     change.kind === 'link'
       ? [
           { label: LINK_LABEL, op: { Put: { Item: linkToItem(change.link), ConditionExpression: 'attribute_not_exists(PK)' } } },
-          locationExistsCheck(org, locationId),
+          activeLocationCheck(org, locationId),
           {
             label: MATERIAL_LABEL,
             op: { ConditionCheck: { Key: materialKeys.material(org, materialId), ConditionExpression: 'attribute_exists(PK) AND archived = :no', ExpressionAttributeValues: { ':no': false } } },
@@ -89,7 +95,7 @@ export function saveLink(unit: UnitOfWork, change: LinkChange): void {
           },
           ...(change.closing ? [putAdjustment(change.closing)] : []),
         ];
-  // A link that appeared, moved or lost its location or material since it was read: read again.
+  // A link that appeared or moved, or a location or material archived or gone since it was read: read again.
   unit.stage({ items, audit: change.audit, explain: movedOn(LINK_LABEL, LOCATION_LABEL, MATERIAL_LABEL) });
 }
 

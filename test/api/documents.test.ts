@@ -1,8 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { linkDocument, type DocumentPorts } from '../../services/documents/domain';
 import { documentKeys, objectKeys } from '../../services/documents/model';
 import { completedUploadResponseSchema, documentResponseSchema, uploadSessionResponseSchema } from '../../services/documents/schemas';
+import { documentsStore } from '../../services/documents/store';
+import { documentObjects, documentPolicy } from '../../services/documents/store-objects';
+import type { Principal } from '../../services/shared/auth/principal';
 import { BUCKET_ENV, headObject } from '../../services/shared/aws/s3';
+import { inUnitOfWork, TransactionUnit, type UnitOfWork } from '../../services/shared/ddb/unit-of-work';
+import { ConcurrentChangeError } from '../../services/shared/domain/conflict';
 import { call, countByType, expectParameters, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture, type ApiResponse } from '../support/api';
 import { auditOf, createLocation, keyWith, read, send, sent } from './locations-fixture';
 
@@ -273,6 +279,84 @@ describe('documents list, archive and location links', () => {
     const again = await send(api, 'PUT', `/locations/${location.id}/documents/${linked.id}`);
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ documentId: linked.id, document: { archived: true } });
+  });
+
+  it('refuses a new link to an archived location (422, parameter locationId), writing nothing; its existing links stay; restored, it links again', async () => {
+    const location = await createLocation(api, { name: `Closed depot ${randomUUID().slice(0, 8)}` });
+    const linked = await availableDocument();
+    const fresh = await availableDocument();
+    const link = await sent(api, 'PUT', `/locations/${location.id}/documents/${linked.id}`, undefined, 200);
+    const archived = await sent(api, 'DELETE', `/locations/${location.id}`);
+    const linkedIds = async () => (await read(api, `/locations/${location.id}/documents`)).body.items.map((i: { documentId: string }) => i.documentId);
+    const linkAudits = async (documentId: string) => (await auditOf(api, documentId)).filter((a) => a.action === 'document.linked_to_location');
+
+    const before = await countByType(api.db);
+    const refused = await send(api, 'PUT', `/locations/${location.id}/documents/${fresh.id}`);
+    expectParameters(refused, ['locationId']);
+    expect(refused.body.errors).toEqual([{ parameter: 'locationId', detail: `Location ${location.id} is archived: a document cannot be linked to an archived location; restore it first (PATCH archived: false).` }]);
+    expect(refused.headers.get('etag')).toBeNull();
+    expect(await countByType(api.db)).toEqual(before);
+    expect(await linkedIds()).toEqual([linked.id]);
+    expect(await linkAudits(fresh.id)).toEqual([]);
+
+    // An archived document as well: both parameters are named at once, and nothing is written.
+    await sent(api, 'POST', `/documents/${fresh.id}/archive`, undefined, 200, { ifMatch: fresh.etag });
+    const beforeBoth = await countByType(api.db);
+    expectParameters(await send(api, 'PUT', `/locations/${location.id}/documents/${fresh.id}`), ['documentId', 'locationId']);
+    expect(await countByType(api.db)).toEqual(beforeBoth);
+
+    // The link made before the archive stays: repeating it answers it unchanged, without a new audit entry.
+    const again = await send(api, 'PUT', `/locations/${location.id}/documents/${linked.id}`);
+    expect({ status: again.status, etag: again.headers.get('etag'), linkedAt: again.body.linkedAt }).toEqual({ status: 200, etag: link.headers.get('etag'), linkedAt: link.body.linkedAt });
+    expect(await linkAudits(linked.id)).toHaveLength(1);
+
+    // Restored, the location takes new links again.
+    await sent(api, 'PATCH', `/locations/${location.id}`, { archived: false }, 200, { ifMatch: archived.headers.get('etag')! });
+    const other = await availableDocument();
+    const relinked = await sent(api, 'PUT', `/locations/${location.id}/documents/${other.id}`, undefined, 200);
+    expect(relinked.body).toMatchObject({ locationId: location.id, documentId: other.id, document: { id: other.id, state: 'AVAILABLE', archived: false } });
+    expect((await linkedIds()).sort()).toEqual([linked.id, other.id].sort());
+    expect(await linkAudits(other.id)).toEqual([expect.objectContaining({ references: { locationId: location.id }, requestId: relinked.requestId })]);
+  });
+
+  it('a location archived between the read and the commit: the transaction refuses the link, the use case runs again and answers 422; nothing is written', async () => {
+    const principal: Principal = { organizationId: api.demo.organizationId, keyId: 'race', keyLabel: 'Race test', environment: 'TEST', scopes: new Set(['documents:write']) };
+    const actor = { principal, requestId: `req-${randomUUID()}` };
+    const portsOf = (unit: UnitOfWork): DocumentPorts => ({ store: documentsStore(api.db, unit), objects: documentObjects(), policy: documentPolicy(), now: () => new Date(), newId: randomUUID });
+    const doc = await availableDocument();
+
+    // Decided on the active location, committed after it was archived: a concurrent change, never a 500.
+    const stale = await createLocation(api, { name: `Closing depot ${randomUUID().slice(0, 8)}` });
+    const unit = new TransactionUnit(api.db);
+    await linkDocument(portsOf(unit), actor, stale.id, doc.id);
+    await sent(api, 'DELETE', `/locations/${stale.id}`);
+    await expect(unit.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
+
+    // Run as the area handler runs it: the first read sees the location active, it is archived right after.
+    const location = await createLocation(api, { name: `Closing depot ${randomUUID().slice(0, 8)}` });
+    let reads = 0;
+    const racing = (ports: DocumentPorts): DocumentPorts => ({
+      ...ports,
+      store: {
+        ...ports.store,
+        getLocation: async (org, id) => {
+          const read = await ports.store.getLocation(org, id);
+          reads += 1;
+          if (reads === 1) await sent(api, 'DELETE', `/locations/${location.id}`);
+          return read;
+        },
+      },
+    });
+    const linkItems = async () => (await scanTable(api.db)).filter((i) => i.documentId === doc.id && i.PK !== documentKeys.document(api.demo.organizationId, doc.id).PK);
+    const before = await linkItems();
+    await expect(inUnitOfWork(api.db, (u) => linkDocument(racing(portsOf(u)), actor, location.id, doc.id))).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ parameter: 'locationId', detail: expect.stringContaining(`Location ${location.id} is archived`) }],
+    });
+    expect(reads).toBe(2);
+    expect(await linkItems()).toEqual(before);
+    expect((await auditOf(api, doc.id)).filter((a) => a.action === 'document.linked_to_location')).toEqual([]);
+    for (const l of [stale, location]) expect((await read(api, `/locations/${l.id}/documents`)).body.items).toEqual([]);
   });
 
   it("honours the link's ETag on PUT and DELETE when sent: stale or not linked yet is 412 and writes nothing; a missing link is 404", async () => {

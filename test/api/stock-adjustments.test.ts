@@ -106,6 +106,51 @@ describe('PUT /locations/{locationId}/materials/{materialId}', () => {
     expect((await sent(api, 'PUT', linkPath(location.id, fresh.id))).body.stock).toBe(0);
   });
 
+  it('refuses a new link to an archived location (422 at locationId, nothing written); its existing links stay; restored, it links again', async () => {
+    const location = await createLocation(api, { name: `Closed site ${randomUUID().slice(0, 8)}` });
+    const kept = await createMaterial(api, { name: `Site stock ${randomUUID().slice(0, 8)}` });
+    const fresh = await createMaterial(api, { name: `Site newcomer ${randomUUID().slice(0, 8)}` });
+    const link = await sent(api, 'PUT', linkPath(location.id, kept.id));
+    await sent(api, 'POST', '/materials/stock-adjustments', { locationId: location.id, materialId: kept.id, quantityChange: 4, reason: 'Delivery' }, 201);
+    const archived = await sent(api, 'DELETE', `/locations/${location.id}`);
+
+    const before = await tableFingerprint(api.db);
+    const refused = await send(api, 'PUT', linkPath(location.id, fresh.id));
+    expectParameters(refused, ['locationId']);
+    expect(refused.body.errors).toEqual([{ parameter: 'locationId', detail: `Location ${location.id} is archived: a material cannot be linked to an archived location; restore it first (PATCH archived: false).` }]);
+    expect(refused.headers.get('etag')).toBeNull();
+    expect(await tableFingerprint(api.db)).toBe(before);
+    // An archived material as well: both parameters are named at once, and nothing is written.
+    const archivedMaterial = await sent(api, 'DELETE', `/materials/${fresh.id}`);
+    const beforeBoth = await tableFingerprint(api.db);
+    expectParameters(await send(api, 'PUT', linkPath(location.id, fresh.id)), ['locationId', 'materialId']);
+    expect(await tableFingerprint(api.db)).toBe(beforeBoth);
+    const restoredMaterial = await sent(api, 'PATCH', `/materials/${fresh.id}`, { archived: false }, 200, { ifMatch: archivedMaterial.headers.get('etag')! });
+    expect(restoredMaterial.body.archived).toBe(false);
+    expect(await stockOf(location.id, fresh.id)).toBeUndefined();
+    expect((await itemsOfType(api.db, 'StockLink')).filter((l) => l.materialId === fresh.id)).toEqual([]);
+    expect((await auditOf(api, fresh.id)).map((a) => a.action)).toEqual(['material.created', 'material.archived', 'material.updated']);
+
+    // The existing link stays: repeating it answers it unchanged (no new version, no audit entry).
+    const keptLink = async () => (await itemsOfType(api.db, 'StockLink')).filter((l) => l.materialId === kept.id);
+    const storedBefore = await keptLink();
+    const again = await send(api, 'PUT', linkPath(location.id, kept.id));
+    expect(again.status).toBe(200);
+    expect(again.headers.get('etag')).toBe(`"location-material:${location.id}:${kept.id}:v2"`);
+    expect(again.body).toMatchObject({ locationId: location.id, materialId: kept.id, stock: 4, linkedAt: link.body.linkedAt });
+    expect(await keptLink()).toEqual(storedBefore);
+    expect((await auditOf(api, kept.id)).filter((a) => a.action === 'material.linked_to_location')).toHaveLength(1);
+
+    // Restored, the location takes new links again.
+    await sent(api, 'PATCH', `/locations/${location.id}`, { archived: false }, 200, { ifMatch: archived.headers.get('etag')! });
+    const linked = await sent(api, 'PUT', linkPath(location.id, fresh.id));
+    expect(linked.body).toMatchObject({ locationId: location.id, materialId: fresh.id, stock: 0 });
+    expect(linked.headers.get('etag')).toBe(`"location-material:${location.id}:${fresh.id}:v1"`);
+    expect((await auditOf(api, fresh.id)).filter((a) => a.action === 'material.linked_to_location')).toEqual([
+      expect.objectContaining({ references: { locationId: location.id }, requestId: linked.requestId }),
+    ]);
+  });
+
   it('lists the links of a location with their stock, in pages', async () => {
     const location = await createLocation(api, { name: 'Shelf' });
     const materials = await Promise.all([1, 2, 3].map((i) => createMaterial(api, { name: `Shelf item ${i}` })));

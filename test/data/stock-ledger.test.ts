@@ -89,6 +89,57 @@ describe('adjustStock under concurrency', () => {
   });
 });
 
+describe('linkMaterial against a location archived meanwhile', () => {
+  /** A location written as the seed writes them (no `archived` yet: active). */
+  async function site(): Promise<{ id: string; organizationId: string; name: string; createdAt: string; updatedAt: string }> {
+    const at = new Date().toISOString();
+    const location = { id: randomUUID(), organizationId: ORG, name: 'Closing site', createdAt: at, updatedAt: at };
+    await putLocation(db, location);
+    return location;
+  }
+  const archive = (location: Awaited<ReturnType<typeof site>>) => putLocation(db, { ...location, archived: true, archivedAt: new Date().toISOString() } as never);
+
+  it('never commits a new link that the location check refuses: the failed condition is a concurrent change, not an error of the request', async () => {
+    const location = await site();
+    const material = await run((ports) => createMaterial(ports, actor, { name: 'Item' }));
+    // Decided on the active location, committed after it was archived.
+    const unit = new TransactionUnit(db);
+    await linkMaterial(portsOf(unit), actor, location.id, material.id);
+    await archive(location);
+    await expect(unit.commit()).rejects.toBeInstanceOf(ConcurrentChangeError);
+    expect(await getLink(db, ORG, location.id, material.id)).toBeUndefined();
+  });
+
+  it('runs again from its reads and answers 422 at the parameter locationId; nothing is written', async () => {
+    const location = await site();
+    const material = await run((ports) => createMaterial(ports, actor, { name: 'Item' }));
+    let reads = 0;
+    /** The first read sees the location active; the location is archived right after it, before the commit. */
+    const racing = (ports: MaterialPorts): MaterialPorts => ({
+      ...ports,
+      store: {
+        ...ports.store,
+        readWriteContext: async (org, locationId, materialId) => {
+          const context = await ports.store.readWriteContext(org, locationId, materialId);
+          reads += 1;
+          if (reads === 1) await archive(location);
+          return context;
+        },
+      },
+    });
+    const ofMaterial = async () => (await scanTable(db)).filter((i) => i.materialId === material.id || i.entity?.id === material.id || i.id === material.id);
+    const before = await ofMaterial();
+    await expect(run((ports) => linkMaterial(racing(ports), actor, location.id, material.id))).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ parameter: 'locationId', detail: expect.stringContaining(`Location ${location.id} is archived`) }],
+    });
+    expect(reads).toBe(2);
+    expect(await getLink(db, ORG, location.id, material.id)).toBeUndefined();
+    // No link and no audit entry: the material, its items and its audit trail are as they were.
+    expect(await ofMaterial()).toEqual(before);
+  });
+});
+
 describe('listAdjustments', () => {
   it('bounds recordedAt with from inclusive and to exclusive, on every access pattern, and pages', async () => {
     const p = await pair();
