@@ -35,6 +35,16 @@ export interface References {
   readonly tasks: ReadonlyMap<string, { readonly locationId: string; readonly archived: boolean }>;
 }
 
+/**
+ * The references of one version of a shift, read before its publish: a bulk publish reads
+ * those of all its drafts at once. Only used while the shift is at that version (every change
+ * of a shift moves its version, so the same version names the same employee, location and tasks).
+ */
+export interface ReadAhead {
+  readonly version: number;
+  readonly references: References;
+}
+
 export interface ShiftChange {
   readonly before?: Shift;
   readonly after: Shift;
@@ -262,7 +272,8 @@ function assertReferencesActive(shift: Shift, refs: References): void {
  *    If-Match, when given, must be its ETag (412).
  * 2. Its location must not be archived (409 SHIFT_LOCATION_ARCHIVED), nor any of its tasks
  *    (409 SHIFT_TASK_ARCHIVED), nor its employee, if any, deactivated (409
- *    SHIFT_EMPLOYEE_INACTIVE) since it was drafted (one read of them all).
+ *    SHIFT_EMPLOYEE_INACTIVE) since it was drafted: one read of them all, or `readAhead` when
+ *    it was read for this version of the shift.
  * 3. An assigned shift must not overlap another PUBLISHED shift of its employee: the plan is
  *    read consistently with the guard's version (409 SHIFT_OVERLAP unless overridden with a
  *    reason; the override and the overlapped shifts are audited).
@@ -271,12 +282,13 @@ function assertReferencesActive(shift: Shift, refs: References): void {
  *    commits; the other runs again and answers 409. A reference that changed after it was read
  *    fails its check: the publish runs again from its reads and answers 409 then.
  */
-export async function publishShift(ports: PlanningPorts, actor: Actor, id: string, ifMatch: string | undefined, decision: OverlapDecision = {}): Promise<Shift> {
+export async function publishShift(ports: PlanningPorts, actor: Actor, id: string, ifMatch: string | undefined, decision: OverlapDecision = {}, readAhead?: ReadAhead): Promise<Shift> {
   const org = actor.principal.organizationId;
   const current = await existingShift(ports, org, id);
   assertMove(current, 'PUBLISHED');
   assertSentEtag(ifMatch, shiftEtag(current));
-  assertReferencesActive(current, await ports.store.readReferences(org, publishReferenceIds([current])));
+  const refs = readAhead?.version === current.version ? readAhead.references : await ports.store.readReferences(org, publishReferenceIds([current]));
+  assertReferencesActive(current, refs);
   const now = ports.now().toISOString();
   const next: Shift = revised(current, now, { state: 'PUBLISHED', publishedAt: now });
   const { guards, overriddenIds } = await planChange(ports, org, current, next, decision);
@@ -329,14 +341,17 @@ export const BULK_PUBLISH_PARALLEL = 8;
 /**
  * Publishes the DRAFT shifts starting in [from, to), optionally of one employee or location.
  * 1. Read the drafts by start; more than 200 is 422 (narrow the range).
- * 2. Publish each in a transaction of its own (atomic per shift, as publishShift does): a
- *    shift that would overlap, whose location or a task of which is archived or whose
- *    employee is deactivated, or that another request published or cancelled meanwhile, is
- *    reported in `rejected` with its code and the others still publish. Never overrides.
+ * 2. Read the references of all drafts at once (each employee, location and task once).
+ * 3. Publish each in a transaction of its own (atomic per shift, as publishShift does, with
+ *    the references read in 2 while the shift is still at the version read in 1, checked
+ *    again in its transaction): a shift that would overlap, whose location or a task of which
+ *    is archived or whose employee is deactivated, or that another request published or
+ *    cancelled meanwhile, is reported in `rejected` with its code and the others still
+ *    publish. Never overrides.
  *    One employee's drafts go one after another in start order (of two that overlap, the
  *    earlier publishes), up to BULK_PUBLISH_PARALLEL employees at once; both lists keep the
  *    drafts' order. A failure that is not a refusal stops starting more and is thrown.
- * 3. Repeating the call publishes nothing twice: published shifts are no longer drafts.
+ * 4. Repeating the call publishes nothing twice: published shifts are no longer drafts.
  */
 export async function publishRange(ports: PlanningPorts, actor: Actor, filter: RangeFilter): Promise<RangePublished> {
   const drafts = await ports.store.draftsStartingIn(actor.principal.organizationId, filter, BULK_PUBLISH_MAX + 1);
@@ -348,11 +363,19 @@ export async function publishRange(ports: PlanningPorts, actor: Actor, filter: R
     const lane = draft.employeeId ?? `open:${draft.id}`;
     lanes.set(lane, [...(lanes.get(lane) ?? []), draft]);
   }
+  const references = await ports.store.readReferences(actor.principal.organizationId, publishReferenceIds(drafts));
   const rejections = new Map<string, PublishRejection>();
   await eachLimited([...lanes.values()], BULK_PUBLISH_PARALLEL, async (lane) => {
     for (const draft of lane) {
+      // For the first attempt only: a publish runs again because something it read moved on,
+      // maybe a reference, and then reads its references afresh.
+      let readAhead: ReadAhead | undefined = { version: draft.version, references };
       try {
-        await ports.separately((p) => publishShift(p, actor, draft.id, undefined));
+        await ports.separately((p) => {
+          const given = readAhead;
+          readAhead = undefined;
+          return publishShift(p, actor, draft.id, undefined, {}, given);
+        });
       } catch (error) {
         if (!(error instanceof AppError) || error.code === 'TRANSACTION_CONFLICT') throw error;
         const ids = error.extensions.overlappingShiftIds as string[] | undefined;

@@ -157,4 +157,35 @@ describe('references checked again in the transaction', () => {
     expect(state.done).toBe(true);
     expect((await itemsOfType(db, 'Shift')).find((i) => i.id === draft.id)).toMatchObject({ state: 'DRAFT', version: 1 });
   });
+
+  it('a bulk publish reads the references of all drafts once; a task archived after that read fails the check in the transaction, and the retry reads afresh and rejects the draft', async () => {
+    const [emp, task, other] = [await employee(), randomUUID(), randomUUID()];
+    await putTask(task, false);
+    await putTask(other, false);
+    const draft = (day: string, taskIds: string[], employeeId?: string) =>
+      run((p) => createShift(p, actor, { employeeId, locationId: LOC, startsAt: `2031-10-${day}T08:00:00.000Z`, endsAt: `2031-10-${day}T16:00:00.000Z`, taskIds }));
+    const held = await draft('01', [other, task], emp);
+    const fine = [await draft('02', [other], emp), await draft('03', [other])];
+    // Every reference read, by the bulk publish itself and by the publish of each draft (each attempt's own ports).
+    const reads: string[][] = [];
+    const state = { done: false };
+    const counting = (p: PlanningPorts): PlanningPorts => ({
+      ...p,
+      store: {
+        ...p.store,
+        readReferences: async (org, ids) => {
+          reads.push([...(ids.taskIds ?? [])]);
+          return p.store.readReferences(org, ids);
+        },
+      },
+      separately: (work) => p.separately((own) => work(counting(own))),
+    });
+    const result = await run((p) => publishRange(racing(counting(p), () => putTask(task, true), state), actor, { from: '2031-10-01T00:00:00.000Z', to: '2031-10-04T00:00:00.000Z', locationId: LOC }));
+    expect(state.done).toBe(true);
+    expect(result.publishedShiftIds).toEqual(fine.map((s) => s.id));
+    expect(result.rejected).toEqual([{ shiftId: held.id, code: 'SHIFT_TASK_ARCHIVED', detail: expect.stringContaining(task) }]);
+    // One read for all three drafts (each id once), then only the retry of the draft whose check failed.
+    expect(reads).toEqual([[other, task], [other, task]]);
+    expect((await itemsOfType(db, 'Shift')).find((i) => i.id === held.id)).toMatchObject({ state: 'DRAFT', version: 1 });
+  });
 });
