@@ -44,7 +44,7 @@ export const planningArea = defineArea({
       scopes: ['planning:write'],
       summary: 'Publish the draft shifts of a range',
       description:
-        'Publishes every DRAFT shift starting in [from, to), optionally of one employee or location (at most 200; more is 422). Atomic per shift: a shift that would overlap another published shift of its employee is not published and is listed in `rejected` with `SHIFT_OVERLAP` (a bulk publish never overrides), one whose location was archived or employee deactivated with `SHIFT_LOCATION_ARCHIVED` or `SHIFT_EMPLOYEE_INACTIVE`; the others are published. Repeating it publishes nothing twice.',
+        'Publishes every DRAFT shift starting in [from, to), optionally of one employee or location (at most 200; more is 422). Atomic per shift: a shift that would overlap another published shift of its employee is not published and is listed in `rejected` with `SHIFT_OVERLAP` (a bulk publish never overrides), one whose location or a task of which was archived, or whose employee was deactivated, with `SHIFT_LOCATION_ARCHIVED`, `SHIFT_TASK_ARCHIVED` or `SHIFT_EMPLOYEE_INACTIVE`; the others are published. Repeating it publishes nothing twice.',
       body: bulkPublishBody,
       idempotencyKey: 'required',
       success: { status: 200, description: 'What was published and what was not.', schema: bulkPublishResponseSchema, headers: ['Idempotency-Replayed'] },
@@ -75,12 +75,12 @@ export const planningArea = defineArea({
       scopes: ['planning:write'],
       summary: 'Publish a shift',
       description:
-        'DRAFT -> PUBLISHED. The location must not have been archived (409 SHIFT_LOCATION_ARCHIVED) nor the employee deactivated (409 SHIFT_EMPLOYEE_INACTIVE) since the shift was drafted; checked again in the transaction. Two published shifts of one employee never overlap (checked atomically: of two publishes that would overlap exactly one succeeds); `overlapOverride: true` with `overlapReason` publishes anyway and is audited with the overlapped shifts. The body may be absent.',
+        'DRAFT -> PUBLISHED. The location must not have been archived (409 SHIFT_LOCATION_ARCHIVED), nor a task of the shift (409 SHIFT_TASK_ARCHIVED), nor the employee deactivated (409 SHIFT_EMPLOYEE_INACTIVE) since the shift was drafted; checked again in the transaction. Two published shifts of one employee never overlap (checked atomically: of two publishes that would overlap exactly one succeeds); `overlapOverride: true` with `overlapReason` publishes anyway and is audited with the overlapped shifts. The body may be absent.',
       body: publishShiftBody,
       bodyOptional: true,
       schema: shiftResponseSchema,
       returns: 'The PUBLISHED shift.',
-      problems: [PROBLEMS.SHIFT_OVERLAP, PROBLEMS.SHIFT_PUBLISHED, PROBLEMS.SHIFT_CANCELLED, PROBLEMS.SHIFT_LOCATION_ARCHIVED, PROBLEMS.SHIFT_EMPLOYEE_INACTIVE],
+      problems: [PROBLEMS.SHIFT_OVERLAP, PROBLEMS.SHIFT_PUBLISHED, PROBLEMS.SHIFT_CANCELLED, PROBLEMS.SHIFT_LOCATION_ARCHIVED, PROBLEMS.SHIFT_TASK_ARCHIVED, PROBLEMS.SHIFT_EMPLOYEE_INACTIVE],
     }),
     cancelShift: actionRoute({
       path: '/planning/shifts/{shiftId}/cancel',

@@ -21,11 +21,28 @@ export type { PlanGuard, PlannedShift, Shift, ShiftState, VisitConfirmation } fr
  * plan exactly one commits and the other runs again from its reads (and sees the first).
  */
 
-/** The references of a shift as read together: existence, active or archive state, and the location of each task. */
-export interface ShiftReferences {
-  readonly employee?: { readonly active: boolean };
-  readonly location?: { readonly archived: boolean };
+/** The ids of employees, locations and tasks to read together. */
+export interface ReferenceIds {
+  readonly employeeIds?: readonly string[];
+  readonly locationIds?: readonly string[];
+  readonly taskIds?: readonly string[];
+}
+
+/** References read together, by id: existence (an id read but not found is absent), active or archive state, and the location of each task. */
+export interface References {
+  readonly employees: ReadonlyMap<string, { readonly active: boolean }>;
+  readonly locations: ReadonlyMap<string, { readonly archived: boolean }>;
   readonly tasks: ReadonlyMap<string, { readonly locationId: string; readonly archived: boolean }>;
+}
+
+/**
+ * The references of one version of a shift, read before its publish: a bulk publish reads
+ * those of all its drafts at once. Only used while the shift is at that version (every change
+ * of a shift moves its version, so the same version names the same employee, location and tasks).
+ */
+export interface ReadAhead {
+  readonly version: number;
+  readonly references: References;
 }
 
 export interface ShiftChange {
@@ -47,7 +64,8 @@ export interface RangeFilter {
 
 export interface PlanningStore {
   getShift(organizationId: string, id: string): Promise<Shift | undefined>;
-  readReferences(organizationId: string, refs: { readonly employeeId?: string | null; readonly locationId?: string; readonly taskIds?: readonly string[] }): Promise<ShiftReferences>;
+  /** Employees, locations and tasks of these ids in one read (existence, active or archive state, each task's location). */
+  readReferences(organizationId: string, ids: ReferenceIds): Promise<References>;
   readGuard(organizationId: string, employeeId: string): Promise<PlanGuard>;
   /** The employee's PUBLISHED shifts that may overlap the interval (consistent read of the plan). */
   publishedNear(guard: PlanGuard, interval: ShiftInterval): Promise<PlannedShift[]>;
@@ -87,15 +105,17 @@ async function existingShift(ports: PlanningPorts, org: string, id: string): Pro
 /** 422 at the field for a reference that is not of this organization, deactivated or archived, or (tasks) of another location. */
 async function checkReferences(ports: PlanningPorts, org: string, shift: Pick<Shift, 'employeeId' | 'locationId' | 'taskIds'>, which: { employee: boolean; location: boolean; tasks: boolean }): Promise<void> {
   const refs = await ports.store.readReferences(org, {
-    employeeId: which.employee ? shift.employeeId : undefined,
-    locationId: which.location ? shift.locationId : undefined,
-    taskIds: which.tasks ? shift.taskIds : undefined,
+    employeeIds: which.employee && shift.employeeId ? [shift.employeeId] : [],
+    locationIds: which.location ? [shift.locationId] : [],
+    taskIds: which.tasks ? shift.taskIds : [],
   });
+  const employee = shift.employeeId ? refs.employees.get(shift.employeeId) : undefined;
+  const location = refs.locations.get(shift.locationId);
   const errors: FieldError[] = [];
-  if (which.employee && shift.employeeId && !refs.employee) errors.push({ pointer: '/employeeId', detail: `Employee ${shift.employeeId} does not exist in this organization.` });
-  else if (which.employee && shift.employeeId && !refs.employee?.active) errors.push({ pointer: '/employeeId', detail: `Employee ${shift.employeeId} is deactivated.` });
-  if (which.location && !refs.location) errors.push({ pointer: '/locationId', detail: `Location ${shift.locationId} does not exist in this organization.` });
-  else if (which.location && refs.location?.archived) errors.push({ pointer: '/locationId', detail: `Location ${shift.locationId} is archived.` });
+  if (which.employee && shift.employeeId && !employee) errors.push({ pointer: '/employeeId', detail: `Employee ${shift.employeeId} does not exist in this organization.` });
+  else if (which.employee && shift.employeeId && !employee?.active) errors.push({ pointer: '/employeeId', detail: `Employee ${shift.employeeId} is deactivated.` });
+  if (which.location && !location) errors.push({ pointer: '/locationId', detail: `Location ${shift.locationId} does not exist in this organization.` });
+  else if (which.location && location?.archived) errors.push({ pointer: '/locationId', detail: `Location ${shift.locationId} is archived.` });
   if (which.tasks) {
     shift.taskIds.forEach((id, i) => {
       const task = refs.tasks.get(id);
@@ -217,18 +237,31 @@ export async function updateShift(ports: PlanningPorts, actor: Actor, id: string
   return next;
 }
 
+/** The ids a publish checks of these shifts (employees, locations, tasks), each once. */
+export const publishReferenceIds = (shifts: readonly Pick<Shift, 'employeeId' | 'locationId' | 'taskIds'>[]): ReferenceIds => ({
+  employeeIds: [...new Set(shifts.flatMap((s) => (s.employeeId ? [s.employeeId] : [])))],
+  locationIds: [...new Set(shifts.map((s) => s.locationId))],
+  taskIds: [...new Set(shifts.flatMap((s) => s.taskIds))],
+});
+
 /**
- * 409 for a draft whose location was archived (SHIFT_LOCATION_ARCHIVED) or whose employee was
- * deactivated (SHIFT_EMPLOYEE_INACTIVE) after it was drafted: a published plan never puts
- * anyone at an archived location nor plans a deactivated employee. The location comes first:
- * reassigning the shift does not cure it.
+ * 409 for a draft whose location was archived (SHIFT_LOCATION_ARCHIVED), a task of which was
+ * archived (SHIFT_TASK_ARCHIVED) or whose employee was deactivated (SHIFT_EMPLOYEE_INACTIVE)
+ * after it was drafted: a published plan never puts anyone at an archived location, never
+ * points at an archived task, nor plans a deactivated employee. The location comes first, then
+ * the tasks: reassigning the shift cures neither.
  */
-async function assertReferencesActive(ports: PlanningPorts, shift: Shift): Promise<void> {
-  const refs = await ports.store.readReferences(shift.organizationId, { employeeId: shift.employeeId, locationId: shift.locationId });
-  if (!refs.location || refs.location.archived) {
+function assertReferencesActive(shift: Shift, refs: References): void {
+  const location = refs.locations.get(shift.locationId);
+  if (!location || location.archived) {
     throw new AppError(PROBLEMS.SHIFT_LOCATION_ARCHIVED, `Location ${shift.locationId} of shift ${shift.id} is archived: restore the location, or cancel the shift.`);
   }
-  if (shift.employeeId && !refs.employee?.active) {
+  const archived = shift.taskIds.filter((id) => refs.tasks.get(id)?.archived !== false);
+  if (archived.length > 0) {
+    const tasks = archived.length === 1 ? `Task ${archived[0]}` : `Tasks ${archived.join(', ')}`;
+    throw new AppError(PROBLEMS.SHIFT_TASK_ARCHIVED, `${tasks} of shift ${shift.id} ${archived.length === 1 ? 'is' : 'are'} archived: restore ${archived.length === 1 ? 'the task' : 'them'}, remove ${archived.length === 1 ? 'it' : 'them'} from the shift's taskIds with PATCH, or cancel the shift.`);
+  }
+  if (shift.employeeId && !refs.employees.get(shift.employeeId)?.active) {
     throw new AppError(PROBLEMS.SHIFT_EMPLOYEE_INACTIVE, `Employee ${shift.employeeId} of shift ${shift.id} is deactivated: assign another employee (or none) with PATCH, or cancel the shift.`);
   }
 }
@@ -237,21 +270,25 @@ async function assertReferencesActive(ports: PlanningPorts, shift: Shift): Promi
  * Publishes a DRAFT shift.
  * 1. Read (404); only a DRAFT can be published (409 SHIFT_PUBLISHED / SHIFT_CANCELLED);
  *    If-Match, when given, must be its ETag (412).
- * 2. Its location must not be archived (409 SHIFT_LOCATION_ARCHIVED) nor its employee, if
- *    any, deactivated (409 SHIFT_EMPLOYEE_INACTIVE) since it was drafted.
+ * 2. Its location must not be archived (409 SHIFT_LOCATION_ARCHIVED), nor any of its tasks
+ *    (409 SHIFT_TASK_ARCHIVED), nor its employee, if any, deactivated (409
+ *    SHIFT_EMPLOYEE_INACTIVE) since it was drafted: one read of them all, or `readAhead` when
+ *    it was read for this version of the shift.
  * 3. An assigned shift must not overlap another PUBLISHED shift of its employee: the plan is
  *    read consistently with the guard's version (409 SHIFT_OVERLAP unless overridden with a
  *    reason; the override and the overlapped shifts are audited).
  * 4. Stage the PUBLISHED version, the plan item and the guard's next version, with the active
- *    checks of employee and location: of two publishes that would overlap, exactly one
- *    commits; the other runs again and answers 409.
+ *    checks of employee, location and tasks: of two publishes that would overlap, exactly one
+ *    commits; the other runs again and answers 409. A reference that changed after it was read
+ *    fails its check: the publish runs again from its reads and answers 409 then.
  */
-export async function publishShift(ports: PlanningPorts, actor: Actor, id: string, ifMatch: string | undefined, decision: OverlapDecision = {}): Promise<Shift> {
+export async function publishShift(ports: PlanningPorts, actor: Actor, id: string, ifMatch: string | undefined, decision: OverlapDecision = {}, readAhead?: ReadAhead): Promise<Shift> {
   const org = actor.principal.organizationId;
   const current = await existingShift(ports, org, id);
   assertMove(current, 'PUBLISHED');
   assertSentEtag(ifMatch, shiftEtag(current));
-  await assertReferencesActive(ports, current);
+  const refs = readAhead?.version === current.version ? readAhead.references : await ports.store.readReferences(org, publishReferenceIds([current]));
+  assertReferencesActive(current, refs);
   const now = ports.now().toISOString();
   const next: Shift = revised(current, now, { state: 'PUBLISHED', publishedAt: now });
   const { guards, overriddenIds } = await planChange(ports, org, current, next, decision);
@@ -259,7 +296,7 @@ export async function publishShift(ports: PlanningPorts, actor: Actor, id: strin
     before: current,
     after: next,
     guards,
-    requires: { employeeId: next.employeeId ?? undefined, locationId: next.locationId, taskIds: [] },
+    requires: { employeeId: next.employeeId ?? undefined, locationId: next.locationId, taskIds: next.taskIds },
     audit: audit(ports, actor, now, 'shift.published', current, next, { overriddenIds, overlapReason: decision.overlapReason }),
   });
   return next;
@@ -304,14 +341,17 @@ export const BULK_PUBLISH_PARALLEL = 8;
 /**
  * Publishes the DRAFT shifts starting in [from, to), optionally of one employee or location.
  * 1. Read the drafts by start; more than 200 is 422 (narrow the range).
- * 2. Publish each in a transaction of its own (atomic per shift, as publishShift does): a
- *    shift that would overlap, whose location is archived or employee deactivated, or that
- *    another request published or cancelled meanwhile, is reported in `rejected` with its
- *    code and the others still publish. Never overrides.
+ * 2. Read the references of all drafts at once (each employee, location and task once).
+ * 3. Publish each in a transaction of its own (atomic per shift, as publishShift does, with
+ *    the references read in 2 while the shift is still at the version read in 1, checked
+ *    again in its transaction): a shift that would overlap, whose location or a task of which
+ *    is archived or whose employee is deactivated, or that another request published or
+ *    cancelled meanwhile, is reported in `rejected` with its code and the others still
+ *    publish. Never overrides.
  *    One employee's drafts go one after another in start order (of two that overlap, the
  *    earlier publishes), up to BULK_PUBLISH_PARALLEL employees at once; both lists keep the
  *    drafts' order. A failure that is not a refusal stops starting more and is thrown.
- * 3. Repeating the call publishes nothing twice: published shifts are no longer drafts.
+ * 4. Repeating the call publishes nothing twice: published shifts are no longer drafts.
  */
 export async function publishRange(ports: PlanningPorts, actor: Actor, filter: RangeFilter): Promise<RangePublished> {
   const drafts = await ports.store.draftsStartingIn(actor.principal.organizationId, filter, BULK_PUBLISH_MAX + 1);
@@ -323,11 +363,19 @@ export async function publishRange(ports: PlanningPorts, actor: Actor, filter: R
     const lane = draft.employeeId ?? `open:${draft.id}`;
     lanes.set(lane, [...(lanes.get(lane) ?? []), draft]);
   }
+  const references = await ports.store.readReferences(actor.principal.organizationId, publishReferenceIds(drafts));
   const rejections = new Map<string, PublishRejection>();
   await eachLimited([...lanes.values()], BULK_PUBLISH_PARALLEL, async (lane) => {
     for (const draft of lane) {
+      // For the first attempt only: a publish runs again because something it read moved on,
+      // maybe a reference, and then reads its references afresh.
+      let readAhead: ReadAhead | undefined = { version: draft.version, references };
       try {
-        await ports.separately((p) => publishShift(p, actor, draft.id, undefined));
+        await ports.separately((p) => {
+          const given = readAhead;
+          readAhead = undefined;
+          return publishShift(p, actor, draft.id, undefined, {}, given);
+        });
       } catch (error) {
         if (!(error instanceof AppError) || error.code === 'TRANSACTION_CONFLICT') throw error;
         const ids = error.extensions.overlappingShiftIds as string[] | undefined;

@@ -7,4 +7,5 @@ export const PROBLEMS = defineProblems({
   SHIFT_CANCELLED: conflict('Shift is cancelled'),
   SHIFT_EMPLOYEE_INACTIVE: conflict("Shift's employee is deactivated"),
   SHIFT_LOCATION_ARCHIVED: conflict("Shift's location is archived"),
+  SHIFT_TASK_ARCHIVED: conflict("A task of the shift is archived"),
 });

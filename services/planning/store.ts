@@ -6,9 +6,9 @@ import { movedOn, versionedPut } from '../shared/ddb/entity';
 import { batchGet, collect, collectAll, getOne, positionRange } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import { inUnitOfWork, type UnitOfWork } from '../shared/ddb/unit-of-work';
-import { activeTaskCheck, getTasks, TASK_LABEL } from '../tasks/public';
+import { activeTaskCheck, TASK_LABEL, taskFromItem, taskKeys } from '../tasks/public';
 import { effectiveEntriesOverlapping } from '../timesheets/public';
-import type { PlanningPorts, PlanningStore, RangeFilter, ShiftChange, ShiftInterval, ShiftReferences, WorkedInterval } from './domain';
+import type { PlanningPorts, PlanningStore, RangeFilter, ReferenceIds, References, ShiftChange, ShiftInterval, WorkedInterval } from './domain';
 import { guardFromItem, guardToItem, MAX_SHIFT_MS, plannedFromItem, plannedToItem, shiftFromItem, shiftKeys, shiftToItem, type PlanGuard, type PlannedShift, type Shift, type ShiftState } from './model';
 
 /**
@@ -26,17 +26,39 @@ const iso = (ms: number) => new Date(Math.max(ms, 0)).toISOString();
 
 export const getShift = (db: Db, org: string, id: string): Promise<Shift | undefined> => getOne(db, shiftKeys.shift(org, id), shiftFromItem);
 
-/** Employee and location in one BatchGetItem, tasks in another (existence, active and archive state only). */
-export async function readReferences(db: Db, org: string, refs: { employeeId?: string | null; locationId?: string; taskIds?: readonly string[] }): Promise<ShiftReferences> {
-  const keys = [...(refs.employeeId ? [employeeKeys.employee(org, refs.employeeId)] : []), ...(refs.locationId ? [locationKeys.location(org, refs.locationId)] : [])];
-  const [found, tasks] = await Promise.all([keys.length > 0 ? batchGet(db, keys) : Promise.resolve([]), refs.taskIds && refs.taskIds.length > 0 ? getTasks(db, org, refs.taskIds) : Promise.resolve(new Map())]);
-  const employee = refs.employeeId ? found[0] : undefined;
-  const location = refs.locationId ? found[refs.employeeId ? 1 : 0] : undefined;
-  return {
-    ...(employee ? { employee: { active: employee.active === true } } : {}),
-    ...(location ? { location: { archived: location.archived === true } } : {}),
-    tasks: new Map([...tasks.values()].map((t) => [t.id, { locationId: t.locationId, archived: t.archived }])),
-  };
+/** BatchGetItem reads at most this many keys a call. */
+const BATCH_GET_KEYS = 100;
+
+/**
+ * Employees, locations and tasks of these ids (each once) in one BatchGetItem, one more for
+ * every further 100 keys; no call for no id. Existence, active and archive state, and each
+ * task's location only.
+ */
+export async function readReferences(db: Db, org: string, ids: ReferenceIds): Promise<References> {
+  const once = (list: readonly string[] | undefined) => [...new Set(list ?? [])];
+  const wanted = [
+    ...once(ids.employeeIds).map((id) => ({ kind: 'employee', id, key: employeeKeys.employee(org, id) }) as const),
+    ...once(ids.locationIds).map((id) => ({ kind: 'location', id, key: locationKeys.location(org, id) }) as const),
+    ...once(ids.taskIds).map((id) => ({ kind: 'task', id, key: taskKeys.task(org, id) }) as const),
+  ];
+  const employees = new Map<string, { active: boolean }>();
+  const locations = new Map<string, { archived: boolean }>();
+  const tasks = new Map<string, { locationId: string; archived: boolean }>();
+  for (let i = 0; i < wanted.length; i += BATCH_GET_KEYS) {
+    const chunk = wanted.slice(i, i + BATCH_GET_KEYS);
+    const items = await batchGet(db, chunk.map((w) => w.key));
+    chunk.forEach((w, j) => {
+      const item = items[j];
+      if (!item) return;
+      if (w.kind === 'employee') employees.set(w.id, { active: item.active === true });
+      else if (w.kind === 'location') locations.set(w.id, { archived: item.archived === true });
+      else {
+        const task = taskFromItem(item);
+        tasks.set(w.id, { locationId: task.locationId, archived: task.archived });
+      }
+    });
+  }
+  return { employees, locations, tasks };
 }
 
 export async function readGuard(db: Db, org: string, employeeId: string): Promise<PlanGuard> {
@@ -185,7 +207,7 @@ export function saveShift(unit: UnitOfWork, change: ShiftChange): void {
 /** The planning store port on DynamoDB, staging writes in `unit`. */
 export const planningStore = (db: Db, unit: UnitOfWork): PlanningStore => ({
   getShift: (org, id) => getShift(db, org, id),
-  readReferences: (org, refs) => readReferences(db, org, refs),
+  readReferences: (org, ids) => readReferences(db, org, ids),
   readGuard: (org, employeeId) => readGuard(db, org, employeeId),
   publishedNear: (guard, interval) => publishedNear(db, guard, interval),
   draftsStartingIn: (org, filter, max) => draftsStartingIn(db, org, filter, max),

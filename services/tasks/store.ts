@@ -1,7 +1,7 @@
 import { getLocation, locationExistsCheck, LOCATION_LABEL } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
-import { getByIds, indexPage, type PagePosition, type Page } from '../shared/ddb/paging';
+import { indexPage, type PagePosition, type Page } from '../shared/ddb/paging';
 import { getOne } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
@@ -17,9 +17,6 @@ import { taskFromItem, taskKeys, taskToItem, type Task } from './model';
 export const TASK_LABEL = 'task';
 
 export const getTask = (db: Db, org: string, id: string): Promise<Task | undefined> => getOne(db, taskKeys.task(org, id), taskFromItem);
-
-/** The tasks of these ids that exist in the organization, by id (BatchGetItem). */
-export const getTasks = (db: Db, org: string, ids: readonly string[]): Promise<Map<string, Task>> => getByIds(db, ids, (id) => taskKeys.task(org, id), taskFromItem);
 
 /** Transaction item: the task exists in the organization and is not archived (shifts reference tasks). */
 export const activeTaskCheck = (org: string, id: string, label = TASK_LABEL): TxItem => ({

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { putEmployee } from '../../services/employees/public';
 import { PLANNING_IDS } from '../../services/planning/seed';
 import { shiftResponseSchema } from '../../services/planning/schemas';
+import { getShift } from '../../services/planning/store';
 import { call, countByType, expectParameters, expectPointers, expectProblem, startApi, walkPages, withQuery, type ApiFixture } from '../support/api';
 import { auditOf, createLocation, ids, keyWith, read, send, sent } from './locations-fixture';
 
@@ -40,6 +41,9 @@ async function archivedLocation(): Promise<string> {
   await sent(api, 'DELETE', `/locations/${location.id}`);
   return location.id;
 }
+
+/** The shift as stored (not through the API). */
+const stored = (id: string) => getShift(api.db, api.demo.organizationId, id);
 
 /** `[startsAt, endsAt)` on day `day` after 2031-03-01. */
 const at = (day: number, from = '08:00', to = '16:00') => {
@@ -193,6 +197,46 @@ describe('publish, overlap, cancel', () => {
     expect((await send(api, 'POST', `/planning/shifts/${open.id}/cancel`, { reason: 'Site closed' }, { ifMatch: etag(open) })).status).toBe(200);
   });
 
+  it('refuses to publish a draft a task of which was archived since (409 SHIFT_TASK_ARCHIVED), writing nothing; restoring the task lets it publish', async () => {
+    const kept = (await sent(api, 'POST', `/locations/${loc}/tasks`, { title: 'Still done' })).body;
+    const retired = (await sent(api, 'POST', `/locations/${loc}/tasks`, { title: 'Soon retired' })).body;
+    const draft = await createShift({ employeeId: await employee(), ...at(15), taskIds: [kept.id, retired.id] });
+    const archived = await sent(api, 'DELETE', `/locations/${loc}/tasks/${retired.id}`);
+    const before = await countByType(api.db);
+    const refused = expectProblem(await publish(draft), 409, 'SHIFT_TASK_ARCHIVED');
+    expect(refused.title).toBe('A task of the shift is archived');
+    expect(refused.detail).toContain(retired.id);
+    expect(refused.detail).not.toContain(kept.id);
+    expect(await countByType(api.db)).toEqual(before);
+    expect(await stored(draft.id)).toMatchObject({ state: 'DRAFT', version: 1, publishedAt: null, taskIds: [kept.id, retired.id] });
+    expect((await auditOf(api, draft.id)).map((a) => a.action)).toEqual(['shift.created']);
+    // Restored, the task no longer holds the shift back.
+    await sent(api, 'PATCH', `/locations/${loc}/tasks/${retired.id}`, { archived: false }, 200, { ifMatch: archived.headers.get('etag')! });
+    const published = await publish(draft);
+    expect(published.status).toBe(200);
+    expect(published.body).toMatchObject({ state: 'PUBLISHED', version: 2, taskIds: [kept.id, retired.id] });
+    expect(await stored(draft.id)).toMatchObject({ state: 'PUBLISHED', version: 2 });
+  });
+
+  it('checks the location first, then the tasks, then the employee; PATCHing the archived task out of taskIds cures it', async () => {
+    const emp = await employee();
+    const site = await createLocation(api, { name: `Site ${randomUUID().slice(0, 8)}` });
+    const siteTask = (await sent(api, 'POST', `/locations/${site.id}/tasks`, { title: 'Site task' })).body;
+    const atSite = await createShift({ employeeId: emp, locationId: site.id, ...at(16), taskIds: [siteTask.id] });
+    const task = (await sent(api, 'POST', `/locations/${loc}/tasks`, { title: 'Window cleaning' })).body;
+    const draft = await createShift({ employeeId: emp, ...at(17), taskIds: [task.id] });
+    await sent(api, 'DELETE', `/locations/${site.id}/tasks/${siteTask.id}`);
+    await sent(api, 'DELETE', `/locations/${site.id}`);
+    await sent(api, 'DELETE', `/locations/${loc}/tasks/${task.id}`);
+    await deactivate(emp);
+    expectProblem(await publish(atSite), 409, 'SHIFT_LOCATION_ARCHIVED');
+    expectProblem(await publish(draft), 409, 'SHIFT_TASK_ARCHIVED');
+    const cleared = (await sent(api, 'PATCH', `/planning/shifts/${draft.id}`, { taskIds: [] }, 200, { ifMatch: etag(draft) })).body;
+    expectProblem(await publish(cleared), 409, 'SHIFT_EMPLOYEE_INACTIVE');
+    const open = (await sent(api, 'PATCH', `/planning/shifts/${draft.id}`, { employeeId: null }, 200, { ifMatch: etag(cleared) })).body;
+    expect((await publish(open)).body).toMatchObject({ state: 'PUBLISHED', taskIds: [], employeeId: null });
+  });
+
   it('a PATCH to the current values changes nothing', async () => {
     const s = await createShift({ ...at(13), breakMinutes: 15 });
     const same = await send(api, 'PATCH', `/planning/shifts/${s.id}`, { breakMinutes: 15 }, { ifMatch: etag(s) });
@@ -242,6 +286,32 @@ describe('POST /planning/shifts/publish', () => {
       ]),
     );
     for (const s of [ofGone, atSite]) expect((await read(api, `/planning/shifts/${s.id}`)).body).toMatchObject({ state: 'DRAFT', version: 1 });
+  });
+
+  it('lists drafts with a task archived since in rejected with SHIFT_TASK_ARCHIVED, publishes the others, and publishes them once the task is restored', async () => {
+    const [emp, other] = [await employee(), await employee()];
+    const active = (await sent(api, 'POST', `/locations/${loc}/tasks`, { title: 'Lobby' })).body;
+    const retired = (await sent(api, 'POST', `/locations/${loc}/tasks`, { title: 'Old lobby' })).body;
+    const held = await createShift({ employeeId: emp, ...at(26, '06:00', '10:00'), taskIds: [active.id, retired.id] });
+    const alsoHeld = await createShift({ ...at(26, '07:00', '09:00'), taskIds: [retired.id] });
+    const withActive = await createShift({ employeeId: emp, ...at(26, '12:00', '16:00'), taskIds: [active.id] });
+    const plain = await createShift({ employeeId: other, ...at(26) });
+    const archived = await sent(api, 'DELETE', `/locations/${loc}/tasks/${retired.id}`);
+    const range = { from: at(26, '00:00').startsAt, to: at(27, '00:00').startsAt, locationId: loc };
+    const res = await send(api, 'POST', '/planning/shifts/publish', range);
+    expect(res.status).toBe(200);
+    // Both lists keep the drafts' order (by start).
+    expect(res.body.publishedShiftIds).toEqual([plain.id, withActive.id]);
+    expect(res.body.rejected).toEqual([
+      { shiftId: held.id, code: 'SHIFT_TASK_ARCHIVED', detail: expect.stringContaining(retired.id) },
+      { shiftId: alsoHeld.id, code: 'SHIFT_TASK_ARCHIVED', detail: expect.stringContaining(retired.id) },
+    ]);
+    for (const s of [held, alsoHeld]) expect(await stored(s.id)).toMatchObject({ state: 'DRAFT', version: 1 });
+    for (const s of [withActive, plain]) expect(await stored(s.id)).toMatchObject({ state: 'PUBLISHED', version: 2 });
+    await sent(api, 'PATCH', `/locations/${loc}/tasks/${retired.id}`, { archived: false }, 200, { ifMatch: archived.headers.get('etag')! });
+    const again = await send(api, 'POST', '/planning/shifts/publish', range);
+    expect(again.body).toEqual({ publishedShiftIds: [held.id, alsoHeld.id], rejected: [] });
+    for (const s of [held, alsoHeld]) expect(await stored(s.id)).toMatchObject({ state: 'PUBLISHED', version: 2 });
   });
 });
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { putEmployee } from '../../services/employees/public';
 import { putLocation } from '../../services/locations/public';
 import { createShift, publishRange, publishShift, type PlanningPorts } from '../../services/planning/domain';
@@ -8,6 +9,7 @@ import type { Db } from '../../services/shared/ddb/client';
 import { inUnitOfWork } from '../../services/shared/ddb/unit-of-work';
 import { itemsOfType } from '../support/api';
 import { createTestTable } from '../support/table';
+import { taskToItem, type Task } from '../../services/tasks/model';
 
 /**
  * Shifts on DynamoDB Local, run as the area handler runs them (inUnitOfWork: commit, run again
@@ -27,6 +29,12 @@ async function employee(): Promise<string> {
   const id = randomUUID();
   await putEmployee(db, { id, organizationId: ORG, userName: `${id}@test.example`, emails: [], active: true, createdAt: t, updatedAt: t, version: 1 });
   return id;
+}
+
+/** Writes a task of LOC as stored (archived or not); the same id again overwrites it. */
+async function putTask(id: string, archived: boolean): Promise<void> {
+  const task: Task = { id, organizationId: ORG, locationId: LOC, title: 'Sweep', instructions: null, schedule: null, estimatedMinutes: null, archived, archivedAt: archived ? t : null, createdAt: t, updatedAt: t, version: archived ? 2 : 1 };
+  await db.doc.send(new PutCommand({ TableName: db.tableName, Item: taskToItem(task) }));
 }
 
 beforeAll(async () => {
@@ -138,5 +146,46 @@ describe('references checked again in the transaction', () => {
     await expect(run((p) => publishShift(racing(p, archive, state), actor, draft.id, undefined))).rejects.toMatchObject({ code: 'SHIFT_LOCATION_ARCHIVED' });
     expect(state.done).toBe(true);
     expect((await itemsOfType(db, 'Shift')).find((i) => i.id === draft.id)).toMatchObject({ state: 'DRAFT', version: 1 });
+  });
+
+  it('a publish whose task is archived after the read runs again and answers 409 SHIFT_TASK_ARCHIVED; the shift stays a draft', async () => {
+    const task = randomUUID();
+    await putTask(task, false);
+    const draft = await run((p) => createShift(p, actor, { locationId: LOC, startsAt: '2031-09-03T08:00:00.000Z', endsAt: '2031-09-03T16:00:00.000Z', taskIds: [task] }));
+    const state = { done: false };
+    await expect(run((p) => publishShift(racing(p, () => putTask(task, true), state), actor, draft.id, undefined))).rejects.toMatchObject({ code: 'SHIFT_TASK_ARCHIVED' });
+    expect(state.done).toBe(true);
+    expect((await itemsOfType(db, 'Shift')).find((i) => i.id === draft.id)).toMatchObject({ state: 'DRAFT', version: 1 });
+  });
+
+  it('a bulk publish reads the references of all drafts once; a task archived after that read fails the check in the transaction, and the retry reads afresh and rejects the draft', async () => {
+    const [emp, task, other] = [await employee(), randomUUID(), randomUUID()];
+    await putTask(task, false);
+    await putTask(other, false);
+    const draft = (day: string, taskIds: string[], employeeId?: string) =>
+      run((p) => createShift(p, actor, { employeeId, locationId: LOC, startsAt: `2031-10-${day}T08:00:00.000Z`, endsAt: `2031-10-${day}T16:00:00.000Z`, taskIds }));
+    const held = await draft('01', [other, task], emp);
+    const fine = [await draft('02', [other], emp), await draft('03', [other])];
+    // Every reference read, by the bulk publish itself and by the publish of each draft (each attempt's own ports).
+    const reads: string[][] = [];
+    const state = { done: false };
+    const counting = (p: PlanningPorts): PlanningPorts => ({
+      ...p,
+      store: {
+        ...p.store,
+        readReferences: async (org, ids) => {
+          reads.push([...(ids.taskIds ?? [])]);
+          return p.store.readReferences(org, ids);
+        },
+      },
+      separately: (work) => p.separately((own) => work(counting(own))),
+    });
+    const result = await run((p) => publishRange(racing(counting(p), () => putTask(task, true), state), actor, { from: '2031-10-01T00:00:00.000Z', to: '2031-10-04T00:00:00.000Z', locationId: LOC }));
+    expect(state.done).toBe(true);
+    expect(result.publishedShiftIds).toEqual(fine.map((s) => s.id));
+    expect(result.rejected).toEqual([{ shiftId: held.id, code: 'SHIFT_TASK_ARCHIVED', detail: expect.stringContaining(task) }]);
+    // One read for all three drafts (each id once), then only the retry of the draft whose check failed.
+    expect(reads).toEqual([[other, task], [other, task]]);
+    expect((await itemsOfType(db, 'Shift')).find((i) => i.id === held.id)).toMatchObject({ state: 'DRAFT', version: 1 });
   });
 });
