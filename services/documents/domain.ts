@@ -116,7 +116,8 @@ export interface OpenedUpload {
 /**
  * Opens an upload session (POST /documents/upload-sessions).
  * 1. The content type must be allowed and the size within the limit (422 at the field).
- * 2. A location or employee owner must exist in this organization (422 at /owner).
+ * 2. A location or employee owner must exist in this organization, a location not archived
+ *    (422 at /owner: nothing new points at an archived record).
  * 3. Stage the PENDING document and the OPEN session (valid `uploadSeconds`) with an owner
  *    check, and sign one PUT of exactly that size, type and SHA-256, expiring with the session.
  */
@@ -130,8 +131,12 @@ export async function openUpload(ports: DocumentPorts, actor: Actor, input: Uplo
   const owner = input.owner ?? { type: 'ORGANIZATION' as const };
   const ownerType: OwnerType = owner.type;
   const ownerId = owner.type === 'LOCATION' ? owner.locationId : owner.type === 'EMPLOYEE' ? owner.employeeId : null;
-  if (owner.type === 'LOCATION' && !(await ports.store.getLocation(org, owner.locationId))) {
-    throw new ValidationError([{ pointer: '/owner/locationId', detail: `Location ${owner.locationId} does not exist in this organization.` }]);
+  if (owner.type === 'LOCATION') {
+    const location = await ports.store.getLocation(org, owner.locationId);
+    if (!location) throw new ValidationError([{ pointer: '/owner/locationId', detail: `Location ${owner.locationId} does not exist in this organization.` }]);
+    if (location.archived) {
+      throw new ValidationError([{ pointer: '/owner/locationId', detail: `Location ${owner.locationId} is archived: a document cannot be owned by an archived location; restore it first (PATCH archived: false).` }]);
+    }
   }
   if (owner.type === 'EMPLOYEE' && !(await ports.store.employeeExists(org, owner.employeeId))) {
     throw new ValidationError([{ pointer: '/owner/employeeId', detail: `Employee ${owner.employeeId} does not exist in this organization.` }]);

@@ -1,5 +1,5 @@
 import { employeeExistsCheck, getEmployee } from '../employees/public';
-import { activeLocationCheck, getLocation, locationExistsCheck } from '../locations/public';
+import { activeLocationCheck, getLocation } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
 import { indexPage, getByIds, prefixPage, type Page, type PagePosition } from '../shared/ddb/paging';
@@ -39,12 +39,12 @@ export async function listLinks(db: Db, org: string, locationId: string, limit: 
 
 const ownerCheck = (d: Document): TxItem[] =>
   d.ownerType === 'LOCATION' && d.ownerId
-    ? [{ ...locationExistsCheck(d.organizationId, d.ownerId), label: OWNER_LABEL }]
+    ? [{ ...activeLocationCheck(d.organizationId, d.ownerId), label: OWNER_LABEL }]
     : d.ownerType === 'EMPLOYEE' && d.ownerId
       ? [{ ...employeeExistsCheck(d.organizationId, d.ownerId), label: OWNER_LABEL }]
       : [];
 
-/** The new session and PENDING document; the owner must still exist when they commit. */
+/** The new session and PENDING document; the owner must still exist (a location: and not be archived) when they commit. */
 export function saveUpload(unit: UnitOfWork, change: UploadChange): void {
   unit.stage({
     items: [versionedPut(DOCUMENT_LABEL, documentToItem(change.document)), versionedPut(SESSION_LABEL, sessionToItem(change.session)), ...ownerCheck(change.document)],

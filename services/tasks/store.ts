@@ -1,4 +1,4 @@
-import { getLocation, locationExistsCheck, LOCATION_LABEL } from '../locations/public';
+import { activeLocationCheck, getLocation, locationExistsCheck, LOCATION_LABEL } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
 import { indexPage, type PagePosition, type Page } from '../shared/ddb/paging';
@@ -24,9 +24,10 @@ export const activeTaskCheck = (org: string, id: string, label = TASK_LABEL): Tx
   op: { ConditionCheck: { Key: taskKeys.task(org, id), ConditionExpression: 'attribute_exists(PK) AND archived = :no', ExpressionAttributeValues: { ':no': false } } },
 });
 
+/** The task at the version read; a new task's location must still be active when it commits, a changed task's must still exist. */
 export function saveTask(unit: UnitOfWork, change: TaskChange): void {
   unit.stage({
-    items: [versionedPut(TASK_LABEL, taskToItem(change.after), change.before), locationExistsCheck(change.after.organizationId, change.after.locationId)],
+    items: [versionedPut(TASK_LABEL, taskToItem(change.after), change.before), (change.before ? locationExistsCheck : activeLocationCheck)(change.after.organizationId, change.after.locationId)],
     audit: change.audit,
     explain: movedOn(TASK_LABEL, LOCATION_LABEL),
   });

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { linkDocument, type DocumentPorts } from '../../services/documents/domain';
+import { linkDocument, openUpload, type DocumentPorts } from '../../services/documents/domain';
 import { documentKeys, objectKeys } from '../../services/documents/model';
 import { completedUploadResponseSchema, documentResponseSchema, uploadSessionResponseSchema } from '../../services/documents/schemas';
 import { documentsStore } from '../../services/documents/store';
@@ -88,6 +88,57 @@ describe('POST /documents/upload-sessions', () => {
     expectPointers(await send(api, 'POST', '/documents/upload-sessions', { name: 'x.pdf', contentType: 'application/pdf', size: 1, sha256: sha256Hex(Buffer.from('x')), owner: { type: 'LOCATION', locationId: randomUUID() } }), ['/owner/locationId']);
     expectPointers(await send(api, 'POST', '/documents/upload-sessions', { name: 'x.pdf', contentType: 'application/pdf', size: 1, sha256: sha256Hex(Buffer.from('x')), owner: { type: 'EMPLOYEE', employeeId: randomUUID() } }), ['/owner/employeeId']);
     expect(await countByType(api.db)).toEqual(before);
+  });
+
+  it('refuses an archived location as owner (422 at /owner/locationId), writing nothing; restored, it owns new documents again', async () => {
+    const location = await createLocation(api, { name: `Closed site ${randomUUID().slice(0, 8)}` });
+    const archived = await sent(api, 'DELETE', `/locations/${location.id}`);
+    const bytes = pdf('owned by a closed site');
+    const body = { name: 'Closing report.pdf', contentType: 'application/pdf', size: bytes.length, sha256: sha256Hex(bytes), owner: { type: 'LOCATION', locationId: location.id } };
+    const before = await countByType(api.db);
+    const refused = await send(api, 'POST', '/documents/upload-sessions', body);
+    expectPointers(refused, ['/owner/locationId']);
+    expect(refused.body.errors).toEqual([{ pointer: '/owner/locationId', detail: `Location ${location.id} is archived: a document cannot be owned by an archived location; restore it first (PATCH archived: false).` }]);
+    expect(await countByType(api.db)).toEqual(before);
+
+    await sent(api, 'PATCH', `/locations/${location.id}`, { archived: false }, 200, { ifMatch: archived.headers.get('etag')! });
+    const opened = await sent(api, 'POST', '/documents/upload-sessions', body, 201);
+    expect(opened.body.document).toMatchObject({ owner: { type: 'LOCATION', id: location.id }, state: 'PENDING' });
+  });
+
+  it('a location archived between the read and the commit of an upload it owns: the transaction refuses it, the use case runs again and answers 422; nothing is written', async () => {
+    const principal: Principal = { organizationId: api.demo.organizationId, keyId: 'race', keyLabel: 'Race test', environment: 'TEST', scopes: new Set(['documents:write']) };
+    const actor = { principal, requestId: `req-${randomUUID()}` };
+    const location = await createLocation(api, { name: `Closing site ${randomUUID().slice(0, 8)}` });
+    let reads = 0;
+    const racing = (unit: UnitOfWork): DocumentPorts => {
+      const store = documentsStore(api.db, unit);
+      return {
+        store: {
+          ...store,
+          getLocation: async (org, id) => {
+            const read = await store.getLocation(org, id);
+            reads += 1;
+            if (reads === 1) await sent(api, 'DELETE', `/locations/${location.id}`);
+            return read;
+          },
+        },
+        objects: documentObjects(),
+        policy: documentPolicy(),
+        now: () => new Date(),
+        newId: randomUUID,
+      };
+    };
+    const bytes = pdf('raced');
+    const before = await countByType(api.db);
+    await expect(inUnitOfWork(api.db, (u) => openUpload(racing(u), actor, { name: 'Raced.pdf', contentType: 'application/pdf', size: bytes.length, sha256: sha256Hex(bytes), tags: [], owner: { type: 'LOCATION', locationId: location.id } }))).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ pointer: '/owner/locationId', detail: expect.stringContaining(`Location ${location.id} is archived`) }],
+    });
+    expect(reads).toBe(2);
+    const after = await countByType(api.db);
+    // Only the archive's own writes (the location's next version, its audit entry and idempotency record): no document, no session.
+    expect({ ...after, Location: before.Location, AuditEntry: before.AuditEntry, IdempotencyRecord: before.IdempotencyRecord }).toEqual(before);
   });
 
   it('publishes sha256 and contentType patterns that admit what it accepts (upper case too), and stores them lower-cased', async () => {
