@@ -981,7 +981,7 @@ export interface paths {
         put?: never;
         /**
          * Open an upload session
-         * @description Creates a PENDING document and an upload session valid 15 minutes, with a presigned PUT that accepts exactly the declared size, content type and SHA-256 (all three signed). Send the file with one PUT to `upload.url` with exactly `upload.headers`, then complete the session. Bytes never pass through this API. The content type must be one of the allowed types (422); a location or employee owner must exist in this organization (422).
+         * @description Creates a PENDING document and an upload session valid 15 minutes, with a presigned PUT that accepts exactly the declared size, content type and SHA-256 (all three signed). Send the file with one PUT to `upload.url` with exactly `upload.headers`, then complete the session. Bytes never pass through this API. The content type must be one of the allowed types (422); a location or employee owner must exist in this organization, and a location owner must not be archived (422).
          *
          *     Scopes: documents:write.
          */
