@@ -2571,7 +2571,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft message
-         * @description Creates a DRAFT with subject, body and audience. Explicit employees and a location must exist in this organization (422 at the id). Nothing is sent until POST /messages/{messageId}/send.
+         * @description Creates a DRAFT with subject, body and audience. Explicit employees and a location must exist in this organization, and the location must not be archived (422 at the id; the audience is resolved at send). Nothing is sent until POST /messages/{messageId}/send.
          *
          *     Scopes: messages:write.
          */

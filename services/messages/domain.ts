@@ -101,7 +101,8 @@ export interface MessagesStore {
   getRecipient(organizationId: string, messageId: string, employeeId: string): Promise<Recipient | undefined>;
   /** The ids among these that name no employee of the organization. */
   missingEmployees(organizationId: string, ids: readonly string[]): Promise<string[]>;
-  locationExists(organizationId: string, id: string): Promise<boolean>;
+  /** The location of this organization, or undefined; `archived` as stored. */
+  getLocation(organizationId: string, id: string): Promise<{ readonly archived: boolean } | undefined>;
   getDocument(organizationId: string, id: string): Promise<AttachableDocument | undefined>;
   /** Those of these employees that exist in the organization and are active (not deactivated, not SCIM-deleted). */
   activeEmployees(organizationId: string, ids: readonly string[]): Promise<string[]>;
@@ -151,7 +152,7 @@ const uniqueIds = (ids: readonly string[]): string[] => [...new Set(ids)];
 /** The audience as stored: explicit employee ids without repeats. */
 export const normalizeAudience = (a: Audience): Audience => (a.type === 'EMPLOYEES' ? { type: 'EMPLOYEES', employeeIds: uniqueIds(a.employeeIds) } : a);
 
-/** The audience's references exist in this organization (422 at the id sent). */
+/** The audience's references exist in this organization, a location is not archived (422 at the id sent). */
 async function assertAudience(ports: MessagePorts, org: string, audience: Audience, sent: Audience): Promise<void> {
   if (audience.type === 'EMPLOYEES' && sent.type === 'EMPLOYEES') {
     const missing = await ports.store.missingEmployees(org, audience.employeeIds);
@@ -159,8 +160,12 @@ async function assertAudience(ports: MessagePorts, org: string, audience: Audien
       throw new ValidationError(missing.map((id) => ({ pointer: `/audience/employeeIds/${sent.employeeIds.indexOf(id)}`, detail: `Employee ${id} does not exist in this organization.` })));
     }
   }
-  if (audience.type === 'LOCATION' && !(await ports.store.locationExists(org, audience.locationId))) {
-    throw new ValidationError([{ pointer: '/audience/locationId', detail: `Location ${audience.locationId} does not exist in this organization.` }]);
+  if (audience.type === 'LOCATION') {
+    const location = await ports.store.getLocation(org, audience.locationId);
+    if (!location) throw new ValidationError([{ pointer: '/audience/locationId', detail: `Location ${audience.locationId} does not exist in this organization.` }]);
+    if (location.archived) {
+      throw new ValidationError([{ pointer: '/audience/locationId', detail: `Location ${audience.locationId} is archived: a message cannot be addressed to an archived location's team; restore it first (PATCH archived: false).` }]);
+    }
   }
 }
 

@@ -190,7 +190,10 @@ export const messagesStore = (db: Db, unit: UnitOfWork): MessagesStore => ({
     const found = new Set((await getEmployees(db, org, ids)).map((e) => e.id));
     return ids.filter((id) => !found.has(id));
   },
-  locationExists: async (org, id) => (await getLocation(db, org, id)) !== undefined,
+  getLocation: async (org, id) => {
+    const location = await getLocation(db, org, id);
+    return location ? { archived: location.archived } : undefined;
+  },
   getDocument: async (org, id) => {
     const d = await getDocument(db, org, id);
     return d ? { id: d.id, state: d.state, archived: d.archived } : undefined;

@@ -73,6 +73,24 @@ describe('POST /messages', () => {
     expect(await countByType(api.db)).toEqual(before);
   });
 
+  it("refuses an archived location's team as audience (422 at /audience/locationId) on create and change, writing nothing; restored, it is accepted", async () => {
+    const location = await sent(api, 'POST', '/locations', { name: `Closed site ${randomUUID().slice(0, 8)}` }, 201);
+    const archived = await sent(api, 'DELETE', `/locations/${location.body.id}`);
+    const audience = { type: 'LOCATION', locationId: location.body.id };
+    const detail = `Location ${location.body.id} is archived: a message cannot be addressed to an archived location's team; restore it first (PATCH archived: false).`;
+    const d = await draft();
+    const before = await countByType(api.db);
+    const created = await send(api, 'POST', '/messages', { subject: 'x', body: 'y', audience });
+    expectPointers(created, ['/audience/locationId']);
+    expect(created.body.errors).toEqual([{ pointer: '/audience/locationId', detail }]);
+    const changed = await send(api, 'PATCH', `/messages/${d.body.id}`, { audience }, { ifMatch: etagOf(d) });
+    expect(changed.body.errors).toEqual([{ pointer: '/audience/locationId', detail }]);
+    expect(await countByType(api.db)).toEqual(before);
+
+    await sent(api, 'PATCH', `/locations/${location.body.id}`, { archived: false }, 200, { ifMatch: archived.headers.get('etag')! });
+    expect((await sent(api, 'PATCH', `/messages/${d.body.id}`, { audience }, 200, { ifMatch: etagOf(d) })).body).toMatchObject({ audience, version: 2 });
+  });
+
   it('needs messages:write and an Idempotency-Key', async () => {
     const token = await keyWith(api, ['messages:read']);
     expectProblem(await send(api, 'POST', '/messages', { subject: 'x', body: 'y', audience: { type: 'EVERYONE' } }, { token }), 403, 'SCOPE_REQUIRED');
