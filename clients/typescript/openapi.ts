@@ -14639,7 +14639,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The file name offered on download: no control characters (C0, DEL, C1) and no slashes. */
+                    /** @description The file name offered on download: no control characters (C0, DEL, C1), no bidirectional embedding, override or isolate characters (U+202A..U+202E, U+2066..U+2069) and no slashes. */
                     name: string;
                     /**
                      * @description The Content-Type of the file, one of the allowed types; case-insensitive. It is stored and signed into the URL lower-cased: the upload sends it exactly as `upload.headers` gives it.

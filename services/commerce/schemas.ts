@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, hasAtMostDecimals, nothingToChange, nullableText, requiredName, sendsAField, utc } from '../shared/schemas/fields';
+import { cursorParameter, hasAtMostDecimals, nothingToChange, nullableName, nullableText, requiredName, sendsAField, utc } from '../shared/schemas/fields';
 import { isCalendarDate, uuid } from '../shared/time';
 import { responseOf } from '../shared/schemas/response';
 import { fromBasisPoints, fromMilli, MAX_AMOUNT } from './domain-money';
@@ -102,7 +102,7 @@ export const createPaymentBody = z
     currency: currency().optional().meta({ description: "When sent, it must be the invoice's currency." }),
     paidOn: calendarDate('paidOn').meta({ description: 'The day the money was received.' }),
     method: z.enum(PAYMENT_METHODS, { error: `method must be one of ${PAYMENT_METHODS.join(', ')}.` }),
-    reference: nullableText('reference', 200).meta({ description: 'e.g. the bank transfer reference.' }),
+    reference: nullableName('reference', 200).meta({ description: 'e.g. the bank transfer reference.' }),
   })
   .strict();
 

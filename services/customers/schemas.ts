@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { booleanParameter, cursorParameter, nothingToChange, nullableText, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
+import { booleanParameter, cursorParameter, nothingToChange, nullableName, nullableText, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
 import { responseOf } from '../shared/schemas/response';
 import { FEEDBACK_CATEGORIES, FEEDBACK_STATES, GRANT_PERMISSIONS, GRANT_STATES, type Customer, type Feedback, type Grant } from './model';
@@ -23,7 +23,7 @@ const customerNumber = () =>
 
 const customerFields = {
   billingAddress: nullableText('billingAddress', 500),
-  vatId: nullableText('vatId', 30).meta({ description: 'VAT identification number, as written.' }),
+  vatId: nullableName('vatId', 30).meta({ description: 'VAT identification number, as written.' }),
   locationIds: idList('locationIds').optional().meta({ description: `Linked locations of this organization (at most ${MAX_LINKS}); a PATCH replaces the list.` }),
   contactIds: idList('contactIds').optional().meta({ description: `Linked reusable contacts of this organization (at most ${MAX_LINKS}); a PATCH replaces the list. Needs contacts:write.` }),
 };

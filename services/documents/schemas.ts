@@ -18,8 +18,8 @@ export const MAX_DOCUMENT_BYTES = 25 * 1024 * 1024;
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,62}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
 const SHA256_HEX = /^[0-9A-Fa-f]{64}$/;
 const TAG = /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,49}$/u;
-/** What a file name must not hold: control characters (C0, DEL and C1, U+0080..U+009F) and slashes. */
-const NOT_IN_NAME = /[\u0000-\u001f\u007f-\u009f/\\]/;
+/** What a file name must not hold beyond what no name holds (requiredName: control and bidi formatting characters): slashes. */
+const SLASH = /[/\\]/;
 
 const owner = z
   .discriminatedUnion(
@@ -36,8 +36,8 @@ const owner = z
 export const createUploadSessionBody = z
   .object({
     name: requiredName('name', 255)
-      .refine((n) => !NOT_IN_NAME.test(n), { message: 'name must not contain control characters or slashes.' })
-      .meta({ description: 'The file name offered on download: no control characters (C0, DEL, C1) and no slashes.' }),
+      .refine((n) => !SLASH.test(n), { message: 'name must not contain slashes (/ or \\).' })
+      .meta({ description: 'The file name offered on download: no control characters (C0, DEL, C1), no bidirectional embedding, override or isolate characters (U+202A..U+202E, U+2066..U+2069) and no slashes.' }),
     contentType: z
       .string({ error: 'contentType is required: a media type such as application/pdf.' })
       .trim()

@@ -3,7 +3,7 @@ import { limitParameter } from '../shared/http/query';
 import { uuid } from '../shared/time';
 import type { LocationView, QrRotation } from './domain';
 import type { Contact } from './model';
-import { booleanParameter, cursorParameter, nothingToChange, nullableEmail, nullablePhone, nullableText, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
+import { booleanParameter, cursorParameter, nothingToChange, nullableEmail, nullableName, nullablePhone, nullableText, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
 import { responseOf } from '../shared/schemas/response';
 
 /** Request and response shapes of locations and reusable contacts. */
@@ -45,7 +45,7 @@ export const createContactBody = z
     name: requiredName('name'),
     email: nullableEmail('email'),
     phone: nullablePhone('phone'),
-    role: nullableText('role', 100),
+    role: nullableName('role', 100),
   })
   .strict();
 

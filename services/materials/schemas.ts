@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { booleanParameter, cursorParameter, hasAtMostDecimals, nothingToChange, nullableText, nullableUrl, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
+import { booleanParameter, cursorParameter, hasAtMostDecimals, nothingToChange, nullableName, nullableUrl, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
 import { limitParameter } from '../shared/http/query';
 import { instant, uuid } from '../shared/time';
 import { responseOf } from '../shared/schemas/response';
@@ -17,11 +17,11 @@ const quantity = (field: string) =>
     .refine((n) => Math.abs(n) <= MAX_QUANTITY, { message: `${field} is at most ${MAX_QUANTITY} in size.` });
 
 const materialFields = {
-  article: nullableText('article', 100).meta({ description: 'Article number.' }),
-  supplier: nullableText('supplier', 200),
+  article: nullableName('article', 100).meta({ description: 'Article number.' }),
+  supplier: nullableName('supplier', 200),
   website: nullableUrl('website'),
   orderLink: nullableUrl('orderLink').meta({ description: 'Where to order the material.' }),
-  unit: nullableText('unit', 20).meta({ description: 'Unit of every quantity of this material (e.g. "pcs", "l", "kg").' }),
+  unit: nullableName('unit', 20).meta({ description: 'Unit of every quantity of this material (e.g. "pcs", "l", "kg").' }),
   preferredOrderQuantity: quantity('preferredOrderQuantity').refine((n) => n > 0, { message: 'preferredOrderQuantity must be greater than 0.' }).nullable().optional(),
   reorderLevel: quantity('reorderLevel').refine((n) => n >= 0, { message: 'reorderLevel must be at least 0.' }).nullable().optional().meta({ description: 'Reorder when a location holds less than this.' }),
 };

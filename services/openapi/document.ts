@@ -210,7 +210,7 @@ export function openApiDocument(): Record<string, unknown> {
       title: 'Organization API',
       version: '1.0.0',
       summary: 'Work evidence, timesheets, corrections, audit and SCIM employee provisioning.',
-      description: 'Every path is scoped to one organization. Errors are application/problem+json (RFC 9457) with `code` and `requestId`; SCIM routes answer in the SCIM error schema. Every response carries X-Request-Id.',
+      description: 'Every path is scoped to one organization. Request bodies are JSON in UTF-8 (RFC 8259): a Content-Type whose charset is not UTF-8 is 415 UNSUPPORTED_MEDIA_TYPE, as is another media type. Errors are application/problem+json (RFC 9457) with `code` and `requestId`; SCIM routes answer in the SCIM error schema. Every response carries X-Request-Id.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: 'https://api.test.wfm.example', description: 'TEST (TEST keys only)' }, { url: 'https://api.wfm.example', description: 'LIVE (LIVE keys only)' }, { url: 'http://127.0.0.1:3000', description: 'Local (npm start)' }],

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, nothingToChange, nullablePhone, nullableText, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
+import { cursorParameter, nothingToChange, nullableName, nullablePhone, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
 import { responseOf } from '../shared/schemas/response';
 import { MESSAGE_CHANNELS, MESSAGE_DIRECTIONS, STAGES, type Candidate, type CandidateMessage } from './model';
 
@@ -23,7 +23,7 @@ const candidateFields = {
   email: email('email').meta({ description: "The candidate's e-mail address; the hire makes it the employee's work address (and default userName).", examples: ['jonas.berg@example.com'] }),
   phone: nullablePhone('phone'),
   position: requiredName('position').meta({ description: 'The position applied for.' }),
-  source: nullableText('source', 200).meta({ description: 'Where the application came from (job board, referral...).' }),
+  source: nullableName('source', 200).meta({ description: 'Where the application came from (job board, referral...).' }),
 };
 
 export const createCandidateBody = z.object(candidateFields).strict();
@@ -70,7 +70,7 @@ export const postMessageBody = z
   .object({
     direction: z.enum(MESSAGE_DIRECTIONS, { error: 'direction must be INBOUND (from the candidate) or OUTBOUND (to the candidate).' }),
     channel: z.enum(MESSAGE_CHANNELS, { error: `channel must be one of ${MESSAGE_CHANNELS.join(', ')}.` }),
-    subject: nullableText('subject', 300),
+    subject: nullableName('subject', 300),
     body: z
       .string({ error: 'body is required: the text of the message.' })
       .trim()

@@ -81,6 +81,16 @@ describe('POST /customers', () => {
     expectPointers(await send(api, 'POST', '/customers', { name: '', customerNumber: '', vatId: 'x'.repeat(31), locationIds: ['nope'], extra: 1 }), ['/name', '/customerNumber', '/vatId', '/locationIds/0', '/extra']);
   });
 
+  it('refuses control and bidi formatting characters in the name and the VAT id (422 at each, nothing written); the billing address, free text, keeps line breaks and bidi', async () => {
+    const before = await countByType(api.db);
+    const res = await send(api, 'POST', '/customers', { name: 'Harbour\u202E Holdings', customerNumber: num(), vatId: 'DE123\n456789' });
+    expectPointers(res, ['/name', '/vatId']);
+    expect(res.body.errors.find((e: { pointer: string }) => e.pointer === '/name').detail).toMatch(/found U\+202E at character 8\.$/);
+    expect(await countByType(api.db)).toEqual(before);
+    const billingAddress = 'Quay 1\nHarbour\n\u2067שער 2\u2069';
+    expect((await sent(api, 'POST', '/customers', { name: 'Harbour \u200fHoldings', customerNumber: num(), billingAddress })).body).toMatchObject({ name: 'Harbour \u200fHoldings', billingAddress });
+  });
+
   it('refuses a link to an archived location: 422 at its index, nothing written', async () => {
     const archived = await archivedLocation();
     const before = await countByType(api.db);

@@ -158,10 +158,10 @@ describe('POST /documents/upload-sessions', () => {
     expectPointers(await send(api, 'POST', '/documents/upload-sessions', { name: 'x.pdf', contentType: 'application/pdf; charset=x', size: 1, sha256: 'g'.repeat(64) }), ['/contentType', '/sha256']);
   });
 
-  it('refuses control characters (C0, DEL and C1) and slashes in the name (422 at /name), writing nothing', async () => {
+  it('refuses control characters (C0, DEL and C1), bidi embeddings, overrides and isolates, and slashes in the name (422 at /name), writing nothing', async () => {
     const body = (name: string) => ({ name, contentType: 'application/pdf', size: 1, sha256: sha256Hex(Buffer.from('x')) });
     const before = await countByType(api.db);
-    for (const name of ['a\u0085b.txt', 'a\u0080b.txt', 'a\u009fb.txt', 'a\u009b31mb.txt', 'a\tb.txt', 'a\u0000b.txt', 'a\u007fb.txt', 'a/b.txt', 'a\\b.txt']) {
+    for (const name of ['a\u0085b.txt', 'a\u0080b.txt', 'a\u009fb.txt', 'a\u009b31mb.txt', 'a\tb.txt', 'a\u0000b.txt', 'a\u007fb.txt', 'invoice\u202efdp.exe', 'a\u2066b\u2069.txt', 'a/b.txt', 'a\\b.txt']) {
       expectPointers(await send(api, 'POST', '/documents/upload-sessions', body(name)), ['/name']);
     }
     expect(await countByType(api.db)).toEqual(before);

@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { issueApiKey } from '../../services/api-keys/issue';
 import { revokeApiKey } from '../../services/api-keys/store';
 import { startLocalGateway, type LocalGateway } from '../../services/local/gateway';
 import { DEMO_IDS, seedDemo, type DemoData } from '../../services/local/seed';
 import type { Db } from '../../services/shared/ddb/client';
+import { countByType } from '../support/api';
 import { createTestTable } from '../support/table';
 
 let db: Db;
@@ -102,5 +104,46 @@ describe('routing', () => {
     const a = await get(`${base}/audit`, bearer(demo.keys.admin));
     const b = await get(`${base}/audit`, bearer(demo.keys.admin));
     expect(a.headers.get('x-request-id')).not.toBe(b.headers.get('x-request-id'));
+  });
+});
+
+describe('request bodies', () => {
+  const postLocation = (body: string | Uint8Array, contentType: string) =>
+    fetch(`${base}/locations`, { method: 'POST', headers: { ...bearer(demo.keys.admin), 'Content-Type': contentType, 'Idempotency-Key': randomUUID() }, body });
+
+  it('answers 415 UNSUPPORTED_MEDIA_TYPE, saying only UTF-8 is accepted, to a body declared in another charset, writing nothing', async () => {
+    const before = await countByType(db);
+    const json = JSON.stringify({ name: 'Lager Müller' });
+    const sent: [string, Uint8Array][] = [
+      ['application/json; charset=utf-16', Buffer.from(`\ufeff${json}`, 'utf16le')],
+      ['application/json; charset=UTF-16LE', Buffer.from(json, 'utf16le')],
+      ['application/json; charset="latin1"', Buffer.from(json, 'latin1')],
+      ['Application/JSON;Charset=ISO-8859-1', Buffer.from(json, 'latin1')],
+      // Bytes that are UTF-8 do not make another declared charset right.
+      ['application/json; charset=windows-1252', Buffer.from(json, 'utf8')],
+    ];
+    for (const [contentType, bytes] of sent) {
+      const problem = await expectProblem(await postLocation(bytes, contentType), 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expect(problem.detail).toMatch(/only UTF-8 is accepted/);
+    }
+    expect(await countByType(db)).toEqual(before);
+  });
+
+  it('accepts UTF-8 declared in any case or quoting, and no charset', async () => {
+    for (const contentType of ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json; charset="utf-8"']) {
+      const name = `Lager Süd ${randomUUID().slice(0, 8)}`;
+      const res = await postLocation(JSON.stringify({ name }), contentType);
+      expect([contentType, res.status]).toEqual([contentType, 201]);
+      expect(((await res.json()) as { name: string }).name).toBe(name);
+    }
+  });
+
+  it('refuses a name holding a bidi override or a control character: 422 VALIDATION_ERROR at /name, nothing written', async () => {
+    const before = await countByType(db);
+    for (const name of ['invoice\u202Efdp.exe', 'Lager \u2066Nord\u2069', 'Lager\nNord', 'Lager\u0085Nord']) {
+      const problem = await expectProblem(await postLocation(JSON.stringify({ name }), 'application/json'), 422, 'VALIDATION_ERROR');
+      expect(problem.errors).toEqual([{ pointer: '/name', detail: expect.stringMatching(/^name must not contain control characters .*found U\+[0-9A-F]{4} at character \d+\.$/) }]);
+    }
+    expect(await countByType(db)).toEqual(before);
   });
 });

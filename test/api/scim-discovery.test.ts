@@ -82,7 +82,7 @@ describe('authentication and authorization in the SCIM error schema', () => {
 });
 
 describe('media types', () => {
-  it.each(['application/json', 'application/json; charset=utf-8', 'application/scim+json', 'application/scim+json; charset=utf-8', 'APPLICATION/SCIM+JSON'])(
+  it.each(['application/json', 'application/json; charset=utf-8', 'application/scim+json', 'application/scim+json; charset=utf-8', 'APPLICATION/SCIM+JSON', 'application/scim+json; charset="UTF-8"'])(
     'accepts a body sent as %s and answers application/scim+json',
     async (contentType) => {
       const res = await h.request('POST', '/Users', { body: { userName: `mt-${Math.random()}` }, headers: { 'Content-Type': contentType, Accept: '*/*' } });
@@ -109,6 +109,17 @@ describe('media types', () => {
     expectScimError((await h.request('POST', '/Users', { rawBody: 'userName=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } })) as never, 415);
     expectScimError((await h.request('POST', '/Users', { rawBody: '{ "acve": tre, "adadfdresses": [ ' })) as never, 400, 'invalidSyntax');
     expectScimError((await h.request('POST', '/Users', { body: { userName: 'x', title: 'x'.repeat(70 * 1024) } })) as never, 413);
+  });
+
+  it('answers 415 in the SCIM error schema to a body declared in a charset other than UTF-8, creating nobody', async () => {
+    const userName = `charset-${Math.random()}`;
+    for (const contentType of ['application/scim+json; charset=utf-16', 'application/scim+json; charset="ISO-8859-1"', 'application/json; charset=latin1']) {
+      const res = await h.request('POST', '/Users', { body: { userName }, headers: { 'Content-Type': contentType } });
+      expectScimError(res as never, 415);
+      expect(res.json.detail).toMatch(/only UTF-8 is accepted/);
+    }
+    const found = await h.request('GET', `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`);
+    expect(found.json.totalResults).toBe(0);
   });
 
   it('answers 405 in the SCIM error schema for a method the route does not have', async () => {

@@ -225,6 +225,20 @@ describe('areaHandler', () => {
       expect((await post('{}', {})).statusCode).toBe(415);
     });
 
+    it('accepts UTF-8 however it is written, and no charset', async () => {
+      for (const contentType of ['application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON; Charset="utf-8"', 'application/json ; charset = "UTF-8"', 'application/json; charset=utf-8; profile=x']) {
+        expect([contentType, (await post(JSON.stringify({ name: 'x' }), { 'Content-Type': contentType, 'If-Match': '"thing:1"' })).statusCode]).toEqual([contentType, 200]);
+      }
+    });
+
+    it('answers 415 UNSUPPORTED_MEDIA_TYPE, as problem+json saying only UTF-8 is accepted, for any other charset', async () => {
+      for (const contentType of ['application/json; charset=utf-16', 'application/json; charset=UTF-16LE', 'application/json; charset="latin1"', 'application/json;charset=ISO-8859-1', 'application/json; charset=utf8', 'application/json; charset=']) {
+        const res = await post(JSON.stringify({ name: 'x' }), { 'Content-Type': contentType, 'If-Match': '"thing:1"' });
+        expect([contentType, res.statusCode, res.headers?.['Content-Type'], res.json.code]).toEqual([contentType, 415, 'application/problem+json', 'UNSUPPORTED_MEDIA_TYPE']);
+        expect(res.json.detail).toMatch(/only UTF-8 is accepted/);
+      }
+    });
+
     it('answers 422 for a body nested deeper than 32 levels, and accepts 32', async () => {
       const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
       const deep = await post(`{"name":"x","nested":${nested(5_000)}}`);

@@ -1,4 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
+import { parse as parseContentType } from 'content-type';
 import Negotiator from 'negotiator';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { resourcePath, routeKey, routeRows, type AreaDefinition, type RouteRow } from '../area';
@@ -103,7 +104,7 @@ export function authorizeRoute(area: AreaDefinition): Middleware {
 export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface JsonBodyOptions {
-  /** Media types accepted for request bodies (parameters such as charset are ignored). */
+  /** Media types accepted for request bodies, lower case; a charset parameter must name UTF-8 (other parameters are ignored). */
   readonly mediaTypes: readonly string[];
 }
 
@@ -132,7 +133,8 @@ export function acceptable(mediaTypes: readonly string[]): Middleware {
 
 /**
  * Parses a JSON body: 413 PAYLOAD_TOO_LARGE above 64 KiB, 415 UNSUPPORTED_MEDIA_TYPE for
- * another media type, 400 MALFORMED_JSON for text that is not JSON. No body: undefined.
+ * another media type or a charset other than UTF-8, 400 MALFORMED_JSON for text that is not
+ * JSON. No body: undefined.
  */
 export function jsonBody({ mediaTypes }: JsonBodyOptions): Middleware {
   return {
@@ -144,9 +146,17 @@ export function jsonBody({ mediaTypes }: JsonBodyOptions): Middleware {
         throw new AppError('PAYLOAD_TOO_LARGE', `The request body has ${raw.length} bytes; at most ${MAX_BODY_BYTES} are accepted.`);
       }
       const contentType = headerOf(event, 'content-type');
-      const mediaType = contentType?.split(';')[0].trim().toLowerCase();
-      if (!mediaType || !mediaTypes.includes(mediaType)) {
-        throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${contentType ? `"${contentType}"` : 'is missing'}; send the body as ${mediaTypes.join(' or ')}.`);
+      // `content-type` lower-cases the type and the parameter names and unquotes the values.
+      const declared = parseContentType(contentType ?? '');
+      const shown = `"${(contentType ?? '').slice(0, 200)}"`;
+      if (!declared.type || !mediaTypes.includes(declared.type)) {
+        throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${contentType ? shown : 'is missing'}; send the body as ${mediaTypes.join(' or ')}.`);
+      }
+      // JSON between systems is UTF-8 (RFC 8259 §8.1): the body is read as UTF-8, so a body that
+      // declares another charset would be read as something it is not.
+      const charset = declared.parameters.charset;
+      if (charset !== undefined && charset.toLowerCase() !== 'utf-8') {
+        throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${shown} declares the charset "${charset.slice(0, 40)}"; only UTF-8 is accepted: send the body in UTF-8, with charset=utf-8 or no charset.`);
       }
       let parsed: unknown;
       try {

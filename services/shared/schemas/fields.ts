@@ -14,16 +14,43 @@ import { queryWords } from '../ddb/search';
 export const sendsAField = (body: object): boolean => Object.values(body).some((v) => v !== undefined);
 export const nothingToChange = (of?: string) => ({ message: `Nothing to change: send at least ${of ? `one of ${of}` : 'one field'}.` });
 
-export const requiredName = (field: string, max = 200) =>
+/**
+ * What no name, label or title may hold: control characters (C0 with tab and line breaks, DEL
+ * and C1: U+0000..U+001F, U+007F..U+009F) and the bidirectional embeddings, overrides and
+ * isolates (U+202A..U+202E, U+2066..U+2069), which change how the text around them displays
+ * ("invoice\u202Efdp.exe" shows as "invoiceexe.pdf"). Bidi marks (U+200E, U+200F, U+061C) stay
+ * allowed. Multi-line free texts (nullableText: notes, comments, bodies) keep all of them:
+ * decisions.md says why.
+ */
+export const NOT_IN_NAME = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+/** The same rule as the field's pattern, published in the OpenAPI document. */
+const NAME_PATTERN = /^[^\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]*$/;
+
+/** The 422 detail for a name holding what NOT_IN_NAME lists: which character, and where (counted in characters, from 1). */
+export const unsafeNameDetail = (field: string, value: string): string => {
+  const characters = [...value];
+  const at = characters.findIndex((c) => NOT_IN_NAME.test(c));
+  const found = at < 0 ? '' : `; found U+${characters[at].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} at character ${at + 1}`;
+  return `${field} must not contain control characters (U+0000..U+001F, U+007F..U+009F) or bidirectional embedding, override or isolate characters (U+202A..U+202E, U+2066..U+2069)${found}.`;
+};
+
+/** A single-line text for names, labels and titles: trimmed, at most `max` characters, nothing NOT_IN_NAME lists. */
+const nameText = (field: string, max: number, error: string) =>
   z
-    .string({ error: `${field} is required: a non-empty string.` })
+    .string({ error })
     .trim()
-    .min(1, { message: `${field} must not be empty.` })
-    .max(max, { message: `${field} is at most ${max} characters.` });
+    .max(max, { message: `${field} is at most ${max} characters.` })
+    .regex(NAME_PATTERN, { error: (issue) => unsafeNameDetail(field, typeof issue.input === 'string' ? issue.input : '') });
+
+/** A required name, label or title: 1 to `max` characters after trimming, no control or bidi formatting characters. */
+export const requiredName = (field: string, max = 200) => nameText(field, max, `${field} is required: a non-empty string.`).min(1, { message: `${field} must not be empty.` });
 
 const emptyToNull = (value: string | null): string | null => (value === '' ? null : value);
 
-/** Optional, nullable free text; `""` and `null` both clear it. */
+/** An optional, nullable single-line label (an article number, a role, a subject): requiredName's characters; `""` and `null` both clear it. */
+export const nullableName = (field: string, max: number) => nameText(field, max, `${field} must be a string or null.`).nullable().transform(emptyToNull).optional();
+
+/** Optional, nullable free text, possibly multi-line (tabs, line breaks and bidi formatting allowed); `""` and `null` both clear it. */
 export const nullableText = (field: string, max: number) =>
   z
     .string({ error: `${field} must be a string or null.` })
