@@ -131,6 +131,9 @@ export function acceptable(mediaTypes: readonly string[]): Middleware {
   };
 }
 
+/** The labels of UTF-8 in the WHATWG Encoding Standard (what browsers and HTTP clients send, `utf8` among them). */
+const UTF8_LABELS = new Set(['utf-8', 'utf8', 'unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'x-unicode20utf8']);
+
 /**
  * Parses a JSON body: 413 PAYLOAD_TOO_LARGE above 64 KiB, 415 UNSUPPORTED_MEDIA_TYPE for
  * another media type or a charset other than UTF-8, 400 MALFORMED_JSON for text that is not
@@ -155,7 +158,7 @@ export function jsonBody({ mediaTypes }: JsonBodyOptions): Middleware {
       // JSON between systems is UTF-8 (RFC 8259 §8.1): the body is read as UTF-8, so a body that
       // declares another charset would be read as something it is not.
       const charset = declared.parameters.charset;
-      if (charset !== undefined && charset.toLowerCase() !== 'utf-8') {
+      if (charset !== undefined && !UTF8_LABELS.has(charset.toLowerCase())) {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${shown} declares the charset "${charset.slice(0, 40)}"; only UTF-8 is accepted: send the body in UTF-8, with charset=utf-8 or no charset.`);
       }
       let parsed: unknown;
