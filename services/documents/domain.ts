@@ -88,7 +88,8 @@ export interface DocumentPorts extends UseCasePorts<DocumentsStore> {
 }
 
 export const documentEtag = versionedEtag<Document>('document');
-export const linkEtag = (l: LocationDocument): string => entityEtag('location-document', `${l.locationId}:${l.documentId}`, 1);
+/** A link's ETag names the link by its pair and when it was made: a link made again after an unlink is another resource, never matched by the old one's tag. */
+export const linkEtag = (l: LocationDocument): string => entityEtag('location-document', `${l.locationId}:${l.documentId}:${Date.parse(l.linkedAt)}`, 1);
 
 const audit = (ports: DocumentPorts, actor: Actor, occurredAt: string, input: Omit<AuditInput, 'id' | 'actor' | 'occurredAt'>): AuditEntry =>
   auditEntry({ id: ports.newId(), actor, occurredAt, ...input });

@@ -54,7 +54,8 @@ export type MaterialPorts = UseCasePorts<MaterialsStore>;
 const audit = auditFor;
 
 export const materialEtag = versionedEtag<Material>('material');
-export const linkEtag = (l: StockLink): string => entityEtag('location-material', `${l.locationId}:${l.materialId}`, l.version);
+/** A link's ETag names the link by its pair and when it was made: a link made again after an unlink is another resource, never matched by the old one's tag. */
+export const linkEtag = (l: StockLink): string => entityEtag('location-material', `${l.locationId}:${l.materialId}:${Date.parse(l.linkedAt)}`, l.version);
 export const adjustmentEtag = (a: StockAdjustment): string => entityEtag('stock-adjustment', a.id, 1);
 
 /** Quantities travel as numbers with at most 3 decimals and are kept as integer milli-units. */

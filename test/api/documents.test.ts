@@ -415,15 +415,15 @@ describe('documents list, archive and location links', () => {
     const doc = await availableDocument();
     const path = `/locations/${location.id}/documents/${doc.id}`;
     const linkedIds = async () => (await read(api, `/locations/${location.id}/documents`)).body.items.map((i: { documentId: string }) => i.documentId);
-    const etagOfLink = `"location-document:${location.id}:${doc.id}:v1"`;
     const stale = `"location-document:${location.id}:${randomUUID()}:v1"`;
 
     let before = await countByType(api.db);
-    expectProblem(await send(api, 'PUT', path, undefined, { ifMatch: etagOfLink }), 412, 'ETAG_MISMATCH');
+    expectProblem(await send(api, 'PUT', path, undefined, { ifMatch: `"location-document:${location.id}:${doc.id}:v1"` }), 412, 'ETAG_MISMATCH');
     expect(await countByType(api.db)).toEqual(before);
     expect(await linkedIds()).toEqual([]);
 
     const link = await sent(api, 'PUT', path, undefined, 200);
+    const etagOfLink = `"location-document:${location.id}:${doc.id}:${Date.parse(link.body.linkedAt)}:v1"`;
     expect(link.headers.get('etag')).toBe(etagOfLink);
     expectProblem(await send(api, 'PUT', path, undefined, { ifMatch: stale }), 412, 'ETAG_MISMATCH');
     const again = await send(api, 'PUT', path, undefined, { ifMatch: etagOfLink });
@@ -437,5 +437,14 @@ describe('documents list, archive and location links', () => {
     expect((await send(api, 'DELETE', path, undefined, { ifMatch: etagOfLink })).status).toBe(204);
     expect(await linkedIds()).toEqual([]);
     expectProblem(await send(api, 'DELETE', path, undefined, { ifMatch: etagOfLink }), 404, 'RESOURCE_NOT_FOUND');
+
+    // Linked again, it is another link: the first link's ETag no longer matches it.
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    const relinked = await sent(api, 'PUT', path, undefined, 200);
+    expect(relinked.headers.get('etag')).not.toBe(etagOfLink);
+    before = await countByType(api.db);
+    expectProblem(await send(api, 'DELETE', path, undefined, { ifMatch: etagOfLink }), 412, 'ETAG_MISMATCH');
+    expect(await countByType(api.db)).toEqual(before);
+    expect((await send(api, 'DELETE', path, undefined, { ifMatch: relinked.headers.get('etag')! })).status).toBe(204);
   });
 });

@@ -39,7 +39,7 @@ describe('PUT /locations/{locationId}/materials/{materialId}', () => {
     const res = await sent(api, 'PUT', linkPath(site.id, soap.id));
     expect(res.body).toEqual({ locationId: site.id, materialId: soap.id, stock: 0, linkedAt: expect.any(String), lastAdjustedAt: null, updatedAt: expect.any(String) });
     expect(locationMaterialResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
-    expect(res.headers.get('etag')).toBe(`"location-material:${site.id}:${soap.id}:v1"`);
+    expect(res.headers.get('etag')).toBe(`"location-material:${site.id}:${soap.id}:${Date.parse(res.body.linkedAt)}:v1"`);
     const again = await sent(api, 'PUT', linkPath(site.id, soap.id));
     expect(again.body).toEqual(res.body);
     expect((await auditOf(api, soap.id)).filter((a) => a.action === 'material.linked_to_location')).toEqual([
@@ -71,7 +71,7 @@ describe('PUT /locations/{locationId}/materials/{materialId}', () => {
 
     const linked = await sent(api, 'PUT', path);
     await sent(api, 'POST', '/materials/stock-adjustments', { locationId: location.id, materialId: material.id, quantityChange: 3, reason: 'Delivery' }, 201);
-    const current = `"location-material:${location.id}:${material.id}:v2"`;
+    const current = `"location-material:${location.id}:${material.id}:${Date.parse(linked.body.linkedAt)}:v2"`;
     before = await tableFingerprint(api.db);
     for (const ifMatch of ['"garbage"', linked.headers.get('etag')!]) expectProblem(await send(api, 'PUT', path, undefined, { ifMatch }), 412, 'ETAG_MISMATCH');
     expect(await tableFingerprint(api.db)).toBe(before);
@@ -136,7 +136,7 @@ describe('PUT /locations/{locationId}/materials/{materialId}', () => {
     const storedBefore = await keptLink();
     const again = await send(api, 'PUT', linkPath(location.id, kept.id));
     expect(again.status).toBe(200);
-    expect(again.headers.get('etag')).toBe(`"location-material:${location.id}:${kept.id}:v2"`);
+    expect(again.headers.get('etag')).toBe(`"location-material:${location.id}:${kept.id}:${Date.parse(link.body.linkedAt)}:v2"`);
     expect(again.body).toMatchObject({ locationId: location.id, materialId: kept.id, stock: 4, linkedAt: link.body.linkedAt });
     expect(await keptLink()).toEqual(storedBefore);
     expect((await auditOf(api, kept.id)).filter((a) => a.action === 'material.linked_to_location')).toHaveLength(1);
@@ -145,7 +145,7 @@ describe('PUT /locations/{locationId}/materials/{materialId}', () => {
     await sent(api, 'PATCH', `/locations/${location.id}`, { archived: false }, 200, { ifMatch: archived.headers.get('etag')! });
     const linked = await sent(api, 'PUT', linkPath(location.id, fresh.id));
     expect(linked.body).toMatchObject({ locationId: location.id, materialId: fresh.id, stock: 0 });
-    expect(linked.headers.get('etag')).toBe(`"location-material:${location.id}:${fresh.id}:v1"`);
+    expect(linked.headers.get('etag')).toBe(`"location-material:${location.id}:${fresh.id}:${Date.parse(linked.body.linkedAt)}:v1"`);
     expect((await auditOf(api, fresh.id)).filter((a) => a.action === 'material.linked_to_location')).toEqual([
       expect.objectContaining({ references: { locationId: location.id }, requestId: linked.requestId }),
     ]);
@@ -346,8 +346,15 @@ describe('DELETE /locations/{locationId}/materials/{materialId}', () => {
 
   it('writes no ledger line when the stock is zero, and honours If-Match', async () => {
     const pair = await linkedPair();
-    expectProblem(await send(api, 'DELETE', linkPath(pair.locationId, pair.materialId), undefined, { ifMatch: `"location-material:${pair.locationId}:${pair.materialId}:v9"` }), 412, 'ETAG_MISMATCH');
-    expect((await send(api, 'DELETE', linkPath(pair.locationId, pair.materialId), undefined, { ifMatch: `"location-material:${pair.locationId}:${pair.materialId}:v1"` })).status).toBe(204);
+    const etag = (await sent(api, 'PUT', linkPath(pair.locationId, pair.materialId))).headers.get('etag')!;
+    expectProblem(await send(api, 'DELETE', linkPath(pair.locationId, pair.materialId), undefined, { ifMatch: etag.replace(':v1"', ':v9"') }), 412, 'ETAG_MISMATCH');
+    expect((await send(api, 'DELETE', linkPath(pair.locationId, pair.materialId), undefined, { ifMatch: etag })).status).toBe(204);
     expect(await ledger(pair)).toEqual([]);
+    // Linked again, it is another link (stock 0, version 1 again): the first link's ETag no longer matches it.
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    const relinked = await sent(api, 'PUT', linkPath(pair.locationId, pair.materialId));
+    expect(relinked.headers.get('etag')).not.toBe(etag);
+    expectProblem(await send(api, 'DELETE', linkPath(pair.locationId, pair.materialId), undefined, { ifMatch: etag }), 412, 'ETAG_MISMATCH');
+    expect(await stockOf(pair.locationId, pair.materialId)).toBe(0);
   });
 });
