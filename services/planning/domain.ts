@@ -36,12 +36,14 @@ export interface References {
 }
 
 /**
- * The references of one version of a shift, read before its publish: a bulk publish reads
- * those of all its drafts at once. Only used while the shift is at that version (every change
- * of a shift moves its version, so the same version names the same employee, location and tasks).
+ * A draft and its references, read before its publish: a bulk publish reads its drafts with
+ * one query and the references of all of them at once. The publish decides on them and
+ * commits only while the shift is still at that version (every change of a shift moves its
+ * version, so the same version names the same employee, location and tasks); otherwise it
+ * runs again from fresh reads.
  */
 export interface ReadAhead {
-  readonly version: number;
+  readonly shift: Shift;
   readonly references: References;
 }
 
@@ -268,12 +270,11 @@ function assertReferencesActive(shift: Shift, refs: References): void {
 
 /**
  * Publishes a DRAFT shift.
- * 1. Read (404); only a DRAFT can be published (409 SHIFT_PUBLISHED / SHIFT_CANCELLED);
- *    If-Match, when given, must be its ETag (412).
+ * 1. Read (404), or take the draft a bulk publish read (`readAhead`); only a DRAFT can be
+ *    published (409 SHIFT_PUBLISHED / SHIFT_CANCELLED); If-Match, when given, must be its ETag (412).
  * 2. Its location must not be archived (409 SHIFT_LOCATION_ARCHIVED), nor any of its tasks
  *    (409 SHIFT_TASK_ARCHIVED), nor its employee, if any, deactivated (409
- *    SHIFT_EMPLOYEE_INACTIVE) since it was drafted: one read of them all, or `readAhead` when
- *    it was read for this version of the shift.
+ *    SHIFT_EMPLOYEE_INACTIVE) since it was drafted: one read of them all, or `readAhead`'s.
  * 3. An assigned shift must not overlap another PUBLISHED shift of its employee: the plan is
  *    read consistently with the guard's version (409 SHIFT_OVERLAP unless overridden with a
  *    reason; the override and the overlapped shifts are audited).
@@ -284,10 +285,10 @@ function assertReferencesActive(shift: Shift, refs: References): void {
  */
 export async function publishShift(ports: PlanningPorts, actor: Actor, id: string, ifMatch: string | undefined, decision: OverlapDecision = {}, readAhead?: ReadAhead): Promise<Shift> {
   const org = actor.principal.organizationId;
-  const current = await existingShift(ports, org, id);
+  const current = readAhead?.shift.id === id ? readAhead.shift : await existingShift(ports, org, id);
   assertMove(current, 'PUBLISHED');
   assertSentEtag(ifMatch, shiftEtag(current));
-  const refs = readAhead?.version === current.version ? readAhead.references : await ports.store.readReferences(org, publishReferenceIds([current]));
+  const refs = readAhead?.shift === current ? readAhead.references : await ports.store.readReferences(org, publishReferenceIds([current]));
   assertReferencesActive(current, refs);
   const now = ports.now().toISOString();
   const next: Shift = revised(current, now, { state: 'PUBLISHED', publishedAt: now });
@@ -368,8 +369,8 @@ export async function publishRange(ports: PlanningPorts, actor: Actor, filter: R
   await eachLimited([...lanes.values()], BULK_PUBLISH_PARALLEL, async (lane) => {
     for (const draft of lane) {
       // For the first attempt only: a publish runs again because something it read moved on,
-      // maybe a reference, and then reads its references afresh.
-      let readAhead: ReadAhead | undefined = { version: draft.version, references };
+      // the shift or a reference, and then reads both afresh.
+      let readAhead: ReadAhead | undefined = { shift: draft, references };
       try {
         await ports.separately((p) => {
           const given = readAhead;

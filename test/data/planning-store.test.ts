@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { putEmployee } from '../../services/employees/public';
 import { putLocation } from '../../services/locations/public';
-import { createShift, publishRange, publishShift, type PlanningPorts } from '../../services/planning/domain';
+import { createShift, publishRange, publishShift, updateShift, type PlanningPorts } from '../../services/planning/domain';
 import { planningPorts, publishedNear, readGuard } from '../../services/planning/store';
 import type { Principal } from '../../services/shared/auth/principal';
 import type { Db } from '../../services/shared/ddb/client';
@@ -156,6 +156,38 @@ describe('references checked again in the transaction', () => {
     await expect(run((p) => publishShift(racing(p, () => putTask(task, true), state), actor, draft.id, undefined))).rejects.toMatchObject({ code: 'SHIFT_TASK_ARCHIVED' });
     expect(state.done).toBe(true);
     expect((await itemsOfType(db, 'Shift')).find((i) => i.id === draft.id)).toMatchObject({ state: 'DRAFT', version: 1 });
+  });
+
+  it('a bulk publish decides on the drafts its query read, reading no shift again; a draft changed after the query never publishes as it was: its commit fails and the rerun publishes the change', async () => {
+    const emp = await employee();
+    const draft = (day: string, employeeId?: string) =>
+      run((p) => createShift(p, actor, { employeeId, locationId: LOC, startsAt: `2031-11-${day}T08:00:00.000Z`, endsAt: `2031-11-${day}T16:00:00.000Z` }));
+    const changed = await draft('01', emp);
+    const others = [await draft('02', emp), await draft('03')];
+    const shiftReads: string[] = [];
+    const counting = (p: PlanningPorts): PlanningPorts => ({
+      ...p,
+      store: {
+        ...p.store,
+        getShift: async (org, id) => {
+          shiftReads.push(id);
+          return p.store.getShift(org, id);
+        },
+        // Right after the query, another request changes one of the drafts it read.
+        draftsStartingIn: async (org, filter, max) => {
+          const drafts = await p.store.draftsStartingIn(org, filter, max);
+          await run((own) => updateShift(own, actor, changed.id, `"shift:${changed.id}:v1"`, { notes: 'Bring the ladder' }));
+          return drafts;
+        },
+      },
+      separately: (work) => p.separately((own) => work(counting(own))),
+    });
+    const result = await run((p) => publishRange(counting(p), actor, { from: '2031-11-01T00:00:00.000Z', to: '2031-11-04T00:00:00.000Z', locationId: LOC }));
+    expect(result).toEqual({ publishedShiftIds: [changed.id, ...others.map((s) => s.id)], rejected: [] });
+    // Only the changed draft's rerun read its shift again.
+    expect(shiftReads).toEqual([changed.id]);
+    const stored = (await itemsOfType(db, 'Shift')).find((i) => i.id === changed.id);
+    expect(stored).toMatchObject({ state: 'PUBLISHED', version: 3, notes: 'Bring the ladder' });
   });
 
   it('a bulk publish reads the references of all drafts once; a task archived after that read fails the check in the transaction, and the retry reads afresh and rejects the draft', async () => {
