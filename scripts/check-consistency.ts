@@ -53,6 +53,7 @@ export const RULES = {
   'employee.guarded': "an employee whose SCIM resource exists holds the guards of its userName and externalId",
   'employee.email-lookup': 'an e-mail lookup names an existing employee that has that address',
   'work-event.entry': 'a work event that projected into an entry names an existing entry',
+  'customer.access': 'no ACTIVE, unexpired customer access grant belongs to a missing or archived customer, or to a contact its customer no longer links',
 } as const;
 
 export type Rule = keyof typeof RULES;
@@ -234,6 +235,17 @@ export function checkItems(items: readonly Item[], now = Date.now()): Consistenc
   for (const l of of('EmployeeEmailLookup')) {
     const id = String(l.employeeId ?? String(l.SK).replace(/^EMP#/, ''));
     (emailHolders.get(String(l.PK)) ?? emailHolders.set(String(l.PK), new Set()).get(String(l.PK))!).add(id);
+  }
+
+  // --- customers: access grants (archive and unlink refuse while one lets a contact in; grants
+  // activated before that rule existed are what an operator looks for here) ------------------
+  const customers = new Map<string, Item>(of('Customer').map((c) => [`${c.organizationId}#${c.id}`, c]));
+  for (const g of of('CustomerAccessGrant')) {
+    if (g.state !== 'ACTIVE' || !(Date.parse(g.expiresAt) > now)) continue;
+    const c = customers.get(`${g.organizationId}#${g.customerId}`);
+    if (!c) flag('customer.access', g, `active grant ${g.id} of customer ${g.customerId}, which does not exist`);
+    else if (c.archived) flag('customer.access', g, `active grant ${g.id} of customer ${c.id}, which is archived`);
+    else if (!(c.contactIds ?? []).includes(g.contactId)) flag('customer.access', g, `active grant ${g.id} of contact ${g.contactId}, which customer ${c.id} no longer links`);
   }
   return finish();
 

@@ -76,7 +76,19 @@ describe('checkItems', () => {
     ['an employee lost its userName guard', 'employee.guarded', () => without(good, (i) => i.itemType === 'EmployeeUniqueGuard' && i.attribute === 'userName' && i.organizationId === api.demo.otherOrganizationId)],
     ['an e-mail lookup names a missing employee', 'employee.email-lookup', () => changed(good, (i) => i.itemType === 'EmployeeEmailLookup', (i) => ({ ...i, SK: `EMP#${randomUUID()}`, employeeId: undefined }))],
     ['a work event projected into a missing entry', 'work-event.entry', () => changed(good, (i) => i.itemType === 'WorkEvent' && i.timeEntryId, (i) => ({ ...i, timeEntryId: randomUUID() }))],
+    ['an archived customer still has an ACTIVE grant', 'customer.access', () => withActiveGrant((customer) => ({ ...customer, archived: true }))],
+    ["an ACTIVE grant's contact is no longer linked to its customer", 'customer.access', () => withActiveGrant((customer) => ({ ...customer, contactIds: [] }))],
   ];
+
+  /** The good table plus a customer linking one contact and that contact's ACTIVE, unexpired grant, the customer as `shape` makes it. */
+  function withActiveGrant(shape: (customer: Item) => Item): Item[] {
+    const [org, customerId, contactId, grantId] = [api.demo.organizationId, randomUUID(), randomUUID(), randomUUID()];
+    const customer = { PK: `ORG#${org}#CUST#${customerId}`, SK: 'CUST', itemType: 'Customer', organizationId: org, id: customerId, archived: false, contactIds: [contactId] };
+    const grant = { PK: `ORG#${org}#CUSTACC#${grantId}`, SK: 'GRANT', itemType: 'CustomerAccessGrant', organizationId: org, id: grantId, customerId, contactId, state: 'ACTIVE', expiresAt: '2999-01-01T00:00:00.000Z' };
+    const table = [...good, customer, grant];
+    expect(rulesOf(table)).toEqual([]);
+    return [...good, shape(customer), grant];
+  }
 
   it.each(breakages)('catches it when %s (%s)', (_what, rule, broken) => {
     expect(rulesOf(broken())).toContain(rule);
