@@ -154,7 +154,7 @@ async function planningOperations(app: InProcess): Promise<Record<string, BenchO
         return { ...measured.result, calls: measured.calls };
       },
       minimum: 201,
-      reason: 'one transaction per shift (atomic per shift) plus the drafts Query; the design spends 4 calls a shift (GetItem shift, GetItem guard, plan Query, TransactWriteItems) + idempotency',
+      reason: 'one transaction per shift (atomic per shift) plus the drafts Query; the design spends 3 calls a shift (GetItem guard, plan Query, TransactWriteItems: the shift as the drafts Query read it, and all references in one BatchGetItem) + idempotency',
     },
   };
 }
