@@ -5327,7 +5327,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -8364,7 +8364,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -9746,7 +9746,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -11289,7 +11289,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -11848,7 +11848,7 @@ export interface operations {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -12604,7 +12604,7 @@ export interface operations {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
@@ -12904,7 +12904,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -13234,7 +13234,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -14680,7 +14680,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -16335,7 +16335,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -17297,7 +17297,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -18972,7 +18972,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -19715,7 +19715,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -20639,7 +20639,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -21555,7 +21555,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -22264,7 +22264,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -23227,7 +23227,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -24322,7 +24322,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -25713,7 +25713,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -26209,7 +26209,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -26952,7 +26952,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -28403,7 +28403,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -28824,7 +28824,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -29585,7 +29585,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -30755,7 +30755,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -31233,7 +31233,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -32762,7 +32762,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -32807,7 +32807,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -33502,7 +33502,7 @@ export interface operations {
                     "X-Request-Id"?: string;
                     /** @description Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource. */
                     ETag?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
@@ -34564,7 +34564,7 @@ export interface operations {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
-                    /** @description Path of the created resource; on a 302, the URL to fetch. */
+                    /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;

@@ -40,7 +40,7 @@ const HEADER_PARAMETERS: Record<Header, { description: string; schema: Record<st
 const RESPONSE_HEADERS: Record<ResponseHeader | 'X-Request-Id', { description: string }> = {
   'X-Request-Id': { description: 'The request ID; share it with support.' },
   ETag: { description: 'Strong ETag of the resource (e.g. "time-entry:<id>:r<revision>"); send it in If-Match to change the resource.' },
-  Location: { description: 'Path of the created resource; on a 302, the URL to fetch.' },
+  Location: { description: 'Absolute URL of the created resource (or, on a 202, of the job), on the API\'s public base URL; on a 302, the URL to fetch.' },
   'Idempotency-Replayed': { description: '"true" when this is the replay of an earlier response to the same Idempotency-Key.' },
   'Content-Disposition': { description: 'attachment, with a file name.' },
   'Cache-Control': { description: '`no-store`: the answer holds a short-lived secret.' },

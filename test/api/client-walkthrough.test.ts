@@ -28,7 +28,7 @@ describe('the typed client against the local API', () => {
     expect(created.response.status).toBe(201);
     const material = created.data!;
     expect(material).toMatchObject({ name: 'Floor cleaner', article: 'FC-10', unit: 'l', website: null, orderLink: null });
-    expect(created.response.headers.get('location')).toBe(`/v1/organizations/${organizationId}/materials/${material.id}`);
+    expect(created.response.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${organizationId}/materials/${material.id}`);
 
     const read = await client.GET('/v1/organizations/{organizationId}/materials/{materialId}', { params: { path: { organizationId, materialId: material.id } } });
     expect(read.data).toEqual(material);

@@ -24,7 +24,7 @@ describe('draft invoices', () => {
     // 2.5 × 1999 = 4997.5 -> 4998; 4998 × 19 % = 949.62 -> 950.
     expect(res.body).toMatchObject({ state: 'DRAFT', number: null, paymentTermDays: 14, subtotal: 4998, taxTotal: 950, total: 5948, amountPaid: 0, balance: 5948, issuedAt: null, dueDate: null });
     expect(invoiceResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}${inv(res.body.id)}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}${inv(res.body.id)}`);
     expect(etag(res)).toBe(`"invoice:${res.body.id}:v1"`);
   });
 
@@ -128,7 +128,7 @@ describe('payments', () => {
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({ invoiceId: id, amount: 4_000, currency: 'EUR', paidOn: '2030-01-15', method: 'BANK_TRANSFER', reference: 'TRX-1' });
     expect(paymentResponseSchema.strict().safeParse(first.body).error).toBeUndefined();
-    expect(first.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/commerce/payments/${first.body.id}`);
+    expect(first.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/commerce/payments/${first.body.id}`);
     expect((await read(api, inv(id))).body).toMatchObject({ state: 'ISSUED', amountPaid: 4_000, balance: 6_000 });
     const body = expectProblem(await pay(api, id, 6_001), 422, 'VALIDATION_ERROR');
     expect(body).toMatchObject({ balance: 6_000, errors: [{ pointer: '/amount' }] });

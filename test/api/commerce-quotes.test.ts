@@ -35,7 +35,7 @@ describe('POST /commerce/quotes', () => {
       version: 1,
     });
     expect(quoteResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/commerce/quotes/${res.body.id}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/commerce/quotes/${res.body.id}`);
     expect(etag(res)).toBe(`"quote:${res.body.id}:v1"`);
     const [entry] = await auditOf(api, res.body.id);
     expect(entry).toMatchObject({ action: 'quote.created', entity: { type: 'quote', id: res.body.id }, after: { state: 'DRAFT', total: 7674 }, requestId: res.requestId });
@@ -148,7 +148,7 @@ describe('quote items', () => {
     const added = await sent(api, 'POST', `/commerce/quotes/${q.body.id}/items`, line({ quantity: 2, unitPrice: 1000, taxRate: 20 }), 201, { ifMatch: etag(q) });
     expect(added.body).toMatchObject({ netAmount: 2000, taxAmount: 400, totalAmount: 2400 });
     expect(etag(added)).toBe(`"quote:${q.body.id}:v2"`);
-    expect(added.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/commerce/quotes/${q.body.id}/items/${added.body.id}`);
+    expect(added.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/commerce/quotes/${q.body.id}/items/${added.body.id}`);
     expect((await read(api, `/commerce/quotes/${q.body.id}/items/${added.body.id}`)).body).toEqual(added.body);
     const list = await read(api, `/commerce/quotes/${q.body.id}/items`);
     expect(list.body).toEqual({ items: [added.body], nextCursor: null });
@@ -167,7 +167,7 @@ describe('POST /commerce/quotes/{quoteId}/convert', () => {
     const res = await command(api, `/commerce/quotes/${id}/convert`, accepted, undefined, 201);
     expect(res.body).toMatchObject({ state: 'DRAFT', number: null, quoteId: id, customerId: CUSTOMER, currency: 'EUR', total: accepted.body.total, balance: accepted.body.total });
     expect(res.body.items.map((i: { netAmount: number }) => i.netAmount)).toEqual(accepted.body.items.map((i: { netAmount: number }) => i.netAmount));
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/commerce/invoices/${res.body.id}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/commerce/invoices/${res.body.id}`);
     const quote = await read(api, `/commerce/quotes/${id}`);
     expect(quote.body).toMatchObject({ state: 'ACCEPTED', invoiceId: res.body.id });
     const both = (await auditOf(api, id)).at(-1)!;

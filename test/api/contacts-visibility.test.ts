@@ -127,7 +127,7 @@ describe('/contacts', () => {
     const res = await sent(api, 'POST', '/contacts', { name: 'Dora Day', email: 'dora@example.com', phone: '', role: '  ' });
     expect(res.body).toMatchObject({ name: 'Dora Day', email: 'dora@example.com', phone: null, role: null, version: 1 });
     expect(contactResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/contacts/${res.body.id}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/contacts/${res.body.id}`);
     expect(res.headers.get('etag')).toBe(`"contact:${res.body.id}:v1"`);
     expectProblem(await send(api, 'PATCH', `/contacts/${res.body.id}`, { phone: '+1 555 0100' }), 428, 'ETAG_REQUIRED');
     expectProblem(await send(api, 'PATCH', `/contacts/${res.body.id}`, { phone: '+1 555 0100' }, { ifMatch: '"contact:x:v1"' }), 412, 'ETAG_MISMATCH');

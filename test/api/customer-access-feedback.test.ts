@@ -31,7 +31,7 @@ describe('customer access', () => {
     const secret: string = res.body.invitationSecret;
     expect(secret).toMatch(/^wfm_inv_[A-Za-z0-9_-]{43}$/);
     expect(res.body).toMatchObject({ customerId, contactId, state: 'INVITED', expired: false, permissions: ['feedback:write', 'reports:read'] });
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/customer-access/${res.body.id}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/customer-access/${res.body.id}`);
     const replay = await invite({ expiresAt }, { idempotencyKey: key });
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotency-replayed')).toBe('true');
@@ -221,7 +221,7 @@ describe('feedback', () => {
     const res = await feedback({ customerId });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ rating: 4, category: 'CLEANLINESS', state: 'OPEN', customerId, inspectionId: null, visitConfirmationId: null, resolutionNote: null });
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/feedback/${res.body.id}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/feedback/${res.body.id}`);
     const ack = await sent(api, 'POST', `/feedback/${res.body.id}/acknowledge`, undefined, 200, { ifMatch: etag(res) });
     expect(ack.body).toMatchObject({ state: 'ACKNOWLEDGED', acknowledgedAt: expect.any(String) });
     expectProblem(await send(api, 'POST', `/feedback/${res.body.id}/acknowledge`, {}, { ifMatch: etag(ack) }), 409, 'FEEDBACK_ACKNOWLEDGED');

@@ -32,7 +32,7 @@ describe('POST /customers', () => {
     expect(res.body).toMatchObject({ name: 'Harbour Holdings', customerNumber: number, locationIds: [api.demo.locations[0]], contactIds: [contact.id], archived: false, version: 1 });
     expect(res.body.contacts).toEqual([{ id: contact.id, name: 'Fay Manager', email: 'fay@customer.example', phone: null, role: null }]);
     expect(customerResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/customers/${res.body.id}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/customers/${res.body.id}`);
     expect(etag(res)).toBe(`"customer:${res.body.id}:v1"`);
     const [audit] = await auditOf(api, res.body.id);
     expect(audit).toMatchObject({ action: 'customer.created', entity: { type: 'customer', id: res.body.id }, requestId: res.requestId });

@@ -60,7 +60,7 @@ describe('POST /documents/upload-sessions', () => {
     expect(uploadSessionResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
     const { body } = res;
     expect(body.document).toMatchObject({ id: body.documentId, name: 'Site plan.pdf', contentType: 'application/pdf', size: bytes.length, sha256: sha256Hex(bytes), state: 'PENDING', rejectionReason: null, owner: { type: 'ORGANIZATION', id: null }, tags: ['plans', 'north'], version: 1 });
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/documents/${body.documentId}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/documents/${body.documentId}`);
     expect(res.headers.get('etag')).toBe(`"document:${body.documentId}:v1"`);
 
     const url = new URL(body.upload.url);

@@ -26,7 +26,7 @@ describe('POST /employees', () => {
     const body = employeeBody(SENSITIVE);
     const res = await createdEmployee(api, body);
     const id = res.body.id;
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/employees/${id}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/employees/${id}`);
     expect(etagOf(res)).toBe(`"employee:${id}:v1"`);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),

@@ -89,7 +89,7 @@ describe('connecting a provider', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ provider: 'payroll', status: 'ACTIVE', credentialsSet: true, baseUrl: `${api.gateway.url}/_fake/payroll`, approvedJobKinds: ['PAYROLL_DISPATCH', 'CONNECTION_CHECK'] });
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/integrations/${res.body.id}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/integrations/${res.body.id}`);
     expect(res.text).not.toContain(TOKEN);
     payroll = { id: res.body.id, etag: res.headers.get('etag')! };
 

@@ -19,7 +19,7 @@ afterAll(() => api?.close());
 describe('POST /locations', () => {
   it('creates a location: 201, Location, ETag and the body as published', async () => {
     const res = await sent(api, 'POST', '/locations', { name: '  Dockside Warehouse ', address: 'Pier 7, 20457 Hamburg' });
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/locations/${res.body.id}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/locations/${res.body.id}`);
     expect(res.headers.get('etag')).toBe(`"location:${res.body.id}:v1"`);
     expect(res.body).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),

@@ -36,7 +36,7 @@ describe('POST /materials', () => {
       updatedAt: expect.any(String),
     });
     expect(materialResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/materials/${res.body.id}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/materials/${res.body.id}`);
     expect(res.headers.get('etag')).toBe(`"material:${res.body.id}:v1"`);
   });
 

@@ -57,7 +57,7 @@ describe('POST /messages', () => {
     const res = await draft({ type: 'EMPLOYEES', employeeIds: [api.demo.employees[1], api.demo.employees[0], api.demo.employees[1]] });
     expect(messageResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
     expect(res.body).toMatchObject({ subject: SUBJECT, body: BODY, state: 'DRAFT', audience: { type: 'EMPLOYEES', employeeIds: [api.demo.employees[1], api.demo.employees[0]] }, attachments: [], recipientCount: null, sentAt: null, version: 1 });
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/messages/${res.body.id}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/messages/${res.body.id}`);
     expect(etagOf(res)).toBe(`"message:${res.body.id}:v1"`);
     const [audit] = await auditOf(api, res.body.id);
     expect(audit).toMatchObject({ action: 'message.created', requestId: res.requestId, changedAttributes: ['audience', 'body', 'subject'], after: { state: 'DRAFT', audienceType: 'EMPLOYEES' } });
@@ -119,7 +119,7 @@ describe('attachments', () => {
     expect(res.status).toBe(201);
     expect(attachmentResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
     expect(res.body).toMatchObject({ messageId: d.body.id, documentId: DOCUMENT_IDS.welcome, document: { id: DOCUMENT_IDS.welcome, name: 'Welcome pack.pdf', state: 'AVAILABLE' } });
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/messages/${d.body.id}/attachments/${DOCUMENT_IDS.welcome}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/messages/${d.body.id}/attachments/${DOCUMENT_IDS.welcome}`);
     expect(etagOf(res)).toBe(`"message:${d.body.id}:v2"`);
     // Attaching again changes nothing.
     const again = await send(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: DOCUMENT_IDS.welcome });

@@ -65,7 +65,7 @@ describe('POST /planning/shifts', () => {
     const res = await sent(api, 'POST', '/planning/shifts', { employeeId: emp, locationId: loc, startsAt: '2031-03-01T08:00:00+01:00', endsAt: '2031-03-01T16:30:00+01:00', breakMinutes: 30, notes: 'Bring keys' });
     expect(shiftResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
     expect(res.body).toMatchObject({ employeeId: emp, locationId: loc, startsAt: '2031-03-01T07:00:00.000Z', endsAt: '2031-03-01T15:30:00.000Z', state: 'DRAFT', plannedMinutes: 480, actualMinutes: 0, varianceMinutes: -480, actualIncomplete: false, taskIds: [], version: 1 });
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/planning/shifts/${res.body.id}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/planning/shifts/${res.body.id}`);
     expect(res.headers.get('etag')).toBe(`"shift:${res.body.id}:v1"`);
     const [audit] = await auditOf(api, res.body.id);
     expect(audit).toMatchObject({ action: 'shift.created', entity: { type: 'shift', id: res.body.id }, references: { employeeId: emp, locationId: loc }, requestId: res.requestId, after: { state: 'DRAFT', breakMinutes: 30 } });

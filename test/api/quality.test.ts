@@ -46,13 +46,13 @@ describe('templates', () => {
   it('creates revision 1; editing makes revision 2 while revision 1 stays readable', async () => {
     const t = await newTemplate();
     expect(t.body).toMatchObject({ revision: 1, version: 1, archived: false, items: [{ title: 'Floors', weight: 0.1, scaleMax: 5, description: null }, { weight: 0.2 }, { weight: 0.7, description: 'Soap, paper, surfaces' }] });
-    expect(t.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/quality/templates/${t.body.id}`);
+    expect(t.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/quality/templates/${t.body.id}`);
     const added = await sent(api, 'POST', `/quality/templates/${t.body.id}/items`, { title: 'Kitchen', weight: 1.5, scaleMax: 4 }, 201, { ifMatch: etag(t) });
     expect(added.body).toMatchObject({ revision: 2, version: 2 });
     expect(added.body.items).toHaveLength(4);
     // The Location names the new item, readable there with the template's ETag.
     const kitchen = added.body.items[3];
-    expect(added.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/quality/templates/${t.body.id}/items/${kitchen.id}`);
+    expect(added.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/quality/templates/${t.body.id}/items/${kitchen.id}`);
     const item = await read(api, `/quality/templates/${t.body.id}/items/${kitchen.id}`);
     expect(item.body).toEqual(kitchen);
     expect(etag(item)).toBe(etag(added));

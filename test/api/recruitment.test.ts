@@ -53,7 +53,7 @@ describe('POST /recruitment/candidates', () => {
       updatedAt: expect.any(String),
     });
     expect(candidateResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}${C}/${res.body.id}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}${C}/${res.body.id}`);
     expect(etag(res)).toBe(`"candidate:${res.body.id}:v1"`);
     const [audit] = await auditOf(api, res.body.id);
     expect(audit).toMatchObject({ action: 'candidate.created', entity: { type: 'candidate', id: res.body.id }, requestId: res.requestId });
@@ -223,7 +223,7 @@ describe('candidate messages', () => {
     const first = await sent(api, 'POST', `${C}/${c.body.id}/messages`, { direction: 'OUTBOUND', channel: 'EMAIL', subject: 'Your application', body: 'Thank you for applying.' });
     expect(first.body).toEqual({ id: expect.any(String), candidateId: c.body.id, direction: 'OUTBOUND', channel: 'EMAIL', subject: 'Your application', body: 'Thank you for applying.', erased: false, recordedAt: expect.any(String) });
     expect(candidateMessageResponseSchema.strict().safeParse(first.body).error).toBeUndefined();
-    expect(first.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}${C}/${c.body.id}/messages/${first.body.id}`);
+    expect(first.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}${C}/${c.body.id}/messages/${first.body.id}`);
     // The Location names the message: read there with the same ETag and body.
     const again = await read(api, `${C}/${c.body.id}/messages/${first.body.id}`);
     expect(again.status).toBe(200);

@@ -45,7 +45,7 @@ async function correct(entry: { id: string; etag: string }, body: Record<string,
 async function requestExport(body: Record<string, unknown>) {
   const res = await call('POST', `${base}/reports/generation-jobs`, { token: admin, idempotencyKey: randomUUID(), body });
   expect(res.status).toBe(202);
-  expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/reports/generation-jobs/${res.body.id}`);
+  expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/reports/generation-jobs/${res.body.id}`);
   return res.body.id as string;
 }
 

@@ -169,7 +169,7 @@ describe('POST /materials/stock-adjustments', () => {
     expect(res.body).toEqual({ id: expect.any(String), ...pair, type: 'ADJUSTMENT', quantityChange: 12.5, stockBefore: 0, stockAfter: 12.5, reason: 'Delivery note 4711', negativeStockReason: null, recordedAt: expect.any(String) });
     expect(stockAdjustmentResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
     expect(res.headers.get('etag')).toBe(`"stock-adjustment:${res.body.id}:v1"`);
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/materials/stock-adjustments?locationId=${pair.locationId}&materialId=${pair.materialId}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/materials/stock-adjustments?locationId=${pair.locationId}&materialId=${pair.materialId}`);
     expect(await stockOf(pair.locationId, pair.materialId)).toBe(12.5);
     const [audit] = await auditOf(api, res.body.id);
     expect(audit).toMatchObject({

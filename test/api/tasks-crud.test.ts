@@ -27,7 +27,7 @@ describe('POST /locations/{locationId}/tasks', () => {
     const res = await sent(api, 'POST', tasks(), { title: 'Empty bins', schedule: { kind: 'WEEKLY', weekdays: ['FRI', 'MON'] }, estimatedMinutes: 15, instructions: 'Use the blue bags.' });
     expect(taskResponseSchema.strict().safeParse(res.body).error).toBeUndefined();
     expect(res.body).toMatchObject({ locationId: loc, title: 'Empty bins', schedule: { kind: 'WEEKLY', weekdays: ['MON', 'FRI'] }, estimatedMinutes: 15, archived: false, version: 1 });
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}${tasks()}/${res.body.id}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}${tasks()}/${res.body.id}`);
     expect(res.headers.get('etag')).toBe(`"task:${res.body.id}:v1"`);
     const [audit] = await auditOf(api, res.body.id);
     expect(audit).toMatchObject({ action: 'task.created', entity: { type: 'task', id: res.body.id }, references: { locationId: loc }, requestId: res.requestId });

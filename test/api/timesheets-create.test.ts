@@ -97,7 +97,7 @@ describe('POST /timesheets with a registered location', () => {
     const id = res.body.id;
     expect(id).toMatch(UUID);
     expect(res.headers.get('etag')).toBe(etagOf(id, 1));
-    expect(res.headers.get('location')).toBe(`/v1/organizations/${api.demo.organizationId}/timesheets/${id}`);
+    expect(res.headers.get('location')).toBe(`${api.gateway.url}/v1/organizations/${api.demo.organizationId}/timesheets/${id}`);
     expect(res.body).toMatchObject({
       id,
       employeeId: api.demo.employees[2],
@@ -118,7 +118,7 @@ describe('POST /timesheets with a registered location', () => {
 
   it('serves the created entry at its Location with the same ETag', async () => {
     const created = await createdEntry(api, manualBody(api, freshDay()));
-    const read = await call('GET', `${api.gateway.url}${created.headers.get('location')}`, { token: api.demo.keys.admin });
+    const read = await call('GET', created.headers.get('location')!, { token: api.demo.keys.admin });
     expect(read.status).toBe(200);
     expect(read.requestId).toMatch(UUID);
     expect(read.headers.get('etag')).toBe(created.headers.get('etag'));

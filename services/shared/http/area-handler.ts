@@ -127,7 +127,8 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
       const raw = rawRequest(event, context, route);
       const idempotencyKey = route.idempotencyKey === 'required' ? requireIdempotencyKey(raw) : route.idempotencyKey === 'optional' ? optionalIdempotencyKey(raw) : undefined;
       const input = parseInputs(raw, route, event.stageVariables?.[PUBLIC_BASE_URL_VARIABLE]);
-      const operation = operations[route.operation];
+      const publicBase = event.stageVariables?.[PUBLIC_BASE_URL_VARIABLE];
+      const operation = async (request: OperationRequest<RouteContract, P>) => withAbsoluteLocation(await operations[route.operation]!(request), publicBase);
       const figures = figuresOf(event);
       if (route.method === 'GET') return toProxyResult(await operation({ ...input, ports: options.ports(READ_ONLY_UNIT), metrics: figures }), mediaType);
 
@@ -188,6 +189,19 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
         });
       }
     });
+}
+
+/**
+ * Location headers are absolute URLs on the stage's public base URL (the `publicBaseUrl` stage
+ * variable: a custom domain, or the execute-api URL with its stage), never built from the
+ * request's Host or X-Forwarded-* headers. Operations give the path
+ * (`/v1/organizations/<id>/...`); a relative one would resolve against the execute-api URL's
+ * stage prefix to no route. Without a configured base (unit tests) the path stays as it is.
+ */
+export function withAbsoluteLocation(result: HttpResult, publicBase: string | undefined): HttpResult {
+  const location = result.headers?.Location;
+  if (!publicBase || typeof location !== 'string' || !location.startsWith('/')) return result;
+  return { ...result, headers: { ...result.headers, Location: `${publicBase.replace(/\/+$/, '')}${location}` } };
 }
 
 /** A route's `erasableSubject` must name a path parameter it has, and the route must store responses (Idempotency-Key). */
