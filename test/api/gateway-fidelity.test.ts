@@ -71,3 +71,20 @@ describe('local gateway fidelity', () => {
     expectProblem(await call('GET', `${api.orgUrl()}/audit`), 401, 'UNAUTHENTICATED');
   });
 });
+
+describe('Location of an area create', () => {
+  it('is the absolute URL on the configured base, whatever Host and X-Forwarded-* the client sends', async () => {
+    const body = JSON.stringify({ name: `Forged host ${Date.now()}` });
+    const res = await raw(`${orgPath()}/locations`, {
+      Authorization: `Bearer ${api.demo.keys.admin}`,
+      'Content-Type': 'application/json',
+      'Idempotency-Key': `forged-${Date.now()}`,
+      Host: 'evil.example',
+      'X-Forwarded-Host': 'evil.example',
+      'X-Forwarded-Proto': 'gopher',
+    }, 'POST', body);
+    expect(res.status).toBe(201);
+    const id = (JSON.parse(res.body) as { id: string }).id;
+    expect(res.headers.location).toBe(`${api.orgUrl()}/locations/${id}`);
+  });
+});

@@ -2,7 +2,7 @@ import { PROBLEMS as TIMESHEET_PROBLEMS } from '../../services/timesheets/proble
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { z } from 'zod';
 import { defineArea } from '../../services/shared/area';
-import { areaHandler, responseSubject } from '../../services/shared/http/area-handler';
+import { areaHandler, responseSubject, withAbsoluteLocation } from '../../services/shared/http/area-handler';
 import { requestIdOf } from '../../services/shared/http/middleware';
 import { noContent, ok } from '../../services/shared/http/request';
 import { AppError } from '../../services/shared/errors';
@@ -277,5 +277,21 @@ describe('request id', () => {
     expect(requestIdOf(publicEvent)).toBe('public-own');
     const malformed = { requestContext: { requestId: 'scim-own', stage: 'scim' }, headers: { 'x-wfm-forwarded-request-id': 'a b\nc' } } as unknown as APIGatewayProxyEvent;
     expect(requestIdOf(malformed)).toBe('scim-own');
+  });
+});
+
+describe('withAbsoluteLocation', () => {
+  const created = { statusCode: 201, headers: { Location: '/v1/organizations/o1/customers/c1', ETag: '"customer:c1:v1"' }, body: '{}' };
+
+  it('puts the path on the stage base: an execute-api URL keeps its stage, a custom domain its root, a trailing slash is not doubled', () => {
+    expect(withAbsoluteLocation(created, 'https://abc.execute-api.eu-west-1.amazonaws.com/v1').headers?.Location).toBe('https://abc.execute-api.eu-west-1.amazonaws.com/v1/v1/organizations/o1/customers/c1');
+    expect(withAbsoluteLocation(created, 'https://api.example.com/').headers?.Location).toBe('https://api.example.com/v1/organizations/o1/customers/c1');
+  });
+
+  it('leaves an absolute Location (a presigned URL), no Location, and an unconfigured base as they are', () => {
+    const redirect = { statusCode: 302, headers: { Location: 'https://bucket.s3.amazonaws.com/x?X-Amz-Signature=s' }, body: '' };
+    expect(withAbsoluteLocation(redirect, 'https://api.example.com')).toEqual(redirect);
+    expect(withAbsoluteLocation({ statusCode: 200, body: '{}' }, 'https://api.example.com')).toEqual({ statusCode: 200, body: '{}' });
+    expect(withAbsoluteLocation(created, undefined)).toEqual(created);
   });
 });
