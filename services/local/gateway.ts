@@ -206,7 +206,10 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const raw = req.url ?? '/';
     const rawPath = raw.split('?')[0] || '/';
     const url = new URL(`http://localhost${raw.startsWith('/') ? '' : '/'}${raw.replace(/\\/g, '%5C')}`);
+    // Matched without one trailing slash, as API Gateway routes `/thing/` to `/thing`; the event
+    // keeps the path as sent (`eventPath`), as API Gateway's proxy event does.
     const path = rawPath.length > 1 ? rawPath.replace(/\/$/, '') : rawPath;
+    const eventPath = rawPath;
     const method = (req.method ?? 'GET').toUpperCase();
 
     // API Gateway's limit on the request line and header values together.
@@ -233,7 +236,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       }
       if (body === undefined) return sendGatewayResponse(res, 'REQUEST_TOO_LARGE', 'public', requestId, path);
       access.resourcePath = route.path;
-      const event = proxyEvent({ method, path, resource: route.path, pathParameters: {}, headers: flatHeaders(req), multiValueHeaders: multiHeaders(req), query: parseQuery(url.search), body, requestId, api: 'public', sourceIp: req.socket.remoteAddress ?? '127.0.0.1' });
+      const event = proxyEvent({ method, path: eventPath, resource: route.path, pathParameters: {}, headers: flatHeaders(req), multiValueHeaders: multiHeaders(req), query: parseQuery(url.search), body, requestId, api: 'public', sourceIp: req.socket.remoteAddress ?? '127.0.0.1' });
       return invoke(res, route.function, event, requestId, path);
     }
 
@@ -248,7 +251,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const query = parseQuery(url.search);
     const event = proxyEvent({
       method,
-      path,
+      path: eventPath,
       resource: match.route.resource,
       pathParameters: match.pathParameters,
       headers,

@@ -66,6 +66,12 @@ for (const route of routes) {
   if (!responders[route.operation]) throw new Error(`services/openapi/handler.ts has no response for the public route ${route.operation}.`);
 }
 
+const problem = (status: number, code: 'RESOURCE_NOT_FOUND' | 'VALIDATION_ERROR', detail: string, requestId: string, instance: string, extra: object = {}): APIGatewayProxyResult => ({
+  statusCode: status,
+  headers: { 'Content-Type': 'application/problem+json', 'X-Request-Id': requestId, ...SECURITY_HEADERS },
+  body: JSON.stringify({ ...problemBody(code, detail, requestId, instance), ...extra }),
+});
+
 const routeOf = (event: APIGatewayProxyEvent): PublicRouteRow | undefined => routes.find((r) => r.method === event.httpMethod && r.path === event.resource);
 
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
@@ -78,6 +84,14 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
       headers: { 'Content-Type': 'application/problem+json', 'X-Request-Id': requestId },
       body: JSON.stringify(problemBody('RESOURCE_NOT_FOUND', 'There is nothing at this path.', requestId, event.path)),
     };
+  }
+  if (event.path.length > 1 && event.path.endsWith('/')) {
+    // `/docs/` would load the page, whose relative URLs then resolve below it to nothing.
+    return problem(404, 'RESOURCE_NOT_FOUND', `There is nothing at this path; without the trailing slash it is ${event.path.replace(/\/+$/, '')}.`, requestId, event.path);
+  }
+  const parameters = Object.keys({ ...event.queryStringParameters, ...event.multiValueQueryStringParameters });
+  if (parameters.length > 0) {
+    return problem(422, 'VALIDATION_ERROR', 'This route takes no query parameters.', requestId, event.path, { errors: parameters.sort().map((parameter) => ({ parameter, detail: `Unknown query parameter ${parameter}: this route takes none.` })) });
   }
   const { contentType, body, headers } = responders[route.operation]();
   return { statusCode: 200, headers: { 'Content-Type': contentType, 'X-Request-Id': requestId, ...SECURITY_HEADERS, ...headers }, body };

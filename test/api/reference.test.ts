@@ -62,6 +62,20 @@ describe('public routes', () => {
     }
   });
 
+  it('answers 422 naming each query parameter (these routes take none) and 404 below a trailing slash, as problem+json', async () => {
+    for (const path of new Set(PUBLIC_ROUTES.map((r) => r.path))) {
+      const res = await get(`${path}?foo=1&bar=2`);
+      expect({ path, status: res.status, type: res.headers.get('content-type') }).toEqual({ path, status: 422, type: 'application/problem+json' });
+      const body = (await res.json()) as { errors: { parameter: string }[] };
+      expect(body).toMatchObject({ code: 'VALIDATION_ERROR', requestId: res.headers.get('x-request-id') });
+      expect(body.errors.map((e: { parameter: string }) => e.parameter)).toEqual(['bar', 'foo']);
+    }
+    const slash = await get('/docs/');
+    expect(slash.status).toBe(404);
+    expect(await slash.json()).toMatchObject({ code: 'RESOURCE_NOT_FOUND', instance: '/docs/' });
+    expect((await get('/docs')).status).toBe(200);
+  });
+
   it('keeps the key on everything else: the organization routes still answer 401 without one', async () => {
     expect((await fetch(`${api.orgUrl()}/materials`)).status).toBe(401);
   });
