@@ -239,6 +239,15 @@ describe('areaHandler', () => {
       }
     });
 
+    it('answers 415 to a compressed body (Content-Encoding), and accepts identity', async () => {
+      for (const coding of ['gzip', 'br', 'deflate, gzip']) {
+        const res = await post(JSON.stringify({ name: 'x' }), { 'Content-Type': 'application/json', 'Content-Encoding': coding, 'If-Match': '"thing:1"' });
+        expect([coding, res.statusCode, res.json.code]).toEqual([coding, 415, 'UNSUPPORTED_MEDIA_TYPE']);
+        expect(res.json.detail).toMatch(/send the body uncompressed/);
+      }
+      expect((await post(JSON.stringify({ name: 'x' }), { 'Content-Type': 'application/json', 'Content-Encoding': 'identity', 'If-Match': '"thing:1"' })).statusCode).toBe(200);
+    });
+
     it('answers 422 for a body nested deeper than 32 levels, and accepts 32', async () => {
       const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
       const deep = await post(`{"name":"x","nested":${nested(5_000)}}`);

@@ -136,8 +136,8 @@ const UTF8_LABELS = new Set(['utf-8', 'utf8', 'unicode-1-1-utf-8', 'unicode11utf
 
 /**
  * Parses a JSON body: 413 PAYLOAD_TOO_LARGE above 64 KiB, 415 UNSUPPORTED_MEDIA_TYPE for
- * another media type or a charset other than UTF-8, 400 MALFORMED_JSON for text that is not
- * JSON. No body: undefined.
+ * another media type, a charset other than UTF-8 or a content coding (gzip...), 400
+ * MALFORMED_JSON for text that is not JSON. No body: undefined.
  */
 export function jsonBody({ mediaTypes }: JsonBodyOptions): Middleware {
   return {
@@ -160,6 +160,11 @@ export function jsonBody({ mediaTypes }: JsonBodyOptions): Middleware {
       const charset = declared.parameters.charset;
       if (charset !== undefined && !UTF8_LABELS.has(charset.toLowerCase())) {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Type ${shown} declares the charset "${charset.slice(0, 40)}"; only UTF-8 is accepted: send the body in UTF-8, with charset=utf-8 or no charset.`);
+      }
+      // A compressed body would be read as broken JSON; RFC 9110 §15.5.16 answers an unsupported coding with 415.
+      const coding = headerOf(event, 'content-encoding')?.trim().toLowerCase();
+      if (coding && coding !== 'identity') {
+        throw new AppError('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding "${coding.slice(0, 40)}" is not accepted; send the body uncompressed (no Content-Encoding).`);
       }
       let parsed: unknown;
       try {
