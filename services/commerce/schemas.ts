@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, hasAtMostDecimals, nothingToChange, nullableName, nullableText, requiredName, sendsAField, utc } from '../shared/schemas/fields';
+import { cursorParameter, freeTextCharacters, hasAtMostDecimals, nothingToChange, nullableName, nullableText, requiredName, sendsAField, utc } from '../shared/schemas/fields';
 import { isCalendarDate, uuid } from '../shared/time';
 import { responseOf } from '../shared/schemas/response';
 import { fromBasisPoints, fromMilli, MAX_AMOUNT } from './domain-money';
@@ -92,7 +92,7 @@ export const updateInvoiceBody = z
   .refine(sendsAField, nothingToChange());
 
 export const voidInvoiceBody = z
-  .object({ reason: z.string({ error: 'reason is required: say why the invoice is void.' }).trim().min(1, { message: 'reason must not be empty.' }).max(1000) })
+  .object({ reason: z.string({ error: 'reason is required: say why the invoice is void.' }).trim().min(1, { message: 'reason must not be empty.' }).max(1000).check(freeTextCharacters('reason')) })
   .strict();
 
 export const createPaymentBody = z

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { booleanParameter, cursorParameter, nothingToChange, nullableName, nullableText, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
+import { booleanParameter, cursorParameter, freeTextCharacters, nothingToChange, nullableName, nullableText, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
 import { responseOf } from '../shared/schemas/response';
 import { FEEDBACK_CATEGORIES, FEEDBACK_STATES, GRANT_PERMISSIONS, GRANT_STATES, type Customer, type Feedback, type Grant } from './model';
@@ -97,7 +97,7 @@ export const activateGrantBody = z
   .strict();
 
 export const revokeGrantBody = z
-  .object({ reason: z.string().trim().min(1, { message: 'reason must not be empty.' }).max(1000, { message: 'reason is at most 1000 characters.' }).optional() })
+  .object({ reason: z.string().trim().min(1, { message: 'reason must not be empty.' }).max(1000, { message: 'reason is at most 1000 characters.' }).check(freeTextCharacters('reason')).optional() })
   .strict();
 
 export const grantListQuery = z.object({ customerId: uuid().optional(), limit: limitParameter(), cursor: cursorParameter() }).strict();
@@ -147,7 +147,7 @@ export const createFeedbackBody = z
   .strict();
 
 export const resolveFeedbackBody = z
-  .object({ resolutionNote: z.string({ error: 'resolutionNote is required: say what was done.' }).trim().min(1, { message: 'resolutionNote must not be empty.' }).max(2000, { message: 'resolutionNote is at most 2000 characters.' }) })
+  .object({ resolutionNote: z.string({ error: 'resolutionNote is required: say what was done.' }).trim().min(1, { message: 'resolutionNote must not be empty.' }).max(2000, { message: 'resolutionNote is at most 2000 characters.' }).check(freeTextCharacters('resolutionNote')) })
   .strict();
 
 export const feedbackListQuery = z

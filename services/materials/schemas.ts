@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { booleanParameter, cursorParameter, hasAtMostDecimals, nothingToChange, nullableName, nullableUrl, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
+import { booleanParameter, cursorParameter, freeTextCharacters, hasAtMostDecimals, nothingToChange, nullableName, nullableUrl, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
 import { limitParameter } from '../shared/http/query';
 import { instant, uuid } from '../shared/time';
 import { responseOf } from '../shared/schemas/response';
@@ -56,7 +56,8 @@ const reason = (field: string) =>
     .string({ error: `${field} is required: say why.` })
     .trim()
     .min(1, { message: `${field} must not be empty.` })
-    .max(1000, { message: `${field} is at most 1000 characters.` });
+    .max(1000, { message: `${field} is at most 1000 characters.` })
+    .check(freeTextCharacters(field));
 
 export const createAdjustmentBody = z
   .object({

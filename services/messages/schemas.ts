@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { documentResponse, documentResponseSchema, type Document } from '../documents/public';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, requiredName, utc } from '../shared/schemas/fields';
+import { cursorParameter, freeTextCharacters, requiredName, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
 import { responseOf } from '../shared/schemas/response';
 import { MAX_LISTED_EMPLOYEES, MAX_RECIPIENTS } from './domain';
@@ -40,6 +40,7 @@ const body = z
   .trim()
   .min(1, { message: 'body must not be empty.' })
   .max(MAX_BODY, { message: `body is at most ${MAX_BODY} characters.` })
+  .check(freeTextCharacters('body'))
   .meta({ description: 'The text of the message, plain text (message content: never audited or logged).', examples: ['The depot is closed on 24 December.'] });
 
 export const createMessageBody = z.object({ subject, body, audience }).strict();

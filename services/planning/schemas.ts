@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, nothingToChange, nullableText, utc } from '../shared/schemas/fields';
+import { cursorParameter, freeTextCharacters, nothingToChange, nullableText, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
 import { responseOf } from '../shared/schemas/response';
 import type { PlanVsActual, RangePublished, Shift } from './domain';
@@ -13,7 +13,8 @@ const reason = (field: string) =>
     .string({ error: `${field} is required: say why.` })
     .trim()
     .min(1, { message: `${field} must not be empty.` })
-    .max(1000, { message: `${field} is at most 1000 characters.` });
+    .max(1000, { message: `${field} is at most 1000 characters.` })
+    .check(freeTextCharacters(field));
 
 const breakMinutes = z.number().int({ message: 'breakMinutes must be a whole number.' }).min(0, { message: 'breakMinutes must be at least 0.' });
 
@@ -25,7 +26,7 @@ const taskIds = z
 
 const overlapFields = {
   overlapOverride: z.boolean().optional().meta({ description: 'Publish although the shift overlaps another published shift of the employee (with overlapReason).' }),
-  overlapReason: z.string().trim().min(1).max(1000).optional(),
+  overlapReason: z.string().trim().min(1).max(1000).check(freeTextCharacters('overlapReason')).optional(),
 };
 
 function overlapRule(body: { overlapOverride?: boolean; overlapReason?: string }, ctx: z.RefinementCtx) {

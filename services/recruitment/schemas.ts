@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, nothingToChange, nullableName, nullablePhone, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
+import { cursorParameter, freeTextCharacters, nothingToChange, nullableName, nullablePhone, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
 import { responseOf } from '../shared/schemas/response';
 import { MESSAGE_CHANNELS, MESSAGE_DIRECTIONS, STAGES, type Candidate, type CandidateMessage } from './model';
 
@@ -75,7 +75,8 @@ export const postMessageBody = z
       .string({ error: 'body is required: the text of the message.' })
       .trim()
       .min(1, { message: 'body must not be empty.' })
-      .max(10_000, { message: 'body is at most 10000 characters.' }),
+      .max(10_000, { message: 'body is at most 10000 characters.' })
+      .check(freeTextCharacters('body')),
   })
   .strict();
 

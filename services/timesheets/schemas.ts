@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { hasScope, type Principal } from '../shared/auth/principal';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, utc } from '../shared/schemas/fields';
+import { cursorParameter, freeTextCharacters, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
 import { workedMinutes, type WriteOutcome } from './domain';
 import type { TimeEntry } from './model';
@@ -13,14 +13,15 @@ const reason = (field: string) =>
     .string({ error: `${field} is required: say why.` })
     .trim()
     .min(1, { message: `${field} must not be empty.` })
-    .max(1000, { message: `${field} is at most 1000 characters.` });
+    .max(1000, { message: `${field} is at most 1000 characters.` })
+    .check(freeTextCharacters(field));
 
 const registeredContext = z.object({ kind: z.literal('REGISTERED_LOCATION'), locationId: uuid() }).strict();
 
 const adHocContext = z
   .object({
     kind: z.literal('VEHICLE_AD_HOC'),
-    addressLabel: z.string().trim().min(1, { message: 'addressLabel must not be empty.' }).max(300, { message: 'addressLabel is at most 300 characters.' }),
+    addressLabel: z.string().trim().min(1, { message: 'addressLabel must not be empty.' }).max(300, { message: 'addressLabel is at most 300 characters.' }).check(freeTextCharacters('addressLabel')),
     latitude: z.number().min(-90, { message: 'latitude must be between -90 and 90.' }).max(90, { message: 'latitude must be between -90 and 90.' }),
     longitude: z.number().min(-180, { message: 'longitude must be between -180 and 180.' }).max(180, { message: 'longitude must be between -180 and 180.' }),
   })
@@ -32,7 +33,7 @@ export const contextSchema = z.discriminatedUnion('kind', [registeredContext, ad
 
 const overlapFields = {
   overlapOverride: z.boolean().optional(),
-  overlapReason: z.string().trim().max(1000).optional(),
+  overlapReason: z.string().trim().max(1000).check(freeTextCharacters('overlapReason')).optional(),
 };
 
 function overlapRule(body: { overlapOverride?: boolean; overlapReason?: string }, ctx: z.RefinementCtx) {

@@ -253,6 +253,46 @@ describe('feedback', () => {
     expectPointers(await feedback({ inspectionId: randomUUID() }), ['/inspectionId']);
   });
 
+  it('names a rating of the wrong type with what was given, and says "Required" only when it is absent: 422, nothing written', async () => {
+    const before = await countByType(api.db);
+    for (const [rating, detail] of [
+      [4.5, 'rating must be a whole number from 1 to 5; got the number 4.5.'],
+      ['4', 'rating must be a whole number from 1 to 5; got the string "4".'],
+      [null, 'rating must be a whole number from 1 to 5; got null.'],
+      [undefined, 'rating must be a whole number from 1 to 5.'],
+    ] as const) {
+      const res = await feedback({ rating });
+      expectPointers(res, ['/rating']);
+      expect(res.body.errors[0].detail).toBe(detail);
+      expect(res.body.detail).toBe(`/rating: ${detail}`);
+    }
+    const overflow = await call('POST', `${api.orgUrl()}/feedback`, {
+      token: api.demo.keys.admin,
+      idempotencyKey: randomUUID(),
+      headers: { 'Content-Type': 'application/json' },
+      rawBody: `{"rating":1e400,"category":"CLEANLINESS","locationId":"${api.demo.locations[0]}"}`,
+    });
+    expectPointers(overflow, ['/rating']);
+    expect(overflow.body.errors[0].detail).toBe('rating must be a whole number from 1 to 5; got a number too large to represent (beyond ±1.8e308, it reads as Infinity).');
+    expect(await countByType(api.db)).toEqual(before);
+  });
+
+  it('refuses NUL and escape sequences in the comment and the resolution note (422 at the field, nothing written) and keeps line breaks and tabs', async () => {
+    const before = await countByType(api.db);
+    const bad = await feedback({ comment: 'Streaky\u001b[31m windows' });
+    expectPointers(bad, ['/comment']);
+    expect(bad.body.errors[0].detail).toMatch(/^comment must not contain control characters other than tab and line breaks .*; found U\+001B at character 8\.$/);
+    expect(await countByType(api.db)).toEqual(before);
+    const comment = 'Floor 3:\n\tstreaky\r\nFloor 4: ok';
+    const created = await feedback({ comment });
+    expect(created.status).toBe(201);
+    expect(created.body.comment).toBe(comment);
+    const unresolved = await send(api, 'POST', `/feedback/${created.body.id}/resolve`, { resolutionNote: 'Re-cleaned\u0000' }, { ifMatch: etag(created) });
+    expectPointers(unresolved, ['/resolutionNote']);
+    expect(unresolved.body.errors[0].detail).toMatch(/found U\+0000 at character 11\.$/);
+    expect((await read(api, `/feedback/${created.body.id}`)).body).toMatchObject({ state: 'OPEN', resolutionNote: null, comment });
+  });
+
   it('records feedback that names a visit confirmation at its location: echoed, read back, listed, and named in the audit entry', async () => {
     const [visitId] = PLANNING_IDS.visits; // the seeded confirmation at demo location 0
     const res = await feedback({ visitConfirmationId: visitId });

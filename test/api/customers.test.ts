@@ -91,6 +91,50 @@ describe('POST /customers', () => {
     expect((await sent(api, 'POST', '/customers', { name: 'Harbour \u200fHoldings', customerNumber: num(), billingAddress })).body).toMatchObject({ name: 'Harbour \u200fHoldings', billingAddress });
   });
 
+  it('refuses NUL, ESC and C1 controls in the billing address: 422 at /billingAddress naming the character, nothing written, on create and on PATCH', async () => {
+    const before = await countByType(api.db);
+    for (const [billingAddress, found] of [
+      ['a\u0000b\u001b[31m', 'U+0000 at character 2'],
+      ['Quay 1\u001b[2J', 'U+001B at character 7'],
+      ['Quay\u00851', 'U+0085 at character 5'],
+      ['Quay\u007f1', 'U+007F at character 5'],
+    ]) {
+      const res = await send(api, 'POST', '/customers', { name: 'Escape Co', customerNumber: num(), billingAddress });
+      expectPointers(res, ['/billingAddress']);
+      expect(res.body.errors[0].detail).toBe(`billingAddress must not contain control characters other than tab and line breaks (U+0000..U+0008, U+000B, U+000C, U+000E..U+001F, U+007F..U+009F); found ${found}.`);
+      expect(res.text).not.toContain('\u001b');
+    }
+    expect(await countByType(api.db)).toEqual(before);
+    const created = await sent(api, 'POST', '/customers', { name: 'Escape Later Co', customerNumber: num(), billingAddress: 'Quay 1' });
+    expectPointers(await send(api, 'PATCH', `/customers/${created.body.id}`, { billingAddress: 'Quay\u00002' }, { ifMatch: etag(created) }), ['/billingAddress']);
+    expect((await read(api, `/customers/${created.body.id}`)).body).toMatchObject({ billingAddress: 'Quay 1', version: 1 });
+  });
+
+  it('keeps tabs, line breaks (LF, CRLF) and bidi formatting in the billing address', async () => {
+    const billingAddress = 'Quay 1\tDock\r\nHarbour\n\u2067שער 2\u2069 \u202eB\u202c \u200fend';
+    const created = await sent(api, 'POST', '/customers', { name: 'Layout Co', customerNumber: num(), billingAddress });
+    expect(created.body.billingAddress).toBe(billingAddress);
+    expect((await read(api, `/customers/${created.body.id}`)).body.billingAddress).toBe(billingAddress);
+    const stored = (await itemsOfType(api.db, 'Customer')).find((c) => c.id === created.body.id);
+    expect(stored?.billingAddress).toBe(billingAddress);
+  });
+
+  it('names a value of the wrong type and what is expected, never "Required": 422, nothing written', async () => {
+    const before = await countByType(api.db);
+    const res = await send(api, 'POST', '/customers', { name: 'Typed Co', customerNumber: 42, billingAddress: ['Quay 1'], contactIds: 'x' });
+    expectPointers(res, ['/customerNumber', '/billingAddress', '/contactIds']);
+    const details = Object.fromEntries(res.body.errors.map((e: { pointer: string; detail: string }) => [e.pointer, e.detail]));
+    expect(details).toEqual({
+      '/customerNumber': 'customerNumber must be a string (a non-empty string); got the number 42.',
+      '/billingAddress': 'billingAddress must be a string or null; got an array.',
+      '/contactIds': 'contactIds must be an array of ids; got the string "x".',
+    });
+    const missing = await send(api, 'POST', '/customers', { name: 'Untyped Co' });
+    expectPointers(missing, ['/customerNumber']);
+    expect(missing.body.errors[0].detail).toBe('customerNumber is required: a non-empty string.');
+    expect(await countByType(api.db)).toEqual(before);
+  });
+
   it('refuses a link to an archived location: 422 at its index, nothing written', async () => {
     const archived = await archivedLocation();
     const before = await countByType(api.db);

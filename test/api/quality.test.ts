@@ -106,6 +106,35 @@ describe('templates', () => {
     expect(await countByType(api.db)).toEqual(unchanged);
     expect((await read(api, `/quality/templates/${t.body.id}/items`)).body.items.map((i: { weight: number }) => i.weight)).toEqual([1]);
   });
+
+  it('names a weight or scale of the wrong type with what was given, never "Required": 422 at the item, nothing written', async () => {
+    const before = await countByType(api.db);
+    const res = await send(api, 'POST', '/quality/templates', { name: 'Typed', items: [{ title: 'x', weight: '1', scaleMax: 2.5 }, { title: 'y', weight: true, scaleMax: '5' }] });
+    expectPointers(res, ['/items/0/weight', '/items/0/scaleMax', '/items/1/weight', '/items/1/scaleMax']);
+    const details = Object.fromEntries(res.body.errors.map((e: { pointer: string; detail: string }) => [e.pointer, e.detail]));
+    expect(details['/items/0/weight']).toBe('weight must be a number; got the string "1".');
+    expect(details['/items/0/scaleMax']).toBe('scaleMax must be a whole number from 1 to 100; got the number 2.5.');
+    expect(details['/items/1/weight']).toBe('weight must be a number; got true.');
+    expect(details['/items/1/scaleMax']).toBe('scaleMax must be a whole number from 1 to 100; got the string "5".');
+    for (const detail of Object.values(details)) expect(detail).not.toMatch(/required/i);
+    expect(await countByType(api.db)).toEqual(before);
+  });
+
+  it('refuses NUL and escape sequences in a template or item description (422 at the field, nothing written) and keeps line breaks and tabs', async () => {
+    const before = await countByType(api.db);
+    const res = await send(api, 'POST', '/quality/templates', { name: 'Escapes', description: 'Weekly\u0000', items: [{ title: 'x', weight: 1, scaleMax: 5, description: 'Soap\u001b[31m' }] });
+    expectPointers(res, ['/description', '/items/0/description']);
+    expect(res.body.errors.map((e: { detail: string }) => e.detail)).toEqual([
+      expect.stringMatching(/^description must not contain control characters other than tab and line breaks .*; found U\+0000 at character 7\.$/),
+      expect.stringMatching(/^description must not contain control characters other than tab and line breaks .*; found U\+001B at character 5\.$/),
+    ]);
+    expect(await countByType(api.db)).toEqual(before);
+    const description = 'Check:\n\tsoap\r\n\tpaper';
+    const t = await sent(api, 'POST', '/quality/templates', { name: 'Layout', description, items: [{ title: 'x', weight: 1, scaleMax: 5, description }] });
+    expect(t.body).toMatchObject({ description, items: [{ description }] });
+    expectPointers(await send(api, 'PATCH', `/quality/templates/${t.body.id}/items/${t.body.items[0].id}`, { description: 'a\u009bb' }, { ifMatch: etag(t) }), ['/description']);
+    expect((await read(api, `/quality/templates/${t.body.id}/items`)).body.items.map((i: { description: string }) => i.description)).toEqual([description]);
+  });
 });
 
 describe('inspections', () => {

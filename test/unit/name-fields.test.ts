@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import * as z from 'zod';
 import { createUploadSessionBody } from '../../services/documents/schemas';
-import { NOT_IN_NAME, nullableName, nullableText, requiredName } from '../../services/shared/schemas/fields';
+import { createMessageBody } from '../../services/messages/schemas';
+import { freeTextCharacters, NOT_IN_NAME, NOT_IN_TEXT, nullableName, nullableText, requiredName } from '../../services/shared/schemas/fields';
 
 /**
  * The characters names, labels and titles refuse (services/shared/schemas/fields.ts): control
@@ -115,12 +116,71 @@ describe('nullableName (optional single-line labels)', () => {
   });
 });
 
-describe('nullableText (multi-line free text) keeps what names refuse', () => {
+/** What free texts refuse: the control characters other than tab and line breaks, DEL and C1. */
+const KEPT_IN_TEXT = ['TAB', 'LF', 'CR', 'LRE', 'RLE', 'PDF', 'LRO', 'RLO', 'LRI', 'RLI', 'FSI', 'PDI'];
+const REFUSED_IN_TEXT = REFUSED.filter(([label]) => !KEPT_IN_TEXT.includes(label)).concat([
+  ['BEL', '\u0007'],
+  ['BS', '\u0008'],
+  ['VT', '\u000b'],
+  ['FF', '\u000c'],
+  ['SO', '\u000e'],
+]);
+
+describe('nullableText (multi-line free text) keeps tabs, line breaks and bidi, refuses other controls', () => {
   const notes = nullableText('notes', 2000);
+  const body = z.object({ notes }).strict();
 
   it('keeps tabs, line breaks and bidi formatting inside the text', () => {
     const text = 'Line one\n\tindented\r\nשלום \u2067עולם\u2069 and \u202eoverride\u202c';
     expect(notes.parse(text)).toBe(text);
+  });
+
+  it.each(REFUSED_IN_TEXT)('refuses %s inside the text at the field, naming the character and where it is', (_label, character) => {
+    const code = character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    expect(issuesOf(body, { notes: `Gate${character}code` }).map((i) => [i.path, i.message])).toEqual([
+      [['notes'], `notes must not contain control characters other than tab and line breaks (U+0000..U+0008, U+000B, U+000C, U+000E..U+001F, U+007F..U+009F); found U+${code} at character 5.`],
+    ]);
+  });
+
+  it('names the first one, counted in characters after trimming', () => {
+    expect(issuesOf(notes, '  😀a\u0000b\u001b[31m')[0].message).toMatch(/found U\+0000 at character 3\.$/);
+  });
+
+  it('still clears with null or an empty string and keeps its other messages', () => {
+    expect(body.parse({ notes: null })).toEqual({ notes: null });
+    expect(body.parse({ notes: ' ' })).toEqual({ notes: null });
+    expect(issuesOf(body, { notes: 3 }).map((i) => i.message)).toEqual(['notes must be a string or null.']);
+    expect(issuesOf(body, { notes: 'x'.repeat(2001) }).map((i) => i.message)).toEqual(['notes is at most 2000 characters.']);
+  });
+
+  it('publishes the same rule as its pattern', () => {
+    const schema = z.toJSONSchema(body, { io: 'input' }) as unknown as { properties: { notes: { anyOf: { pattern?: string }[] } } };
+    const pattern = new RegExp(schema.properties.notes.anyOf.find((s) => s.pattern)!.pattern!);
+    for (const [, character] of REFUSED_IN_TEXT) expect(pattern.test(`a${character}b`)).toBe(false);
+    for (const value of ['a\tb\nc\r\nd', 'שלום \u2067עולם\u2069', ...ACCEPTED]) expect(pattern.test(value)).toBe(true);
+  });
+
+  it('refuses exactly what NOT_IN_TEXT lists, once trimmed (property)', () => {
+    const unit = fc.oneof(fc.constantFrom(...REFUSED.map(([, c]) => c), '\t', '\n', '\r', ' ', '\u200f', '\u2028', 'a', 'ع'), fc.string({ unit: 'binary', maxLength: 1 }));
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 30 }), (value) => {
+        expect(notes.safeParse(value).success).toBe(!NOT_IN_TEXT.test(value.trim()));
+      }),
+    );
+  });
+});
+
+describe('hand-written free texts share the rule (freeTextCharacters)', () => {
+  it('is a check that points at its own field', () => {
+    const reason = z.object({ reason: z.string().trim().min(1).check(freeTextCharacters('reason')) }).strict();
+    expect(issuesOf(reason, { reason: 'late\u001b[2Jbus' }).map((i) => [i.path, i.message])).toEqual([[['reason'], expect.stringMatching(/^reason must not contain control characters other than tab and line breaks .*found U\+001B at character 5\.$/)]]);
+    expect(reason.parse({ reason: 'late\n\tbus' })).toEqual({ reason: 'late\n\tbus' });
+  });
+
+  it('applies to a message body', () => {
+    const message = { subject: 'Hello', body: 'Line\u0000two', audience: { type: 'EVERYONE' } };
+    expect(issuesOf(createMessageBody, message).map((i) => i.path)).toEqual([['body']]);
+    expect(createMessageBody.parse({ ...message, body: 'Line\r\ntwo\tthree' }).body).toBe('Line\r\ntwo\tthree');
   });
 });
 

@@ -9,7 +9,9 @@ type Location = 'body' | 'query' | 'header';
  * expected. Throws ValidationError (422).
  */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, location: Location): z.infer<S> {
-  const result = schema.safeParse(value);
+  // The issues carry the value given (reportInput), so that a detail can say what it was;
+  // a type issue the schema has no message for gets ZOD_DEFAULT, so that describe() can tell it from the schema's own.
+  const result = schema.safeParse(value, { reportInput: true, error: (issue) => (issue.code === 'invalid_type' ? ZOD_DEFAULT : undefined) });
   if (result.success) return result.data;
   throw new ValidationError(result.error.issues.flatMap((issue) => toFieldErrors(issue, location)));
 }
@@ -40,10 +42,67 @@ function at(location: Location, path: string[], detail: string): FieldError {
 }
 
 function describe(issue: Issue): string {
-  if (issue.code === 'invalid_type') {
-    const received = (issue as { input?: unknown }).input;
-    if (received === undefined) return `Required: expected ${issue.expected}.`;
-    return `Expected ${issue.expected}, got ${received === null ? 'null' : Array.isArray(received) ? 'array' : typeof received}.`;
+  if (issue.code === 'invalid_type') return typeDetail(issue);
+  return sentence(issue.message);
+}
+
+/** The message a type issue gets when its schema has none of its own (see parseInput). */
+const ZOD_DEFAULT = 'zod:invalid_type';
+
+const sentence = (message: string): string => (message.endsWith('.') ? message : `${message}.`);
+const clause = (message: string): string => message.replace(/\.$/, '');
+
+/** What zod's `expected` names, as a reader says it. */
+const EXPECTED: Readonly<Record<string, string>> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+  null: 'null',
+  bigint: 'an integer',
+  date: 'a date',
+};
+const expectedOf = (expected: string): string => EXPECTED[expected] ?? expected;
+
+/** At most this many characters of a string given are echoed in a detail. */
+export const ECHOED_CHARACTERS = 20;
+
+/**
+ * What kind of value was given, for a detail: numbers, booleans and null as they are, a string
+ * JSON-quoted and cut to ECHOED_CHARACTERS characters (control characters escaped), never the
+ * contents of an array or object.
+ */
+export function givenOf(input: unknown): string {
+  if (input === null) return 'null';
+  if (typeof input === 'boolean') return String(input);
+  if (typeof input === 'number') return Number.isFinite(input) ? `the number ${input}` : Number.isNaN(input) ? 'NaN' : `a number too large to represent (beyond ±1.8e308, it reads as ${input})`;
+  if (typeof input === 'string') {
+    const characters = [...input];
+    if (characters.length <= ECHOED_CHARACTERS) return `the string ${JSON.stringify(input)}`;
+    return `the string ${JSON.stringify(characters.slice(0, ECHOED_CHARACTERS).join(''))}... (${characters.length} characters)`;
   }
-  return issue.message.endsWith('.') ? issue.message : `${issue.message}.`;
+  if (Array.isArray(input)) return 'an array';
+  if (typeof input === 'object') return 'an object';
+  return `a value of type ${typeof input}`;
+}
+
+/**
+ * The detail of a value of the wrong type. "Required" only when the member is absent; a value
+ * given is named ("rating must be a whole number from 1 to 5; got the number 4.5", "Expected a
+ * number, got the string \"4\"."). A schema's own message is kept; one that says "is required"
+ * is reworded for a value given, which is not missing but of the wrong type.
+ */
+export function typeDetail(issue: Pick<z.core.$ZodIssueInvalidType, 'expected' | 'message'> & { readonly input?: unknown }): string {
+  const own = issue.message === ZOD_DEFAULT ? undefined : issue.message;
+  const outOfRange = typeof issue.input === 'number' && !Number.isFinite(issue.input);
+  const expected = outOfRange ? expectedOf(issue.expected).replace(/^(an?) /, '$1 finite ') : expectedOf(issue.expected);
+  if (issue.input === undefined) return own ? sentence(own) : `Required: expected ${expected}.`;
+  const given = givenOf(issue.input);
+  if (!own) return `Expected ${expected}, got ${given}.`;
+  const required = /^(\S+) is required(?:: (.+?))?\.?$/.exec(own);
+  if (required) return `${required[1]} must be ${expected}${required[2] ? ` (${required[2]})` : ''}; got ${given}.`;
+  if (/\brequired\b/i.test(own)) return `Expected ${expected}, got ${given}.`;
+  return `${clause(own)}; got ${given}.`;
 }

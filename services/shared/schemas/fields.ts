@@ -19,20 +19,47 @@ export const nothingToChange = (of?: string) => ({ message: `Nothing to change: 
  * and C1: U+0000..U+001F, U+007F..U+009F) and the bidirectional embeddings, overrides and
  * isolates (U+202A..U+202E, U+2066..U+2069), which change how the text around them displays
  * ("invoice\u202Efdp.exe" shows as "invoiceexe.pdf"). Bidi marks (U+200E, U+200F, U+061C) stay
- * allowed. Multi-line free texts (nullableText: notes, comments, bodies) keep all of them:
+ * allowed. Multi-line free texts (nullableText: notes, comments, bodies) keep tabs, line
+ * breaks and bidi formatting, and refuse the other control characters (NOT_IN_TEXT):
  * decisions.md says why.
  */
 export const NOT_IN_NAME = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 /** The same rule as the field's pattern, published in the OpenAPI document. */
 const NAME_PATTERN = /^[^\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]*$/;
 
-/** The 422 detail for a name holding what NOT_IN_NAME lists: which character, and where (counted in characters, from 1). */
-export const unsafeNameDetail = (field: string, value: string): string => {
+/** Where the first character `refused` matches is: "; found U+202E at character 8" (counted in characters, from 1), or "" when none is. */
+const foundIn = (value: string, refused: RegExp): string => {
   const characters = [...value];
-  const at = characters.findIndex((c) => NOT_IN_NAME.test(c));
-  const found = at < 0 ? '' : `; found U+${characters[at].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} at character ${at + 1}`;
-  return `${field} must not contain control characters (U+0000..U+001F, U+007F..U+009F) or bidirectional embedding, override or isolate characters (U+202A..U+202E, U+2066..U+2069)${found}.`;
+  const at = characters.findIndex((c) => refused.test(c));
+  return at < 0 ? '' : `; found U+${characters[at].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} at character ${at + 1}`;
 };
+
+/** The 422 detail for a name holding what NOT_IN_NAME lists: which character, and where (counted in characters, from 1). */
+export const unsafeNameDetail = (field: string, value: string): string =>
+  `${field} must not contain control characters (U+0000..U+001F, U+007F..U+009F) or bidirectional embedding, override or isolate characters (U+202A..U+202E, U+2066..U+2069)${foundIn(value, NOT_IN_NAME)}.`;
+
+/**
+ * What no free text (notes, comments, descriptions, addresses, reasons, message bodies) may
+ * hold: the control characters other than tab, line feed and carriage return (U+0000..U+0008,
+ * U+000B, U+000C, U+000E..U+001F), DEL (U+007F) and C1 (U+0080..U+009F). NUL and escape
+ * sequences (ESC, CSI) mean nothing in a note and break exports, terminals and PDFs. Tabs, line
+ * breaks and bidi formatting stay allowed: decisions.md says why.
+ */
+export const NOT_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/u;
+/** The same rule as the field's pattern, published in the OpenAPI document. */
+const TEXT_PATTERN = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]*$/;
+
+/** The 422 detail for a free text holding what NOT_IN_TEXT lists: which character, and where (counted in characters, from 1). */
+export const unsafeTextDetail = (field: string, value: string): string =>
+  `${field} must not contain control characters other than tab and line breaks (U+0000..U+0008, U+000B, U+000C, U+000E..U+001F, U+007F..U+009F)${foundIn(value, NOT_IN_TEXT)}.`;
+
+/**
+ * The character rule of every free text, as a check to add after `.trim()`:
+ * `z.string().trim().max(...).check(freeTextCharacters('reason'))`. nullableText has it; a
+ * hand-written free text adds it. Published as the field's `pattern`.
+ */
+export const freeTextCharacters = (field: string) =>
+  z.regex(TEXT_PATTERN, { error: (issue) => unsafeTextDetail(field, typeof issue.input === 'string' ? issue.input : '') });
 
 /** A single-line text for names, labels and titles: trimmed, at most `max` characters, nothing NOT_IN_NAME lists. */
 const nameText = (field: string, max: number, error: string) =>
@@ -50,12 +77,16 @@ const emptyToNull = (value: string | null): string | null => (value === '' ? nul
 /** An optional, nullable single-line label (an article number, a role, a subject): requiredName's characters; `""` and `null` both clear it. */
 export const nullableName = (field: string, max: number) => nameText(field, max, `${field} must be a string or null.`).nullable().transform(emptyToNull).optional();
 
-/** Optional, nullable free text, possibly multi-line (tabs, line breaks and bidi formatting allowed); `""` and `null` both clear it. */
+/**
+ * Optional, nullable free text, possibly multi-line (tabs, line breaks and bidi formatting
+ * allowed, no other control characters: NOT_IN_TEXT); `""` and `null` both clear it.
+ */
 export const nullableText = (field: string, max: number) =>
   z
     .string({ error: `${field} must be a string or null.` })
     .trim()
     .max(max, { message: `${field} is at most ${max} characters.` })
+    .check(freeTextCharacters(field))
     .nullable()
     .transform(emptyToNull)
     .optional();
