@@ -257,7 +257,7 @@ describe('feedback', () => {
     const before = await countByType(api.db);
     for (const [rating, detail] of [
       [4.5, 'rating must be a whole number from 1 to 5; got the number 4.5.'],
-      ['4', 'rating must be a whole number from 1 to 5; got the string "4".'],
+      ['4', 'rating must be a whole number from 1 to 5; got a string of 1 character.'],
       [null, 'rating must be a whole number from 1 to 5; got null.'],
       [undefined, 'rating must be a whole number from 1 to 5.'],
     ] as const) {

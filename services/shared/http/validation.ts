@@ -66,22 +66,25 @@ const EXPECTED: Readonly<Record<string, string>> = {
 };
 const expectedOf = (expected: string): string => EXPECTED[expected] ?? expected;
 
-/** At most this many characters of a string given are echoed in a detail. */
-export const ECHOED_CHARACTERS = 20;
+const NUMERIC = new Set(['number', 'int', 'bigint']);
 
 /**
- * What kind of value was given, for a detail: numbers, booleans and null as they are, a string
- * JSON-quoted and cut to ECHOED_CHARACTERS characters (control characters escaped), never the
- * contents of an array or object.
+ * What kind of value was given, for a detail. The value itself only where it cannot be
+ * anything but a number for a number field (4.5 for a whole number); otherwise its kind and
+ * size: a field may hold personal, bank or location data, and the detail is a response,
+ * so a string's contents, a number sent for a text field and the contents of arrays and
+ * objects are never echoed.
  */
-export function givenOf(input: unknown): string {
+export function givenOf(input: unknown, expected?: string): string {
   if (input === null) return 'null';
   if (typeof input === 'boolean') return String(input);
-  if (typeof input === 'number') return Number.isFinite(input) ? `the number ${input}` : Number.isNaN(input) ? 'NaN' : `a number too large to represent (beyond ±1.8e308, it reads as ${input})`;
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input)) return Number.isNaN(input) ? 'NaN' : `a number too large to represent (beyond ±1.8e308, it reads as ${input})`;
+    return expected !== undefined && NUMERIC.has(expected) ? `the number ${input}` : 'a number';
+  }
   if (typeof input === 'string') {
-    const characters = [...input];
-    if (characters.length <= ECHOED_CHARACTERS) return `the string ${JSON.stringify(input)}`;
-    return `the string ${JSON.stringify(characters.slice(0, ECHOED_CHARACTERS).join(''))}... (${characters.length} characters)`;
+    const length = [...input].length;
+    return length === 0 ? 'an empty string' : `a string of ${length} character${length === 1 ? '' : 's'}`;
   }
   if (Array.isArray(input)) return 'an array';
   if (typeof input === 'object') return 'an object';
@@ -91,7 +94,7 @@ export function givenOf(input: unknown): string {
 /**
  * The detail of a value of the wrong type. "Required" only when the member is absent; a value
  * given is named ("rating must be a whole number from 1 to 5; got the number 4.5", "Expected a
- * number, got the string \"4\"."). A schema's own message is kept; one that says "is required"
+ * number, got a string of 1 character."). A schema's own message is kept; one that says "is required"
  * is reworded for a value given, which is not missing but of the wrong type.
  */
 export function typeDetail(issue: Pick<z.core.$ZodIssueInvalidType, 'expected' | 'message'> & { readonly input?: unknown }): string {
@@ -99,7 +102,7 @@ export function typeDetail(issue: Pick<z.core.$ZodIssueInvalidType, 'expected' |
   const outOfRange = typeof issue.input === 'number' && !Number.isFinite(issue.input);
   const expected = outOfRange ? expectedOf(issue.expected).replace(/^(an?) /, '$1 finite ') : expectedOf(issue.expected);
   if (issue.input === undefined) return own ? sentence(own) : `Required: expected ${expected}.`;
-  const given = givenOf(issue.input);
+  const given = givenOf(issue.input, issue.expected);
   if (!own) return `Expected ${expected}, got ${given}.`;
   const required = /^(\S+) is required(?:: (.+?))?\.?$/.exec(own);
   if (required) return `${required[1]} must be ${expected}${required[2] ? ` (${required[2]})` : ''}; got ${given}.`;
