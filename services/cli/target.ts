@@ -1,11 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createDb, type Db } from '../shared/ddb/client';
 
 /**
  * Which table an operator command works on: TABLE_NAME (and the usual AWS credentials and
  * AWS_REGION) for a deployed stack, otherwise the running local API (`npm start` writes
- * .local/runtime.json with its DynamoDB Local endpoint).
+ * runtime.json with its DynamoDB Local endpoint into .local/, or into WFM_LOCAL_DIR when set:
+ * the same variable picks the same server).
  */
 export function operatorDb(): { db: Db; description: string; deployed: boolean } {
   const tableName = process.env.TABLE_NAME;
@@ -13,9 +14,10 @@ export function operatorDb(): { db: Db; description: string; deployed: boolean }
     const endpoint = process.env.DYNAMODB_ENDPOINT || undefined;
     return { db: createDb({ tableName, endpoint }), description: `table ${tableName}${endpoint ? ` at ${endpoint}` : ` in ${process.env.AWS_REGION ?? 'the default AWS region'}`}`, deployed: !endpoint };
   }
-  const runtime = join(process.cwd(), '.local', 'runtime.json');
+  const localDir = resolve(process.cwd(), process.env.WFM_LOCAL_DIR ?? '.local');
+  const runtime = join(localDir, 'runtime.json');
   if (!existsSync(runtime)) {
-    throw new Error('No target: start the local API with `npm start`, or set TABLE_NAME (with AWS credentials and AWS_REGION) to work on a deployed table.');
+    throw new Error(`No target: no running local API writes ${runtime}. Start it with \`npm start\` (with the same WFM_LOCAL_DIR, if it has one), or set TABLE_NAME (with AWS credentials and AWS_REGION) to work on a deployed table.`);
   }
   const { tableName: localTable, dynamodbEndpoint } = JSON.parse(readFileSync(runtime, 'utf8')) as { tableName: string; dynamodbEndpoint: string };
   return { db: createDb({ tableName: localTable, endpoint: dynamodbEndpoint }), description: `local table ${localTable} (${dynamodbEndpoint})`, deployed: false };
