@@ -1,3 +1,4 @@
+import { queryWords } from '../../services/shared/ddb/search';
 import fc from 'fast-check';
 import * as z from 'zod';
 import { createUploadSessionBody } from '../../services/documents/schemas';
@@ -200,5 +201,13 @@ describe('document names reuse the shared rule and add slashes', () => {
 
   it('accepts letters beyond C1 and bidi marks', () => {
     for (const name of ['Übersicht\u00a0März.pdf', 'עבודה\u200f.pdf']) expect(createUploadSessionBody.parse(body(name)).name).toBe(name);
+  });
+});
+
+describe('queryWords: a search needs a letter or digit', () => {
+  it('keeps an e-mail or article number whole, and finds no word in punctuation alone', () => {
+    expect(queryWords('Ada.L@Example.com')).toEqual(['ada.l@example.com']);
+    expect(queryWords('AB-12')).toEqual(['ab-12']);
+    for (const q of ['--', '..', '_', '@-.', ' !?! ']) expect([q, queryWords(q)]).toEqual([q, []]);
   });
 });

@@ -40,7 +40,7 @@ export function searchWords(values: readonly (string | null | undefined)[]): str
 export function queryWords(q: string): string[] {
   const folded = fold(q).trim();
   if (folded === '') return [];
-  if (!/\s/.test(folded) && /[@._-]/.test(folded)) return [folded];
+  if (!/\s/.test(folded) && /[@._-]/.test(folded) && /[a-z0-9]/.test(folded)) return [folded];
   return [...new Set(folded.split(/[^a-z0-9]+/).filter(Boolean))];
 }
 
