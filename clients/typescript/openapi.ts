@@ -2719,7 +2719,7 @@ export interface paths {
         };
         /**
          * Attachments of a message
-         * @description The documents attached to the message, in the order attached, each with the document (at most 10: one page). The document itself (`document`: name, size, checksum, owner, tags, state) is present only when the key holds documents:read; `documentId` and `attachedAt` always are.
+         * @description The documents attached to the message, in the order attached, each with the document (at most 10; `limit` and `cursor` page them as on every list). The document itself (`document`: name, size, checksum, owner, tags, state) is present only when the key holds documents:read; `documentId` and `attachedAt` always are.
          *
          *     Scopes: messages:read.
          */

@@ -119,7 +119,7 @@ export const messagesArea = defineArea({
       path: '/messages/{messageId}/attachments',
       scopes: ['messages:read'],
       summary: 'Attachments of a message',
-      description: `The documents attached to the message, in the order attached, each with the document (at most 10: one page). ${DOCUMENT_VALUES_NOTE}`,
+      description: `The documents attached to the message, in the order attached, each with the document (at most 10; \`limit\` and \`cursor\` page them as on every list). ${DOCUMENT_VALUES_NOTE}`,
       query: pageQuery,
       schema: pageSchema(attachmentResponseSchema),
       returns: 'The attachments.',

@@ -5,7 +5,7 @@ import { defaultDb } from '../shared/ddb/client';
 import type { PagePosition } from '../shared/ddb/paging';
 import { NotFoundError } from '../shared/errors';
 import { areaHandler } from '../shared/http/area-handler';
-import { DEFAULT_LIMIT, listPosition, nextCursor } from '../shared/http/list';
+import { DEFAULT_LIMIT, listPage, listPosition, nextCursor, pageOf } from '../shared/http/list';
 import { created, noContent, ok } from '../shared/http/request';
 import { messagesArea } from './area';
 import { attachDocument, createMessage, detachDocument, markRead, messageEtag, retractMessage, sendMessage, updateMessage, type MessagePorts } from './domain';
@@ -78,8 +78,17 @@ export const handler = areaHandler(messagesArea, {
       const { messageId } = request.params;
       const org = request.principal.organizationId;
       const message = await existingMessage(org, messageId);
-      const documents = await visibleDocuments(request.principal, message.attachments.map((a) => a.documentId));
-      return ok({ items: message.attachments.map((a) => attachmentResponse(messageId, a, documents)), nextCursor: null });
+      return ok(
+        await listPage(
+          request,
+          async (page) => pageOf(message.attachments, (a) => a.documentId, page.limit, page.after),
+          async (attachments) => {
+            const documents = await visibleDocuments(request.principal, attachments.map((a) => a.documentId));
+            return attachments.map((a) => attachmentResponse(messageId, a, documents));
+          },
+          { messageId },
+        ),
+      );
     },
 
     async getMessageAttachment(request) {

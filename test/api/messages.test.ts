@@ -4,7 +4,7 @@ import { putEmployee } from '../../services/employees/store';
 import { messageKeys } from '../../services/messages/model';
 import { MESSAGE_IDS } from '../../services/messages/seed';
 import { attachmentResponseSchema, messageResponseSchema, recipientResponseSchema } from '../../services/messages/schemas';
-import { countByType, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture, type ApiResponse } from '../support/api';
+import { countByType, expectParameters, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture, type ApiResponse } from '../support/api';
 import { auditOf, keyWith, read, send, sent } from './locations-fixture';
 
 /**
@@ -113,6 +113,25 @@ describe('PATCH /messages/{id}', () => {
 });
 
 describe('attachments', () => {
+  it('pages attachments by limit and cursor, in the order attached; a cursor of another message is 422', async () => {
+    const d = await draft();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const doc = await availableDocument();
+      await sent(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: doc.id }, 201);
+      ids.push(doc.id);
+    }
+    const first = await read(api, `/messages/${d.body.id}/attachments?limit=2`);
+    expect(first.body.items.map((a: { documentId: string }) => a.documentId)).toEqual(ids.slice(0, 2));
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const second = await read(api, `/messages/${d.body.id}/attachments?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`);
+    expect(second.body).toMatchObject({ items: [expect.objectContaining({ documentId: ids[2] })], nextCursor: null });
+    expectParameters(await read(api, `/messages/${d.body.id}/attachments?cursor=xyz`), ['cursor']);
+    const other = await draft();
+    expectParameters(await read(api, `/messages/${other.body.id}/attachments?limit=2&cursor=${encodeURIComponent(first.body.nextCursor)}`), ['cursor']);
+    expectParameters(await read(api, `/messages/${d.body.id}/attachments?limit=0`), ['limit']);
+  });
+
   it('attaches the AVAILABLE demo document, lists it with the document, and removes it; each a new draft version', async () => {
     const d = await draft();
     const res = await send(api, 'POST', `/messages/${d.body.id}/attachments`, { documentId: DOCUMENT_IDS.welcome });
