@@ -57,7 +57,7 @@ export function resolveShiftOverlap(overlapping: readonly string[], decision: Ov
   if (decision.overlapOverride === true && decision.overlapReason) return { overriddenIds: overlapping };
   throw new AppError(
     PROBLEMS.SHIFT_OVERLAP,
-    `The shift overlaps ${overlapping.length === 1 ? 'another published shift' : `${overlapping.length} other published shifts`} of this employee; to publish it deliberately, repeat with overlapOverride: true and an overlapReason.`,
+    `The shift overlaps ${overlapping.length === 1 ? 'another published shift' : `${overlapping.length} other published shifts`} of this employee; to plan it so deliberately, repeat with overlapOverride: true and an overlapReason.`,
     { extensions: { overlappingShiftIds: [...overlapping] } },
   );
 }

@@ -192,7 +192,10 @@ async function planChange(ports: PlanningPorts, org: string, before: Shift | und
   if (before?.state === 'PUBLISHED' && before.employeeId) employees.add(before.employeeId);
   if (after.state === 'PUBLISHED' && after.employeeId) employees.add(after.employeeId);
   const guards = await Promise.all([...employees].map((e) => ports.store.readGuard(org, e)));
-  if (after.state !== 'PUBLISHED' || !after.employeeId) return { guards, overriddenIds: [] };
+  // A published shift that keeps its employee and interval (notes, break, tasks, location)
+  // stays where the plan had it, overlaps it was published with included: nothing to decide.
+  const unmoved = before?.state === 'PUBLISHED' && before.employeeId === after.employeeId && before.startsAt === after.startsAt && before.endsAt === after.endsAt;
+  if (after.state !== 'PUBLISHED' || !after.employeeId || unmoved) return { guards, overriddenIds: [] };
   const guard = guards.find((g) => g.employeeId === after.employeeId)!;
   const planned = await ports.store.publishedNear(guard, after);
   return { guards, ...resolveShiftOverlap(overlappingShifts(after, planned), decision) };
@@ -204,8 +207,10 @@ async function planChange(ports: PlanningPorts, org: string, before: Shift | und
  * 2. The new interval (422), and the references that changed (422 at the field: of this
  *    organization and active, as on create).
  * 3. Nothing changed: answer it as it is (same ETag).
- * 4. A PUBLISHED shift stays published: its employee's plan is checked for overlaps (409
- *    SHIFT_OVERLAP unless overridden with a reason) and moved with it.
+ * 4. A PUBLISHED shift stays published: moved to another employee or interval, its
+ *    employee's plan is checked for overlaps (409 SHIFT_OVERLAP unless overridden with a
+ *    reason); its plan item follows every change. A change that keeps employee and interval
+ *    decides no overlap again (one published by override stays so).
  * 5. Stage the next version at the version read, with the guards and the audit entry.
  */
 export async function updateShift(ports: PlanningPorts, actor: Actor, id: string, ifMatch: string, patch: ShiftPatch): Promise<Shift> {

@@ -161,6 +161,25 @@ describe('publish, overlap, cancel', () => {
     expect(audits.at(-1)).toMatchObject({ action: 'shift.published', overlap: { override: true, reason: 'Handover with the late team', overlappedEntryIds: [first.id, adjacent.id].sort() } });
   });
 
+  it('keeps an overlap published by override when a change keeps employee and interval; moving the shift decides again', async () => {
+    const emp = await employee();
+    const a = (await publish(await createShift({ employeeId: emp, ...at(13, '08:00', '12:00') }))).body;
+    const b = (await publish(await createShift({ employeeId: emp, ...at(13, '09:00', '10:00') }), { overlapOverride: true, overlapReason: 'handover' })).body;
+    expect(b).toMatchObject({ state: 'PUBLISHED' });
+    // Notes, break: the plan keeps both shifts where they were, no new override is asked or audited.
+    const noted = await send(api, 'PATCH', `/planning/shifts/${a.id}`, { notes: 'Bring keys' }, { ifMatch: etag(a) });
+    expect(noted.status).toBe(200);
+    expect(noted.body).toMatchObject({ state: 'PUBLISHED', notes: 'Bring keys', version: a.version + 1 });
+    const shorter = await send(api, 'PATCH', `/planning/shifts/${b.id}`, { breakMinutes: 5 }, { ifMatch: etag(b) });
+    expect(shorter.status).toBe(200);
+    expect((await auditOf(api, a.id)).at(-1)).toMatchObject({ action: 'shift.updated' });
+    expect((await auditOf(api, a.id)).at(-1)).not.toHaveProperty('overlap');
+    // Moving it within the other's time is a new decision: 409 unless overridden again.
+    const moved = expectProblem(await send(api, 'PATCH', `/planning/shifts/${b.id}`, { startsAt: at(13, '09:30').startsAt }, { ifMatch: etag(shorter.body) }), 409, 'SHIFT_OVERLAP');
+    expect(moved.overlappingShiftIds).toEqual([a.id]);
+    expect(moved.detail).toMatch(/to plan it so deliberately/);
+  });
+
   it('keeps a published shift free of overlaps when it is changed; cancel frees the plan and is final', async () => {
     const emp = await employee();
     const a = (await publish(await createShift({ employeeId: emp, ...at(12, '06:00', '10:00') }))).body;
