@@ -33486,7 +33486,7 @@ export interface operations {
                     approvedJobKinds: ("PAYROLL_DISPATCH" | "CONNECTION_CHECK")[];
                     credentials?: {
                         /**
-                         * @description The provider's API token, sent as `Authorization: Bearer`; stored in the secret store and never returned.
+                         * @description The provider's API token, sent as `Authorization: Bearer`: printable ASCII without spaces (U+0021 to U+007E; anything else is 422, the value never echoed); stored in the secret store and never returned.
                          * @example prov-token-0123456789
                          */
                         token: string;
@@ -34327,7 +34327,7 @@ export interface operations {
                 "application/json": {
                     credentials: {
                         /**
-                         * @description The provider's API token, sent as `Authorization: Bearer`; stored in the secret store and never returned.
+                         * @description The provider's API token, sent as `Authorization: Bearer`: printable ASCII without spaces (U+0021 to U+007E; anything else is 422, the value never echoed); stored in the secret store and never returned.
                          * @example prov-token-0123456789
                          */
                         token: string;
