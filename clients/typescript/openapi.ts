@@ -14682,6 +14682,8 @@ export interface operations {
                     ETag?: string;
                     /** @description Path of the created resource; on a 302, the URL to fetch. */
                     Location?: string;
+                    /** @description `no-store`: the answer holds a short-lived secret. */
+                    "Cache-Control"?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
@@ -15430,6 +15432,8 @@ export interface operations {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
+                    /** @description `no-store`: the answer holds a short-lived secret. */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19717,6 +19721,8 @@ export interface operations {
                     ETag?: string;
                     /** @description Path of the created resource; on a 302, the URL to fetch. */
                     Location?: string;
+                    /** @description `no-store`: the answer holds a short-lived secret. */
+                    "Cache-Control"?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
