@@ -14682,6 +14682,8 @@ export interface operations {
                     ETag?: string;
                     /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
+                    /** @description `no-store`: the answer holds a short-lived secret. */
+                    "Cache-Control"?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
@@ -15430,6 +15432,8 @@ export interface operations {
                 headers: {
                     /** @description The request ID; share it with support. */
                     "X-Request-Id"?: string;
+                    /** @description `no-store`: the answer holds a short-lived secret. */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19717,6 +19721,8 @@ export interface operations {
                     ETag?: string;
                     /** @description Absolute URL of the created resource (or, on a 202, of the job), on the API's public base URL; on a 302, the URL to fetch. */
                     Location?: string;
+                    /** @description `no-store`: the answer holds a short-lived secret. */
+                    "Cache-Control"?: string;
                     /** @description "true" when this is the replay of an earlier response to the same Idempotency-Key. */
                     "Idempotency-Replayed"?: string;
                     [name: string]: unknown;
@@ -33486,7 +33492,7 @@ export interface operations {
                     approvedJobKinds: ("PAYROLL_DISPATCH" | "CONNECTION_CHECK")[];
                     credentials?: {
                         /**
-                         * @description The provider's API token, sent as `Authorization: Bearer`; stored in the secret store and never returned.
+                         * @description The provider's API token, sent as `Authorization: Bearer`: printable ASCII without spaces (U+0021 to U+007E; anything else is 422, the value never echoed); stored in the secret store and never returned.
                          * @example prov-token-0123456789
                          */
                         token: string;
@@ -34327,7 +34333,7 @@ export interface operations {
                 "application/json": {
                     credentials: {
                         /**
-                         * @description The provider's API token, sent as `Authorization: Bearer`; stored in the secret store and never returned.
+                         * @description The provider's API token, sent as `Authorization: Bearer`: printable ASCII without spaces (U+0021 to U+007E; anything else is 422, the value never echoed); stored in the secret store and never returned.
                          * @example prov-token-0123456789
                          */
                         token: string;

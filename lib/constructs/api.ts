@@ -27,7 +27,7 @@ import { Construct, type IDependable } from 'constructs';
 import { AUTHORIZER_CACHE_SECONDS } from '../../services/authorizer/cache';
 import { ROUTES } from '../../services/routes';
 import { ORG_PREFIX, resourcePath, type ApiName, type HttpMethod, type PublicRouteRow, type RouteRow } from '../../services/shared/area';
-import { API_ERROR_FORMAT, API_STAGES, FORWARDED_REQUEST_ID_HEADER, GATEWAY_RESPONSES, type ErrorFormat } from '../../services/shared/http/gateway-responses';
+import { API_ERROR_FORMAT, API_STAGES, FORWARDED_REQUEST_ID_HEADER, GATEWAY_RESPONSES, ORIGIN_HEADER, type ErrorFormat } from '../../services/shared/http/gateway-responses';
 import { acknowledgeGuard } from '../guard';
 import { ACCESS_LOG_FIELDS } from '../../services/shared/http/access-log';
 import { allowHeader, API_GATEWAY_VARS, errorHeaders, errorTemplates, gatewayResponseOptions, methodNotAllowedBody } from '../gateway-responses';
@@ -505,10 +505,7 @@ export class RoutedApi extends Construct {
   }
 }
 
-/** The header a forward adds so that only forwarded requests reach the target API (its WebACL checks it). */
-export const ORIGIN_HEADER = 'X-Wfm-Origin';
-
-export { FORWARDED_REQUEST_ID_HEADER };
+export { FORWARDED_REQUEST_ID_HEADER, ORIGIN_HEADER };
 
 /** The guard findings every log group of ours has on purpose (see lib/guard.ts). */
 export function acknowledgeLogGroup(logGroup: LogGroup, retention: RetentionDays | undefined): void {

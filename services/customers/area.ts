@@ -100,6 +100,7 @@ export const customersArea = defineArea({
       body: createGrantBody,
       schema: issuedGrantResponseSchema,
       returns: 'The grant, with its invitation secret (shown once).',
+      noStore: true,
     }),
     getCustomerAccess: readRoute({
       path: '/customer-access/{grantId}',

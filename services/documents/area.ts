@@ -63,6 +63,7 @@ export const documentsArea = defineArea({
       body: createUploadSessionBody,
       schema: uploadSessionResponseSchema,
       returns: 'The session, its presigned upload and the PENDING document.',
+      noStore: true,
     }),
     completeUploadSession: {
       method: 'POST',
@@ -108,6 +109,7 @@ export const documentsArea = defineArea({
       body: emptyBody,
       bodyOptional: true,
       success: { status: 200, description: 'The presigned download.', schema: downloadSessionResponseSchema },
+      noStore: true,
       problems: [PROBLEMS.DOCUMENT_NOT_AVAILABLE],
     },
     listLocationDocuments: listRoute({

@@ -4,7 +4,7 @@ import type { Manifest, ManifestEntry, OutboxRecord } from '../reports/public';
 import type { SystemActor } from '../shared/domain/actor';
 import { logger } from '../shared/logger';
 import { STRANDED_AFTER_MS, type ProviderCredentials } from './domain';
-import type { Integration, IntegrationJob, JobError, JobMessage, JobStep } from './model';
+import { HEADER_SAFE_CREDENTIAL, type Integration, type IntegrationJob, type JobError, type JobMessage, type JobStep } from './model';
 
 /**
  * The integration worker and its sweeper: running a requested job against the provider,
@@ -138,7 +138,8 @@ const fail = (code: string, message: string): never => {
  * Runs one requested job. Safe to deliver again, and twice at once.
  * 1. Take the job for this run (due QUEUED, or RUNNING whose run outlived its lease); anything
  *    else is left alone.
- * 2. Read the integration (ACTIVE) and its credentials from the secret store.
+ * 2. Read the integration (ACTIVE) and its credentials from the secret store; a token no HTTP
+ *    header can carry (stored before writes refused it) fails the job at once.
  * 3. CONNECTION_CHECK: ask the provider. PAYROLL_DISPATCH: read the outbox record and its
  *    revision-pinned manifest, then
  *    a. if an earlier run recorded DELIVERING, ask the provider whether it booked the
@@ -168,6 +169,10 @@ export async function runIntegrationJob(ports: WorkerPorts, message: JobMessage)
     if (!integration || integration.status !== 'ACTIVE') fail('INTEGRATION_DISABLED', 'The integration was disabled before the job ran; nothing was sent.');
     const credentials = await ports.store.credentials(integration!);
     if (!credentials) fail('INTEGRATION_CREDENTIALS_MISSING', 'The integration has no credentials in the secret store; set them and request the job again.');
+    // Stored before writes refused them: no HTTP client sends such a header, and no retry can.
+    if (!HEADER_SAFE_CREDENTIAL.test(credentials!.token)) {
+      fail('INTEGRATION_CREDENTIALS_INVALID', 'The integration token cannot be sent in an HTTP header (it must be printable ASCII without spaces or control characters); nothing was sent. Set the credentials again and request the job again.');
+    }
     const target: ProviderTarget = { baseUrl: integration!.baseUrl, credentials: credentials! };
     if (job.kind === 'CONNECTION_CHECK') {
       await ports.store.progress(job, 'DELIVERING', PROGRESS.DELIVERING, at());

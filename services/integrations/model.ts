@@ -28,6 +28,15 @@ export const SUPPORTED_JOB_KINDS: Readonly<Record<Provider, readonly JobKind[]>>
   hr: ['CONNECTION_CHECK'],
 };
 
+/**
+ * A credential string as the worker can send it in an HTTP header (`Authorization: Bearer
+ * <token>`): printable ASCII without the space, U+0021..U+007E. A control character (CR, LF)
+ * would end the header (Node refuses to send it, so every job failed); a space is refused too:
+ * a bearer token has none (RFC 6750 `b64token`), HTTP drops one at either end (the provider
+ * would get another token than the one stored), and one inside splits the credential.
+ */
+export const HEADER_SAFE_CREDENTIAL = /^[\x21-\x7E]+$/;
+
 export const INTEGRATION_STATUSES = ['ACTIVE', 'DISABLED'] as const;
 export type IntegrationStatus = (typeof INTEGRATION_STATUSES)[number];
 

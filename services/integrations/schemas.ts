@@ -3,7 +3,7 @@ import { limitParameter } from '../shared/http/query';
 import { cursorParameter, nothingToChange, requiredName, sendsAField, utc } from '../shared/schemas/fields';
 import { uuid } from '../shared/time';
 import { responseOf } from '../shared/schemas/response';
-import { INTEGRATION_STATUSES, JOB_KINDS, JOB_STATUSES, JOB_STEPS, PROVIDERS, type Integration, type IntegrationJob } from './model';
+import { HEADER_SAFE_CREDENTIAL, INTEGRATION_STATUSES, JOB_KINDS, JOB_STATUSES, JOB_STEPS, PROVIDERS, type Integration, type IntegrationJob } from './model';
 
 /**
  * Wire shapes of integrations and their jobs (docs/areas/integrations.md): strict requests,
@@ -19,7 +19,9 @@ const credentialsBody = z
       .string({ error: 'credentials.token is required: the bearer token the provider issued.' })
       .min(8, { message: 'credentials.token has at least 8 characters.' })
       .max(4096, { message: 'credentials.token is at most 4096 characters.' })
-      .meta({ description: "The provider's API token, sent as `Authorization: Bearer`; stored in the secret store and never returned.", examples: ['prov-token-0123456789'] }),
+      // Never echo the value: it is a secret.
+      .regex(HEADER_SAFE_CREDENTIAL, { message: 'credentials.token must be printable ASCII without spaces or control characters (U+0021 to U+007E): it is sent in the Authorization header. The value is not shown here.' })
+      .meta({ description: "The provider's API token, sent as `Authorization: Bearer`: printable ASCII without spaces (U+0021 to U+007E; anything else is 422, the value never echoed); stored in the secret store and never returned.", examples: ['prov-token-0123456789'] }),
   })
   .strict();
 

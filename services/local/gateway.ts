@@ -18,6 +18,8 @@ import {
   API_ERROR_FORMAT,
   API_STAGES,
   ERROR_MEDIA_TYPE,
+  FORWARD_HEADERS,
+  FORWARDED_REQUEST_ID_HEADER,
   gatewayResponse,
   gatewayResponseBody,
   methodNotAllowedBody,
@@ -247,7 +249,8 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const api = match.route.spec.api;
     if (body === undefined) return sendGatewayResponse(res, 'REQUEST_TOO_LARGE', api, requestId, path);
 
-    const headers = flatHeaders(req);
+    // A SCIM route is reached through the public API's forward, which sets its own headers.
+    const { headers, multiValueHeaders } = api === 'scim' ? forwarded(req, requestId) : { headers: flatHeaders(req), multiValueHeaders: multiHeaders(req) };
     const query = parseQuery(url.search);
     const event = proxyEvent({
       method,
@@ -255,7 +258,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       resource: match.route.resource,
       pathParameters: match.pathParameters,
       headers,
-      multiValueHeaders: multiHeaders(req),
+      multiValueHeaders,
       query,
       body,
       requestId,
@@ -483,6 +486,23 @@ function multiHeaders(req: IncomingMessage): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) (out[req.rawHeaders[i]] ??= []).push(req.rawHeaders[i + 1]);
   return out;
+}
+
+/**
+ * The headers of a SCIM request as the deployed forward hands them to the SCIM API
+ * (docs/deployment.md): every client-sent copy of a forward header (FORWARD_HEADERS, any
+ * case) is dropped, and the forwarded request id is the public request's, so a client can
+ * never choose the id that X-Request-Id, the logs and the audit entry carry. (X-Wfm-Origin is
+ * the stack's secret, proof of the way in for the SCIM WebACL; locally there is neither, so
+ * it is only dropped.)
+ */
+function forwarded(req: IncomingMessage, requestId: string): { headers: Record<string, string>; multiValueHeaders: Record<string, string[]> } {
+  const internal = new Set(FORWARD_HEADERS.map((h) => h.toLowerCase()));
+  const own = <T>(all: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(all).filter(([name]) => !internal.has(name.toLowerCase())));
+  return {
+    headers: { ...own(flatHeaders(req)), [FORWARDED_REQUEST_ID_HEADER]: requestId },
+    multiValueHeaders: { ...own(multiHeaders(req)), [FORWARDED_REQUEST_ID_HEADER]: [requestId] },
+  };
 }
 
 /** 431: headers larger than API Gateway takes, as a problem in the API's error format. */

@@ -117,7 +117,11 @@ function publicOperation(route: RouteRow, componentOf: (schema: z.ZodType) => st
   ];
   const headers = needs.filter(([, need]) => need !== undefined).map(([name, need]) => ({ name, in: 'header', required: need === 'required', ...HEADER_PARAMETERS[name] }));
   const success = route.success;
-  const responseHeaders: ResponseHeader[] = [...(success.headers ?? []), ...(route.idempotencyKey && !success.headers?.includes('Idempotency-Replayed') ? (['Idempotency-Replayed'] as const) : [])];
+  const responseHeaders: ResponseHeader[] = [
+    ...(success.headers ?? []),
+    ...(route.noStore && !success.headers?.includes('Cache-Control') ? (['Cache-Control'] as const) : []),
+    ...(route.idempotencyKey && !success.headers?.includes('Idempotency-Replayed') ? (['Idempotency-Replayed'] as const) : []),
+  ];
   const ref = success.schema ? componentOf(success.schema) : undefined;
   const jsonContent = success.schema
     ? { 'application/json': { schema: ref ? { $ref: `#/components/schemas/${ref}` } : jsonSchema(success.schema, 'output'), example: route.examples?.response ?? exampleOf(success.schema, 'output') } }

@@ -131,7 +131,8 @@ export interface RecruitmentStore {
    * After the commit, the stored responses of earlier writes about the candidate (their
    * idempotency records) answer `refusal` instead, with nothing of the erased values; a
    * failure fails the request, and erasing again, or a retry with the same Idempotency-Key
-   * (completeErasure), completes it. `requestId` names the erasing request in the refusal.
+   * (completeErasure), completes it. `requestId` names the erasing request in the stored
+   * refusal; a replay answers it with its own request id and path (shared/http/idempotent.ts).
    */
   eraseStoredResponses(organizationId: string, candidateId: string, refusal: AppError, requestId: string): void;
 }

@@ -136,7 +136,8 @@ export type ErasureOptions = EraseOptions;
 /**
  * Replaces the stored responses of the candidate's earlier writes (the routes that declare it
  * their `erasableSubject`) by the refusal an erased candidate answers; `instance` is the
- * candidate's path. Returns how many it rewrote.
+ * candidate's path as stored (a replay answers with its own path and request id: `replayedBy`).
+ * Returns how many it rewrote.
  */
 export function eraseCandidateResponses(db: Db, org: string, candidateId: string, refusal: AppError, requestId: string, options: ErasureOptions = {}): Promise<number> {
   const instance = `${ORG_PREFIX.replace('{organizationId}', org)}/recruitment/candidates/${candidateId}`;

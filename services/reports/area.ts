@@ -105,7 +105,8 @@ export const reportsArea = defineArea({
       summary: 'The file of an export',
       description:
         'Redirects (302) to a presigned GET of the file in the private export bucket, valid 5 minutes: CSV (UTF-8 with BOM, RFC 4180, header row) or PDF, answered with its file name (Content-Disposition: attachment) and content type. The body says the same for clients that do not follow redirects (`download.url`). The API never streams the bytes (API Gateway and Lambda cap responses at 6 MB and turn binary into base64 unless the client asks for it); the URL is a secret until it expires. The ETag is the file hash (`fileHash` of the manifest). `curl -L` fetches the file.',
-      success: { status: 302, description: 'Found: the file is at `Location`.', schema: fileDownloadResponseSchema, headers: ['Location', 'ETag', 'Cache-Control'] },
+      success: { status: 302, description: 'Found: the file is at `Location`.', schema: fileDownloadResponseSchema, headers: ['Location', 'ETag'] },
+      noStore: true,
       problems: [],
     },
   },

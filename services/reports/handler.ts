@@ -54,9 +54,10 @@ export const handler = areaHandler(reportsArea, {
       const filename = `${manifest.kind.toLowerCase()}-${manifest.period.from.slice(0, 10)}-${manifest.id.slice(0, 8)}.${FILE_FORMAT[manifest.kind].extension}`;
       const download = await presignedDownload(manifest.fileKey, { filename, contentType: manifest.contentType ?? 'application/octet-stream' });
       // A redirect that every HTTP client can follow; the body says the same for those that do not.
+      // The route's `noStore` adds Cache-Control: no-store (the URL is a secret until it expires).
       return {
         statusCode: 302,
-        headers: { Location: download.url, 'Cache-Control': 'no-store', ETag: `"${manifest.fileHash ?? manifest.contentHash}"` },
+        headers: { Location: download.url, ETag: `"${manifest.fileHash ?? manifest.contentHash}"` },
         body: fileDownloadResponse(manifest, download),
       };
     },

@@ -98,6 +98,14 @@ export interface RouteContract {
    */
   readonly erasableSubject?: ErasableSubject;
   /**
+   * The success response holds a secret shown once or a short-lived credential (a presigned
+   * URL): the kit sends it with `Cache-Control: no-store` (no browser, proxy or client cache
+   * keeps it), in the stored response too, so an idempotent replay says the same; the OpenAPI
+   * document lists the header.
+   * @default false - no Cache-Control
+   */
+  readonly noStore?: boolean;
+  /**
    * If-Match: `required` answers 428 ETAG_REQUIRED without it; the operation compares it.
    * @default - not read
    */

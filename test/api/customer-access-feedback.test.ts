@@ -49,6 +49,25 @@ describe('customer access', () => {
     expect(JSON.stringify(await auditOf(api, res.body.id))).not.toContain(grant.secretHash);
   });
 
+  it('answers the create with Cache-Control: no-store, stored with the record so that its replay says it too; reads of the grant do not need it', async () => {
+    const key = randomUUID();
+    const expiresAt = inDays(30);
+    const res = await invite({ expiresAt }, { idempotencyKey: key });
+    expect({ status: res.status, cacheControl: res.headers.get('cache-control'), secret: typeof res.body.invitationSecret }).toEqual({ status: 201, cacheControl: 'no-store', secret: 'string' });
+    const replay = await invite({ expiresAt }, { idempotencyKey: key });
+    expect({ status: replay.status, replayed: replay.headers.get('idempotency-replayed'), cacheControl: replay.headers.get('cache-control'), id: replay.body.id }).toEqual({ status: 201, replayed: 'true', cacheControl: 'no-store', id: res.body.id });
+    // The idempotency record holds the header (and never the secret).
+    const records = (await itemsOfType(api.db, 'IdempotencyRecord')).filter((r) => typeof r.response?.bodyText === 'string' && r.response.bodyText.includes(res.body.id));
+    expect(records).toHaveLength(1);
+    expect(records[0].response.headers).toMatchObject({ 'Cache-Control': 'no-store' });
+    expect(records[0].response.bodyText).not.toContain(res.body.invitationSecret);
+    // A read holds no secret: no Cache-Control of its own.
+    expect((await read(api, `/customer-access/${res.body.id}`)).headers.get('cache-control')).toBeNull();
+    // A refusal holds no secret either.
+    const refused = await invite({ contactId: randomUUID() });
+    expect({ status: refused.status, cacheControl: refused.headers.get('cache-control') }).toEqual({ status: 422, cacheControl: null });
+  });
+
   it('activates with the secret once; a wrong secret is 422; revoked is final', async () => {
     const res = await invite();
     const id = res.body.id;

@@ -80,6 +80,21 @@ describe('POST /documents/upload-sessions', () => {
     expect(JSON.stringify(audit)).not.toMatch(/X-Amz-Signature|Site plan/);
   });
 
+  it('answers the session (its presigned URL) with Cache-Control: no-store, stored with the record so that its replay says it too', async () => {
+    const bytes = pdf('no-store');
+    const key = randomUUID();
+    const body = { name: 'Site plan.pdf', contentType: 'application/pdf', size: bytes.length, sha256: sha256Hex(bytes) };
+    const res = await sent(api, 'POST', '/documents/upload-sessions', body, 201, { idempotencyKey: key });
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const replay = await sent(api, 'POST', '/documents/upload-sessions', body, 201, { idempotencyKey: key });
+    expect({ replayed: replay.headers.get('idempotency-replayed'), cacheControl: replay.headers.get('cache-control'), url: replay.body.upload.url }).toEqual({ replayed: 'true', cacheControl: 'no-store', url: res.body.upload.url });
+    const records = (await itemsOfType(api.db, 'IdempotencyRecord')).filter((r) => typeof r.response?.bodyText === 'string' && r.response.bodyText.includes(res.body.id));
+    expect(records).toHaveLength(1);
+    expect(records[0].response.headers).toMatchObject({ 'Cache-Control': 'no-store' });
+    // The document it made holds no URL: its read needs no Cache-Control.
+    expect((await read(api, `/documents/${res.body.documentId}`)).headers.get('cache-control')).toBeNull();
+  });
+
   it('refuses a type that is not allowed, a size out of range, a bad checksum and unknown owners with pointers, writing nothing', async () => {
     const before = await countByType(api.db);
     expectPointers(await send(api, 'POST', '/documents/upload-sessions', { name: 'x.exe', contentType: 'application/x-msdownload', size: 10, sha256: sha256Hex(Buffer.from('x')) }), ['/contentType']);
@@ -264,6 +279,8 @@ describe('POST /documents/{id}/download-sessions', () => {
     const doc = await availableDocument();
     const res = await send(api, 'POST', `/documents/${doc.id}/download-sessions`);
     expect(res.status).toBe(200);
+    // The URL reaches the bytes until it expires: no cache keeps the answer.
+    expect(res.headers.get('cache-control')).toBe('no-store');
     const url = new URL(res.body.download.url);
     expect(url.searchParams.get('X-Amz-Expires')).toBe('300');
     expect(url.pathname).toBe(`/${documentsBucket()}/${objectKeys.document(api.demo.organizationId, doc.id)}`);

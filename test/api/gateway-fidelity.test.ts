@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
-import { call, expectProblem, startApi, type ApiFixture } from '../support/api';
+import { call, expectProblem, itemsOfType, startApi, type ApiFixture } from '../support/api';
+import { withCapturedLogs } from '../support/logs';
 
 /**
  * The local gateway behaves as API Gateway does where the black-box tests found it did not:
@@ -65,6 +67,41 @@ describe('local gateway fidelity', () => {
     expect(stale.status).toBe(412);
     const fresh = await patch(['"material:other:v9"', etag]);
     expect(fresh.status).toBe(200);
+  });
+
+  it("never takes a client-sent forward header on a SCIM route: the request id, the logs' and the audit entry's, stays the gateway's", async () => {
+    const forged = 'client-chosen-request-id-1';
+    const user = (n: string) => ({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: `forge.${n}@contoso.example`, externalId: `forge-${n}`, name: { givenName: 'Forge', familyName: 'Test' }, emails: [{ primary: true, value: `forge.${n}@contoso.example`, type: 'work' }], active: true });
+    const send = (headers: Record<string, string | string[]>) => {
+      const body = JSON.stringify(user(randomUUID().slice(0, 8)));
+      return raw(`${orgPath()}/scim/v2/Users`, { Authorization: `Bearer ${api.demo.keys.scim}`, 'Content-Type': 'application/scim+json', ...headers }, 'POST', body);
+    };
+    // As sent by a client in any case, twice, or with the origin header beside it.
+    const answers = [
+      await send({ 'X-Wfm-Forwarded-Request-Id': forged }),
+      await send({ 'x-wfm-forwarded-request-id': forged, 'X-Wfm-Origin': 'guessed' }),
+      await send({ 'X-WFM-FORWARDED-REQUEST-ID': [forged, forged] }),
+    ];
+    const audits = await itemsOfType(api.db, 'AuditEntry');
+    const ids = new Set<string>();
+    for (const res of answers) {
+      expect(res.status).toBe(201);
+      const requestId = res.headers['x-request-id'] as string;
+      expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+      ids.add(requestId);
+      const created = JSON.parse(res.body) as { id: string };
+      const audit = audits.filter((a) => a.entity?.id === created.id);
+      expect(audit.map((a) => a.requestId)).toEqual([requestId]);
+    }
+    // Each request its own id; none the client's.
+    expect(ids.size).toBe(3);
+    expect(JSON.stringify(audits)).not.toContain(forged);
+    // A refusal is answered and logged under the gateway's id as well.
+    const { result: refused, logs } = await withCapturedLogs(() => raw(`${orgPath()}/scim/v2/Users/${randomUUID()}`, { Authorization: `Bearer ${api.demo.keys.scim}`, 'X-Wfm-Forwarded-Request-Id': forged }));
+    expect(refused.status).toBe(404);
+    expect(refused.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(logs).toContain(refused.headers['x-request-id'] as string);
+    expect(logs).not.toContain(forged);
   });
 
   it('still answers a known route normally', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -8,7 +8,7 @@ import { replaceLocalIntegrationQueue } from '../../services/integrations/store-
 import { workerPorts } from '../../services/integrations/store-worker';
 import type { QueuedJob } from '../../services/shared/queue-worker';
 import { fakePayroll } from '../../services/local/fake-payroll';
-import { call, expectProblem, startApi, type ApiFixture } from '../support/api';
+import { call, countByType, expectProblem, startApi, type ApiFixture } from '../support/api';
 import { withCapturedLogs } from '../support/logs';
 
 /**
@@ -139,6 +139,42 @@ describe('connecting a provider', () => {
     }
   });
 
+  it('refuses a token no HTTP header can carry (422 at /credentials/token, the value never echoed) and writes nothing', async () => {
+    const SECRET = 'SUPERSECRET';
+    const unsendable = [`${SECRET}\r\nX-Injected: yes`, `${SECRET}\nmore`, `${SECRET}\tTAB1`, `${SECRET} spaced`, ` ${SECRET}`, `${SECRET}\u007fDEL`, `${SECRET}\u00e9t\u00e9`, `${SECRET}\u0000NUL`];
+    const secretsBefore = secretFiles().map((f) => [f, readFileSync(f, 'utf8')]);
+    const itemsBefore = await countByType(api.db);
+    const integrationBefore = await call('GET', `${base}/integrations/${payroll.id}`, { token: admin });
+    const { result: answers, logs } = await withCapturedLogs(async () => {
+      const out = [];
+      for (const token of unsendable) {
+        out.push(await post('/integrations', { provider: 'accounting', displayName: 'Books', baseUrl: 'https://books.example.com', approvedJobKinds: [], credentials: { token } }));
+        out.push(await call('PUT', `${base}/integrations/providers/payroll/credentials`, { token: admin, idempotencyKey: randomUUID(), ifMatch: payroll.etag, body: { credentials: { token } } }));
+      }
+      return out;
+    });
+    for (const res of answers) {
+      expectProblem(res, 422, 'VALIDATION_ERROR');
+      expect(res.body.errors).toEqual([{ pointer: '/credentials/token', detail: expect.stringContaining('printable ASCII') }]);
+      expect(res.text).not.toContain(SECRET);
+      expect(JSON.stringify([...res.headers])).not.toContain(SECRET);
+    }
+    expect(logs).not.toContain(SECRET);
+    // Nothing written: no integration, audit entry or idempotency record; the secret store as it was; the payroll integration unchanged.
+    expect(await countByType(api.db)).toEqual(itemsBefore);
+    expect(secretFiles().map((f) => [f, readFileSync(f, 'utf8')])).toEqual(secretsBefore);
+    const integrationAfter = await call('GET', `${base}/integrations/${payroll.id}`, { token: admin });
+    expect({ etag: integrationAfter.headers.get('etag'), body: integrationAfter.body }).toEqual({ etag: integrationBefore.headers.get('etag'), body: integrationBefore.body });
+    expect((await call('GET', `${base}/integrations`, { token: admin })).body.items.map((i: { provider: string }) => i.provider)).not.toContain('accounting');
+    // The whole printable range but the space is accepted (a bearer token may carry any of it).
+    const printable = Array.from({ length: 0x7e - 0x21 + 1 }, (_, i) => String.fromCharCode(0x21 + i)).join('');
+    const accepted = await call('PUT', `${base}/integrations/providers/payroll/credentials`, { token: admin, idempotencyKey: randomUUID(), ifMatch: payroll.etag, body: { credentials: { token: printable } } });
+    expect(accepted.status).toBe(200);
+    const restored = await call('PUT', `${base}/integrations/providers/payroll/credentials`, { token: admin, idempotencyKey: randomUUID(), ifMatch: accepted.headers.get('etag')!, body: { credentials: { token: TOKEN } } });
+    expect(restored.status).toBe(200);
+    payroll.etag = restored.headers.get('etag')!;
+  });
+
   it('connects one integration per provider, https egress only, supported kinds only', async () => {
     expectProblem(await post('/integrations', { provider: 'payroll', displayName: 'Again', baseUrl: 'https://payroll.example.com', approvedJobKinds: [] }), 409, 'INTEGRATION_EXISTS');
     const plain = await post('/integrations', { provider: 'accounting', displayName: 'Books', baseUrl: 'http://books.example.com', approvedJobKinds: [] });
@@ -261,6 +297,22 @@ describe('retries and rejections', () => {
     await runIntegrationJob(later, { organizationId: api.demo.organizationId, jobId: res.body.id });
     expect((await job(res.body.id)).body).toMatchObject({ status: 'SUCCEEDED', attempts: 2, error: null });
     expect(fakePayroll.deliveries().filter((d) => d.outboxRecordId === record.outboxId)).toHaveLength(1);
+  });
+
+  it('fails a job at once (FAILED, not retried as INTERNAL_ERROR) when the stored token cannot be sent in a header (stored before writes refused it)', async () => {
+    const [file] = secretFiles();
+    const original = readFileSync(file!, 'utf8');
+    const bad = 'SUPERSECRET\r\nX-Injected: yes';
+    writeFileSync(file!, `${JSON.stringify({ value: JSON.stringify({ token: bad }) })}\n`, { mode: 0o600 });
+    try {
+      const res = await call('POST', `${base}/integrations/providers/payroll/jobs`, { token: admin, idempotencyKey: randomUUID(), body: { kind: 'CONNECTION_CHECK' } });
+      expect(res.status).toBe(202);
+      const failed = await finishedJob(res.body.id);
+      expect(failed).toMatchObject({ status: 'FAILED', attempts: 1, nextAttemptAt: null, error: { code: 'INTEGRATION_CREDENTIALS_INVALID', message: expect.stringContaining('cannot be sent in an HTTP header') } });
+      expect(JSON.stringify(failed)).not.toContain('SUPERSECRET');
+    } finally {
+      writeFileSync(file!, original, { mode: 0o600 });
+    }
   });
 
   it('fails at once when the provider rejects, with a safe summary, and lets a new job try again', async () => {

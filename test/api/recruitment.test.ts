@@ -327,7 +327,10 @@ describe('erasure and the stored responses of earlier writes', () => {
       M: () => send(api, 'POST', `${C}/${c.body.id}/messages`, messageBody, { idempotencyKey: M }),
       P: () => send(api, 'PATCH', `${C}/${c.body.id}`, patchBody, { idempotencyKey: P, ifMatch }),
     };
-    return { id: c.body.id as string, created: c, patched, replays };
+    const org = `/v1/organizations/${api.demo.organizationId}`;
+    /** The path each replay requests: its problem's `instance`. */
+    const paths = { K: `${org}${C}`, M: `${org}${C}/${c.body.id}/messages`, P: `${org}${C}/${c.body.id}` };
+    return { id: c.body.id as string, created: c, patched, replays, paths };
   }
 
   it('replays the create, a message and a PATCH of an erased candidate as 409 CANDIDATE_ERASED, holding no erased value', async () => {
@@ -354,8 +357,8 @@ describe('erasure and the stored responses of earlier writes', () => {
 
     for (const [name, replay] of Object.entries(mine.replays)) {
       const res = await logged(replay);
-      // The problem a change to the erased candidate answers; its requestId names the erasure
-      // (the stored body is replayed as it is, so not the replay's own X-Request-Id).
+      // The problem a change to the erased candidate answers, as every problem: its requestId
+      // is the replay's own X-Request-Id and its instance the replay's path (not the erasure's).
       expect({ name, status: res.status, replayed: res.headers.get('idempotency-replayed'), contentType: res.headers.get('content-type') }).toEqual({ name, status: 409, replayed: 'true', contentType: 'application/problem+json' });
       expect(res.body).toEqual({
         type: 'https://errors.wfm-api.example/candidate-erased',
@@ -363,9 +366,10 @@ describe('erasure and the stored responses of earlier writes', () => {
         status: 409,
         code: 'CANDIDATE_ERASED',
         detail: expect.any(String),
-        instance: `/v1/organizations/${api.demo.organizationId}${C}/${mine.id}`,
-        requestId: erased.requestId,
+        instance: mine.paths[name as keyof typeof mine.paths],
+        requestId: res.requestId,
       });
+      expect(res.requestId).not.toBe(erased.requestId);
       expect(res.headers.get('etag')).toBeNull();
       expect(res.headers.get('location')).toBeNull();
       expect(holdsAny(`${res.text} ${JSON.stringify([...res.headers])}`, values)).toEqual([]);
@@ -393,6 +397,40 @@ describe('erasure and the stored responses of earlier writes', () => {
     const logs = captured.join('');
     expect(logs).toContain('CANDIDATE_ERASED');
     expect(holdsAny(logs, values)).toEqual([]);
+  });
+
+  it("answers a replayed tombstone with the replay's own requestId and instance; the stored record keeps the erasure's", async () => {
+    const mine = await candidateWithHistory(secrets(randomUUID().slice(0, 8)));
+    const records = await recordsAbout(mine.id);
+    const erased = await send(api, 'POST', `${C}/${mine.id}/erase`, undefined, { ifMatch: etag(mine.patched) });
+    expect(erased.status).toBe(200);
+    for (const name of ['K', 'M'] as const) {
+      const first = await mine.replays[name]();
+      const second = await mine.replays[name]();
+      for (const res of [first, second]) {
+        expect({ name, status: res.status, code: res.body.code, replayed: res.headers.get('idempotency-replayed'), contentType: res.headers.get('content-type') }).toEqual({
+          name,
+          status: 409,
+          code: 'CANDIDATE_ERASED',
+          replayed: 'true',
+          contentType: 'application/problem+json',
+        });
+        expect(res.requestId).toMatch(/^[0-9a-f-]{36}$/);
+        expect({ requestId: res.body.requestId, instance: res.body.instance }).toEqual({ requestId: res.requestId, instance: mine.paths[name] });
+      }
+      // Two replays, two requests: each names its own.
+      expect(first.body.requestId).not.toBe(second.body.requestId);
+      // Only those two members differ; the rest of the stored problem is replayed as it is.
+      const { requestId: _r1, instance: _i1, ...restFirst } = first.body;
+      const { requestId: _r2, instance: _i2, ...restSecond } = second.body;
+      expect(restSecond).toEqual(restFirst);
+      expect(Object.keys(first.body)).toEqual(['type', 'title', 'status', 'detail', 'instance', 'code', 'requestId']);
+    }
+    // The records still hold the tombstone as the erasure wrote it: a replay rewrites nothing.
+    const stored = await recordsByPk(records.map((r) => r.PK));
+    for (const record of stored) {
+      expect(JSON.parse(record.response.bodyText)).toMatchObject({ requestId: erased.requestId, instance: `/v1/organizations/${api.demo.organizationId}${C}/${mine.id}` });
+    }
   });
 
   it('reaches every stored response from its link, strongly consistent: no index, no second look', async () => {
@@ -453,8 +491,9 @@ describe('erasure and the stored responses of earlier writes', () => {
     expect({ status: retried.status, replayed: retried.headers.get('idempotency-replayed') }).toEqual({ status: 200, replayed: 'true' });
     for (const replay of Object.values(mine.replays)) {
       const res = await replay();
-      // The tombstone names the request that wrote it (this retry), not the replay's own id.
-      expect({ status: res.status, code: res.body.code, replayed: res.headers.get('idempotency-replayed'), requestId: res.body.requestId }).toEqual({ status: 409, code: 'CANDIDATE_ERASED', replayed: 'true', requestId: retried.requestId });
+      // The tombstone the retry wrote, answered as the replay's own problem (its X-Request-Id).
+      expect({ status: res.status, code: res.body.code, replayed: res.headers.get('idempotency-replayed'), requestId: res.body.requestId }).toEqual({ status: 409, code: 'CANDIDATE_ERASED', replayed: 'true', requestId: res.requestId });
+      expect(res.body.requestId).not.toBe(retried.requestId);
     }
     expect(await recordsAbout(mine.id)).toEqual([]);
   });

@@ -4,7 +4,7 @@ import { API_GATEWAY_VARS } from '../../lib/gateway-responses';
 import { PER_KEY_THROTTLE } from '../../services/shared/auth/usage';
 import { AUTHORIZER_CACHE_SECONDS } from '../../services/authorizer/cache';
 import { ORG_PREFIX, PUBLIC_ROUTES, ROUTES, SCIM_PREFIX, resourcePath, type ApiName } from '../../services/routes';
-import { ERROR_MEDIA_TYPE, GATEWAY_RESPONSES, SCIM_ERROR_SCHEMA } from '../../services/shared/http/gateway-responses';
+import { ERROR_MEDIA_TYPE, FORWARD_HEADERS, GATEWAY_RESPONSES, SCIM_ERROR_SCHEMA } from '../../services/shared/http/gateway-responses';
 import { isPublicRouteMethod, isRouteMethod, logicalId, logicalIdOf, methodsOf, resourcesOf, synthesize, type MethodInfo } from './fixture';
 
 const built = synthesize({ env: 'test' });
@@ -275,6 +275,9 @@ describe('SCIM only through the public host', () => {
     const parameters = forward.properties.Integration.RequestParameters;
     expect(parameters[`integration.request.header.${ORIGIN_HEADER}`]).toBeDefined();
     expect(parameters[`integration.request.header.${FORWARDED_REQUEST_ID_HEADER}`]).toBe('context.requestId');
+    // Exactly the headers the local gateway drops from a client and sets itself (FORWARD_HEADERS).
+    const mapped = Object.keys(parameters).filter((k) => k.startsWith('integration.request.header.')).map((k) => k.slice('integration.request.header.'.length));
+    expect(mapped.sort()).toEqual([...FORWARD_HEADERS].sort());
   });
 
   it("blocks every SCIM request that lacks the forward's origin value, in the SCIM error schema", () => {

@@ -246,6 +246,16 @@ describe('wire shapes', () => {
     expect(requestJobBody.safeParse({ kind: 'CONNECTION_CHECK', extra: 1 }).success).toBe(false);
     expect(setCredentialsBody.safeParse({ credentials: { token: 'short' } }).success).toBe(false);
   });
+
+  it('takes a token only as printable ASCII without spaces (U+0021..U+007E): it is sent in the Authorization header; the message never holds it', () => {
+    expect(setCredentialsBody.safeParse({ credentials: { token: 'A-z0_9.~+/=!#$%&*"\'()[]{}<>?@^`|' } }).success).toBe(true);
+    for (const token of ['SECRETVAL\r\nX: y', 'SECRETVAL\ttab', 'SECRETVAL with space', ' SECRETVALx', 'SECRETVALx ', 'SECRETVAL\u007f', 'SECRETVAL\u00a0x', 'SECRETVAL\u2028x', 'SECRETVAL\u00e9']) {
+      const result = setCredentialsBody.safeParse({ credentials: { token } });
+      expect({ token, success: result.success }).toEqual({ token, success: false });
+      expect(result.error!.issues.map((i) => i.path.join('/'))).toEqual(['credentials/token']);
+      expect(JSON.stringify(result.error!.issues.map((i) => i.message))).not.toContain('SECRETVAL');
+    }
+  });
 });
 
 describe('the provider client', () => {

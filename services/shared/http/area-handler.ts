@@ -128,7 +128,8 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
       const idempotencyKey = route.idempotencyKey === 'required' ? requireIdempotencyKey(raw) : route.idempotencyKey === 'optional' ? optionalIdempotencyKey(raw) : undefined;
       const input = parseInputs(raw, route, event.stageVariables?.[PUBLIC_BASE_URL_VARIABLE]);
       const publicBase = event.stageVariables?.[PUBLIC_BASE_URL_VARIABLE];
-      const operation = async (request: OperationRequest<RouteContract, P>) => withAbsoluteLocation(await operations[route.operation]!(request), publicBase);
+      const declared = route.noStore ? noStore(operations[route.operation]!) : operations[route.operation]!;
+      const operation = async (request: OperationRequest<RouteContract, P>) => withAbsoluteLocation(await declared(request), publicBase);
       const figures = figuresOf(event);
       if (route.method === 'GET') return toProxyResult(await operation({ ...input, ports: options.ports(READ_ONLY_UNIT), metrics: figures }), mediaType);
 
@@ -225,6 +226,17 @@ export function responseSubject(route: RouteContract, params: Readonly<Record<st
   if (typeof id !== 'string' || id === '') throw new Error(`The response names no ${subject.type} id where the route's erasableSubject says it is.`);
   return { organizationId, type: subject.type, id };
 }
+
+/**
+ * A `noStore` route's operation: its result says `Cache-Control: no-store`, before the kit
+ * stores it for replays (so a replay says it too) and before the shown-once members join it.
+ */
+const noStore =
+  <Q>(operation: (request: Q) => Promise<HttpResult>) =>
+  async (request: Q): Promise<HttpResult> => {
+    const result = await operation(request);
+    return { ...result, headers: { ...result.headers, 'Cache-Control': 'no-store' } };
+  };
 
 /** Where the request's committed figures wait for the end of the request. */
 const FIGURES = Symbol('figures');

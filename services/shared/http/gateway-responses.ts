@@ -31,6 +31,16 @@ export type GatewayResponseType =
  */
 export const FORWARDED_REQUEST_ID_HEADER = 'X-Wfm-Forwarded-Request-Id';
 
+/** The header a forward adds so that only forwarded requests reach the target API (its WebACL checks it). */
+export const ORIGIN_HEADER = 'X-Wfm-Origin';
+
+/**
+ * The headers the SCIM forward sets (lib/constructs/api.ts, integration request parameters):
+ * a mapped header replaces any the client sent, so none of them ever comes from a client.
+ * The local gateway does the same (services/local/gateway.ts).
+ */
+export const FORWARD_HEADERS: readonly string[] = [ORIGIN_HEADER, FORWARDED_REQUEST_ID_HEADER];
+
 export interface GatewayResponseRow {
   readonly type: GatewayResponseType;
   readonly status: number;

@@ -6,6 +6,7 @@ import { runIdempotent, runIdempotentInTransaction, TransactionalIdempotencyStor
 import type { TxItem } from '../ddb/transaction';
 import type { AppError } from '../errors';
 import type { JsonValue } from '../json';
+import { ERROR_MEDIA_TYPE, SCIM_ERROR_SCHEMA } from './gateway-responses';
 import { renderProblem } from './render-problem';
 import type { ApiRequest, HttpResult } from './request';
 
@@ -43,7 +44,7 @@ export async function idempotentWrite(
     },
     async (complete) => toStored(await work(complete)),
   );
-  return fromOutcome(outcome);
+  return fromOutcome(outcome, request);
 }
 
 /**
@@ -64,13 +65,43 @@ export async function idempotentWriteInTransaction(
     { scope: `${principal.organizationId}#${principal.keyId}#${route.method}#${route.path}`, idempotencyKey, input: await keyedDigest(input) },
     async (complete, readAlong) => toStored(await work(complete, readAlong)),
   );
-  return fromOutcome(outcome);
+  return fromOutcome(outcome, request);
 }
 
-const fromOutcome = (outcome: { readonly response: StoredResponse; readonly replayed: boolean }): HttpResult => {
-  const result = fromStored(outcome.response);
-  return outcome.replayed ? { ...result, headers: { ...result.headers, 'Idempotency-Replayed': 'true' } } : result;
+const fromOutcome = (outcome: { readonly response: StoredResponse; readonly replayed: boolean }, request: ApiRequest): HttpResult => {
+  if (!outcome.replayed) return fromStored(outcome.response);
+  const result = fromStored(replayedBy(outcome.response, request));
+  return { ...result, headers: { ...result.headers, 'Idempotency-Replayed': 'true' } };
 };
+
+/**
+ * A stored response as the replaying request answers it. A stored problem (problem+json, or
+ * the SCIM error schema) was rendered for another request (an erasure's tombstone names the
+ * erasure and the candidate's path): its `requestId` and `instance`, where the body has them,
+ * become the replaying request's own, as docs/errors.md promises of every problem (`requestId`
+ * equals the response's X-Request-Id, `instance` is the request path). Everything else (status,
+ * headers, the other members in their order) is replayed as it is; a success body is replayed
+ * byte for byte (no success response of a write names the request that made it).
+ */
+export function replayedBy(stored: StoredResponse, request: Pick<ApiRequest, 'requestId' | 'instance'>): StoredResponse {
+  if (stored.bodyText === undefined || !isStoredProblem(stored)) return stored;
+  const body: unknown = JSON.parse(stored.bodyText);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return stored;
+  const own = {
+    ...('requestId' in body ? { requestId: request.requestId } : {}),
+    ...('instance' in body ? { instance: request.instance } : {}),
+  };
+  // Assigning members the body has keeps their place: only these two values change.
+  return { ...stored, bodyText: JSON.stringify(Object.assign(body, own)) };
+}
+
+function isStoredProblem(stored: StoredResponse): boolean {
+  const mediaType = stored.contentType?.split(';')[0].trim().toLowerCase();
+  if (mediaType === ERROR_MEDIA_TYPE.problem) return true;
+  if (mediaType !== ERROR_MEDIA_TYPE.scim || stored.bodyText === undefined) return false;
+  const schemas = (JSON.parse(stored.bodyText) as { schemas?: unknown }).schemas;
+  return Array.isArray(schemas) && schemas.includes(SCIM_ERROR_SCHEMA);
+}
 
 /**
  * The stored payload hash is of a keyed digest, not of the input itself: bodies carry IBANs,
@@ -117,7 +148,8 @@ export const toStored = (r: HttpResult): StoredResponse => ({
  * The response a refusal answers (problem+json, as the kit renders it), as a stored response:
  * the tombstone an erasure writes over the stored responses about its subject
  * (`eraseStoredResponses`), so that their replays answer what a change to the erased subject
- * answers now, with nothing of the erased values.
+ * answers now, with nothing of the erased values. Its `requestId` and `instance` are the
+ * erasure's; a replay answers with its own (`replayedBy`).
  */
 export const refusalResponse = (refusal: AppError, requestId: string, instance: string): StoredResponse => toStored(renderProblem(refusal, requestId, instance));
 
