@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { booleanParameter, cursorParameter, freeTextCharacters, hasAtMostDecimals, nothingToChange, nullableName, nullableUrl, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
+import { booleanParameter, cursorParameter, fromBeforeTo, hasAtMostDecimals, nothingToChange, nullableName, nullableUrl, reasonText, requiredName, searchParameter, sendsAField, utc } from '../shared/schemas/fields';
 import { limitParameter } from '../shared/http/query';
 import { instant, uuid } from '../shared/time';
 import { responseOf } from '../shared/schemas/response';
@@ -51,13 +51,6 @@ export const linkListQuery = z.object({ limit: limitParameter(), cursor: cursorP
 /** PUT of a link and DELETE take no input; an empty object is accepted for clients that always send one. */
 export const emptyBody = z.object({}).strict();
 
-const reason = (field: string) =>
-  z
-    .string({ error: `${field} is required: say why.` })
-    .trim()
-    .min(1, { message: `${field} must not be empty.` })
-    .max(1000, { message: `${field} is at most 1000 characters.` })
-    .check(freeTextCharacters(field));
 
 export const createAdjustmentBody = z
   .object({
@@ -66,8 +59,8 @@ export const createAdjustmentBody = z
     quantityChange: quantity('quantityChange')
       .refine((n) => n !== 0, { message: 'quantityChange must not be 0: positive adds stock, negative takes it away.' })
       .meta({ description: 'Positive adds stock, negative takes it away; at most 3 decimals, in the material\'s unit.' }),
-    reason: reason('reason').meta({ description: 'Why the stock changed (delivery, consumption, count...).' }),
-    negativeStockReason: reason('negativeStockReason').optional().meta({ description: 'Required when a decrease leaves the stock below zero: why that is right.' }),
+    reason: reasonText('reason').meta({ description: 'Why the stock changed (delivery, consumption, count...).' }),
+    negativeStockReason: reasonText('negativeStockReason').optional().meta({ description: 'Required when a decrease leaves the stock below zero: why that is right.' }),
   })
   .strict();
 
@@ -81,9 +74,7 @@ export const adjustmentListQuery = z
     cursor: cursorParameter(),
   })
   .strict()
-  .superRefine((q, ctx) => {
-    if (q.from !== undefined && q.to !== undefined && q.from >= q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must be after from (from is inclusive, to exclusive).' });
-  });
+  .superRefine(fromBeforeTo);
 
 /** What every route answering a material says of it: appended to those routes' descriptions (area.ts). */
 export const NULLABLE_NOTE = '`article`, `supplier`, `website` and `orderLink` are always present, `null` when empty.';

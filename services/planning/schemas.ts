@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, freeTextCharacters, nothingToChange, nullableText, utc } from '../shared/schemas/fields';
+import { cursorParameter, freeTextCharacters, fromBeforeTo, nothingToChange, nullableText, reasonText, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
 import { responseOf } from '../shared/schemas/response';
 import type { PlanVsActual, RangePublished, Shift } from './domain';
@@ -8,13 +8,6 @@ import { SHIFT_STATES, VERIFICATION_STATES, VISIT_METHODS, type VisitConfirmatio
 
 /** Request and response shapes of shifts and visit confirmations. */
 
-const reason = (field: string) =>
-  z
-    .string({ error: `${field} is required: say why.` })
-    .trim()
-    .min(1, { message: `${field} must not be empty.` })
-    .max(1000, { message: `${field} is at most 1000 characters.` })
-    .check(freeTextCharacters(field));
 
 const breakMinutes = z.number().int({ message: 'breakMinutes must be a whole number.' }).min(0, { message: 'breakMinutes must be at least 0.' });
 
@@ -63,7 +56,7 @@ export const updateShiftBody = z
 
 export const publishShiftBody = z.object({ ...overlapFields }).strict().superRefine(overlapRule);
 
-export const cancelShiftBody = z.object({ reason: reason('reason') }).strict();
+export const cancelShiftBody = z.object({ reason: reasonText('reason') }).strict();
 
 export const bulkPublishBody = z
   .object({
@@ -73,9 +66,7 @@ export const bulkPublishBody = z
     locationId: uuid().optional(),
   })
   .strict()
-  .superRefine((b, ctx) => {
-    if (b.from >= b.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must be after from (from is inclusive, to exclusive).' });
-  });
+  .superRefine(fromBeforeTo);
 
 export const shiftListQuery = z
   .object({
@@ -88,9 +79,7 @@ export const shiftListQuery = z
     cursor: cursorParameter(),
   })
   .strict()
-  .superRefine((q, ctx) => {
-    if (q.from !== undefined && q.to !== undefined && q.from >= q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must be after from (from is inclusive, to exclusive).' });
-  });
+  .superRefine(fromBeforeTo);
 
 export const shiftResponseSchema = z
   .object({
@@ -157,9 +146,7 @@ export const visitListQuery = z
     cursor: cursorParameter(),
   })
   .strict()
-  .superRefine((q, ctx) => {
-    if (q.from !== undefined && q.to !== undefined && q.from >= q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must be after from (from is inclusive, to exclusive).' });
-  });
+  .superRefine(fromBeforeTo);
 
 export const visitResponseSchema = z
   .object({

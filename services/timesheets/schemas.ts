@@ -1,20 +1,13 @@
 import * as z from 'zod';
 import { hasScope, type Principal } from '../shared/auth/principal';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, freeTextCharacters, utc } from '../shared/schemas/fields';
+import { cursorParameter, freeTextCharacters, fromBeforeTo, reasonText, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
 import { workedMinutes, type WriteOutcome } from './domain';
 import type { TimeEntry } from './model';
 
 /** Request and response shapes of timesheets (organization-api.md, Time entry). */
 
-const reason = (field: string) =>
-  z
-    .string({ error: `${field} is required: say why.` })
-    .trim()
-    .min(1, { message: `${field} must not be empty.` })
-    .max(1000, { message: `${field} is at most 1000 characters.` })
-    .check(freeTextCharacters(field));
 
 const registeredContext = z.object({ kind: z.literal('REGISTERED_LOCATION'), locationId: uuid() }).strict();
 
@@ -52,7 +45,7 @@ export const createBodySchema = z
     startedAt: instant(),
     endedAt: instant(),
     breakMinutes: z.number().int({ message: 'breakMinutes must be a whole number.' }).min(0, { message: 'breakMinutes must be at least 0.' }),
-    reason: reason('reason'),
+    reason: reasonText('reason'),
     ...overlapFields,
   })
   .strict()
@@ -87,7 +80,7 @@ export const correctBodySchema = z.preprocess(
       endedAt: instant().optional(),
       breakMinutes: z.number().int({ message: 'breakMinutes must be a whole number.' }).min(0, { message: 'breakMinutes must be at least 0.' }).optional(),
       context: contextSchema.optional(),
-      reason: reason('reason'),
+      reason: reasonText('reason'),
       ...overlapFields,
     })
     .strict()
@@ -100,7 +93,7 @@ export const correctBodySchema = z.preprocess(
 );
 export type CorrectBody = z.output<typeof correctBodySchema>;
 
-export const voidBodySchema = z.object({ reason: reason('reason') }).strict();
+export const voidBodySchema = z.object({ reason: reasonText('reason') }).strict();
 
 export const listQuerySchema = z
   .object({
@@ -112,11 +105,7 @@ export const listQuerySchema = z
     cursor: cursorParameter(),
   })
   .strict()
-  .superRefine((q, ctx) => {
-    if (q.from !== undefined && q.to !== undefined && q.from >= q.to) {
-      ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must be after from (from is inclusive, to exclusive).' });
-    }
-  });
+  .superRefine(fromBeforeTo);
 export type ListQuery = z.infer<typeof listQuerySchema>;
 
 export const timeEntryResponseSchema = z

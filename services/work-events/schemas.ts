@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { limitParameter } from '../shared/http/query';
-import { cursorParameter, utc } from '../shared/schemas/fields';
+import { cursorParameter, fromBeforeTo, utc } from '../shared/schemas/fields';
 import { instant, uuid } from '../shared/time';
 import { responseOf } from '../shared/schemas/response';
 import type { WorkEvent } from './model';
@@ -16,9 +16,7 @@ export const workEventListQuery = z
     cursor: cursorParameter(),
   })
   .strict()
-  .superRefine((q, ctx) => {
-    if (q.from !== undefined && q.to !== undefined && q.from >= q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must be after from.' });
-  });
+  .superRefine(fromBeforeTo);
 
 export const workEventResponseSchema = z
   .object({

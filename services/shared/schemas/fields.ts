@@ -69,6 +69,20 @@ const nameText = (field: string, max: number, error: string) =>
     .max(max, { message: `${field} is at most ${max} characters.` })
     .regex(NAME_PATTERN, { error: (issue) => unsafeNameDetail(field, typeof issue.input === 'string' ? issue.input : '') });
 
+/** A required reason (a correction, a void, a cancellation, a write-off): 1 to 1000 characters after trimming, free-text characters only. */
+export const reasonText = (field: string) =>
+  z
+    .string({ error: `${field} is required: say why.` })
+    .trim()
+    .min(1, { message: `${field} must not be empty.` })
+    .max(1000, { message: `${field} is at most 1000 characters.` })
+    .check(freeTextCharacters(field));
+
+/** For a range query's `.superRefine`: `to` must be after `from` (from inclusive, to exclusive), else 422 at `to`. */
+export function fromBeforeTo(q: { readonly from?: string; readonly to?: string }, ctx: z.RefinementCtx): void {
+  if (q.from !== undefined && q.to !== undefined && q.from >= q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must be after from (from is inclusive, to exclusive).' });
+}
+
 /** A required name, label or title: 1 to `max` characters after trimming, no control or bidi formatting characters. */
 export const requiredName = (field: string, max = 200) => nameText(field, max, `${field} is required: a non-empty string.`).min(1, { message: `${field} must not be empty.` });
 
