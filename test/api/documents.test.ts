@@ -5,12 +5,11 @@ import { documentKeys, objectKeys } from '../../services/documents/model';
 import { completedUploadResponseSchema, documentResponseSchema, uploadSessionResponseSchema } from '../../services/documents/schemas';
 import { documentsStore } from '../../services/documents/store';
 import { documentObjects, documentPolicy } from '../../services/documents/store-objects';
-import type { Principal } from '../../services/shared/auth/principal';
 import { BUCKET_ENV, headObject } from '../../services/shared/aws/s3';
 import { inUnitOfWork, TransactionUnit, type UnitOfWork } from '../../services/shared/ddb/unit-of-work';
 import { ConcurrentChangeError } from '../../services/shared/domain/conflict';
 import { call, countByType, expectParameters, expectPointers, expectProblem, itemsOfType, scanTable, startApi, type ApiFixture, type ApiResponse } from '../support/api';
-import { auditOf, createLocation, keyWith, read, send, sent } from './locations-fixture';
+import { archivedAfterFirstRead, auditOf, createLocation, demoActor, keyWith, read, send, sent } from './locations-fixture';
 
 /** This file's documents bucket (test/support/table.ts makes one per file). */
 const documentsBucket = (): string => process.env[BUCKET_ENV.documents]!;
@@ -42,6 +41,8 @@ async function upload(session: ApiResponse, bytes: Buffer, headers: Record<strin
   return res.status;
 }
 
+/** The documents ports of one unit of work, for running a use case directly. */
+const portsOf = (unit: UnitOfWork): DocumentPorts => ({ store: documentsStore(api.db, unit), objects: documentObjects(), policy: documentPolicy(), now: () => new Date(), newId: randomUUID });
 const complete = (sessionId: string, options: Parameters<typeof send>[4] = {}) => send(api, 'POST', `/documents/upload-sessions/${sessionId}/complete`, undefined, options);
 
 async function availableDocument(bytes = pdf(randomUUID())): Promise<{ id: string; etag: string; bytes: Buffer }> {
@@ -122,35 +123,17 @@ describe('POST /documents/upload-sessions', () => {
   });
 
   it('a location archived between the read and the commit of an upload it owns: the transaction refuses it, the use case runs again and answers 422; nothing is written', async () => {
-    const principal: Principal = { organizationId: api.demo.organizationId, keyId: 'race', keyLabel: 'Race test', environment: 'TEST', scopes: new Set(['documents:write']) };
-    const actor = { principal, requestId: `req-${randomUUID()}` };
+    const actor = demoActor(api, ['documents:write']);
     const location = await createLocation(api, { name: `Closing site ${randomUUID().slice(0, 8)}` });
-    let reads = 0;
-    const racing = (unit: UnitOfWork): DocumentPorts => {
-      const store = documentsStore(api.db, unit);
-      return {
-        store: {
-          ...store,
-          getLocation: async (org, id) => {
-            const read = await store.getLocation(org, id);
-            reads += 1;
-            if (reads === 1) await sent(api, 'DELETE', `/locations/${location.id}`);
-            return read;
-          },
-        },
-        objects: documentObjects(),
-        policy: documentPolicy(),
-        now: () => new Date(),
-        newId: randomUUID,
-      };
-    };
+    const race = archivedAfterFirstRead(api, location.id);
+    const racing = (ports: DocumentPorts): DocumentPorts => ({ ...ports, store: race.wrap(ports.store) });
     const bytes = pdf('raced');
     const before = await countByType(api.db);
-    await expect(inUnitOfWork(api.db, (u) => openUpload(racing(u), actor, { name: 'Raced.pdf', contentType: 'application/pdf', size: bytes.length, sha256: sha256Hex(bytes), tags: [], owner: { type: 'LOCATION', locationId: location.id } }))).rejects.toMatchObject({
+    await expect(inUnitOfWork(api.db, (u) => openUpload(racing(portsOf(u)), actor, { name: 'Raced.pdf', contentType: 'application/pdf', size: bytes.length, sha256: sha256Hex(bytes), tags: [], owner: { type: 'LOCATION', locationId: location.id } }))).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
       errors: [{ pointer: '/owner/locationId', detail: expect.stringContaining(`Location ${location.id} is archived`) }],
     });
-    expect(reads).toBe(2);
+    expect(race.reads()).toBe(2);
     const after = await countByType(api.db);
     // Only the archive's own writes (the location's next version, its audit entry and idempotency record): no document, no session.
     expect({ ...after, Location: before.Location, AuditEntry: before.AuditEntry, IdempotencyRecord: before.IdempotencyRecord }).toEqual(before);
@@ -388,9 +371,7 @@ describe('documents list, archive and location links', () => {
   });
 
   it('a location archived between the read and the commit: the transaction refuses the link, the use case runs again and answers 422; nothing is written', async () => {
-    const principal: Principal = { organizationId: api.demo.organizationId, keyId: 'race', keyLabel: 'Race test', environment: 'TEST', scopes: new Set(['documents:write']) };
-    const actor = { principal, requestId: `req-${randomUUID()}` };
-    const portsOf = (unit: UnitOfWork): DocumentPorts => ({ store: documentsStore(api.db, unit), objects: documentObjects(), policy: documentPolicy(), now: () => new Date(), newId: randomUUID });
+    const actor = demoActor(api, ['documents:write']);
     const doc = await availableDocument();
 
     // Decided on the active location, committed after it was archived: a concurrent change, never a 500.
@@ -402,26 +383,15 @@ describe('documents list, archive and location links', () => {
 
     // Run as the area handler runs it: the first read sees the location active, it is archived right after.
     const location = await createLocation(api, { name: `Closing depot ${randomUUID().slice(0, 8)}` });
-    let reads = 0;
-    const racing = (ports: DocumentPorts): DocumentPorts => ({
-      ...ports,
-      store: {
-        ...ports.store,
-        getLocation: async (org, id) => {
-          const read = await ports.store.getLocation(org, id);
-          reads += 1;
-          if (reads === 1) await sent(api, 'DELETE', `/locations/${location.id}`);
-          return read;
-        },
-      },
-    });
+    const race = archivedAfterFirstRead(api, location.id);
+    const racing = (ports: DocumentPorts): DocumentPorts => ({ ...ports, store: race.wrap(ports.store) });
     const linkItems = async () => (await scanTable(api.db)).filter((i) => i.documentId === doc.id && i.PK !== documentKeys.document(api.demo.organizationId, doc.id).PK);
     const before = await linkItems();
     await expect(inUnitOfWork(api.db, (u) => linkDocument(racing(portsOf(u)), actor, location.id, doc.id))).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
       errors: [{ parameter: 'locationId', detail: expect.stringContaining(`Location ${location.id} is archived`) }],
     });
-    expect(reads).toBe(2);
+    expect(race.reads()).toBe(2);
     expect(await linkItems()).toEqual(before);
     expect((await auditOf(api, doc.id)).filter((a) => a.action === 'document.linked_to_location')).toEqual([]);
     for (const l of [stale, location]) expect((await read(api, `/locations/${l.id}/documents`)).body.items).toEqual([]);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { issueApiKey } from '../../services/api-keys/issue';
+import type { Principal } from '../../services/shared/auth/principal';
 import { call, itemsOfType, type ApiFixture, type ApiResponse, type CallOptions } from '../support/api';
 
 /**
@@ -32,6 +33,33 @@ export async function sent(api: ApiFixture, method: string, path: string, body?:
 export const createLocation = async (api: ApiFixture, body: Record<string, unknown>, options: WriteOptions = {}) => (await sent(api, 'POST', '/locations', body, 201, options)).body;
 export const createContact = async (api: ApiFixture, body: Record<string, unknown>, options: WriteOptions = {}) => (await sent(api, 'POST', '/contacts', body, 201, options)).body;
 export const createMaterial = async (api: ApiFixture, body: Record<string, unknown>, options: WriteOptions = {}) => (await sent(api, 'POST', '/materials', body, 201, options)).body;
+
+/** An actor of the demo organization with exactly these scopes, for running a use case directly, as the area handler does. */
+export const demoActor = (api: ApiFixture, scopes: readonly string[]) => {
+  const principal: Principal = { organizationId: api.demo.organizationId, keyId: 'race', keyLabel: 'Race test', environment: 'TEST', scopes: new Set(scopes) };
+  return { principal, requestId: `req-${randomUUID()}` };
+};
+
+/**
+ * A location archived through the API right after the first `getLocation` of a use case
+ * answered: the use case decides on the active location and commits after the archive.
+ * `wrap` gives each attempt's store that race; `reads` counts the reads of every attempt.
+ */
+export function archivedAfterFirstRead(api: ApiFixture, locationId: string) {
+  let reads = 0;
+  return {
+    reads: () => reads,
+    wrap: <S extends { getLocation(organizationId: string, id: string): Promise<unknown> }>(store: S): S => ({
+      ...store,
+      getLocation: (async (organizationId: string, id: string) => {
+        const read = await store.getLocation(organizationId, id);
+        reads += 1;
+        if (reads === 1) await sent(api, 'DELETE', `/locations/${locationId}`);
+        return read;
+      }) as S['getLocation'],
+    }),
+  };
+}
 
 /** Stored audit items of one entity, oldest first. */
 export async function auditOf(api: ApiFixture, entityId: string): Promise<Record<string, any>[]> {

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Principal } from '../../services/shared/auth/principal';
 import { inUnitOfWork, type UnitOfWork } from '../../services/shared/ddb/unit-of-work';
 import { createTask, type TaskPorts } from '../../services/tasks/domain';
 import { taskResponseSchema } from '../../services/tasks/schemas';
 import { tasksStore } from '../../services/tasks/store';
 import { call, countByType, expectPointers, expectProblem, itemsOfType, startApi, walkPages, withQuery, type ApiFixture } from '../support/api';
-import { auditOf, createLocation, ids, keyWith, read, send, sent } from './locations-fixture';
+import { archivedAfterFirstRead, auditOf, createLocation, demoActor, ids, keyWith, read, send, sent } from './locations-fixture';
 
 /**
  * Location tasks: create (201 + Location + ETag, every nullable field present), get, list by
@@ -64,31 +63,15 @@ describe('POST /locations/{locationId}/tasks', () => {
   });
 
   it('a location archived between the read and the commit: the transaction refuses the task, the use case runs again and answers 422; nothing is written', async () => {
-    const principal: Principal = { organizationId: api.demo.organizationId, keyId: 'race', keyLabel: 'Race test', environment: 'TEST', scopes: new Set(['tasks:write']) };
-    const actor = { principal, requestId: `req-${randomUUID()}` };
+    const actor = demoActor(api, ['tasks:write']);
     const location = await createLocation(api, { name: `Closing site ${randomUUID().slice(0, 8)}` });
-    let reads = 0;
-    const racing = (unit: UnitOfWork): TaskPorts => {
-      const store = tasksStore(api.db, unit);
-      return {
-        store: {
-          ...store,
-          getLocation: async (org, id) => {
-            const read = await store.getLocation(org, id);
-            reads += 1;
-            if (reads === 1) await sent(api, 'DELETE', `/locations/${location.id}`);
-            return read;
-          },
-        },
-        now: () => new Date(),
-        newId: randomUUID,
-      };
-    };
+    const race = archivedAfterFirstRead(api, location.id);
+    const racing = (unit: UnitOfWork): TaskPorts => ({ store: race.wrap(tasksStore(api.db, unit)), now: () => new Date(), newId: randomUUID });
     await expect(inUnitOfWork(api.db, (u) => createTask(racing(u), actor, location.id, { title: 'Raced' }))).rejects.toMatchObject({
       code: 'VALIDATION_ERROR',
       errors: [{ pointer: '', detail: `Location ${location.id} is archived: restore it before adding tasks.` }],
     });
-    expect(reads).toBe(2);
+    expect(race.reads()).toBe(2);
     expect((await itemsOfType(api.db, 'Task')).filter((t) => t.locationId === location.id)).toEqual([]);
   });
 
