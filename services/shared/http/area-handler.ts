@@ -126,8 +126,8 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
       const route = event.route as unknown as RouteRow;
       const raw = rawRequest(event, context, route);
       const idempotencyKey = route.idempotencyKey === 'required' ? requireIdempotencyKey(raw) : route.idempotencyKey === 'optional' ? optionalIdempotencyKey(raw) : undefined;
-      const input = parseInputs(raw, route, event.stageVariables?.[PUBLIC_BASE_URL_VARIABLE]);
       const publicBase = event.stageVariables?.[PUBLIC_BASE_URL_VARIABLE];
+      const input = parseInputs(raw, route, publicBase);
       const declared = route.noStore ? noStore(operations[route.operation]!) : operations[route.operation]!;
       const operation = async (request: OperationRequest<RouteContract, P>) => withAbsoluteLocation(await declared(request), publicBase);
       const figures = figuresOf(event);
@@ -202,8 +202,11 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
 export function withAbsoluteLocation(result: HttpResult, publicBase: string | undefined): HttpResult {
   const location = result.headers?.Location;
   if (!publicBase || typeof location !== 'string' || !location.startsWith('/')) return result;
-  return { ...result, headers: { ...result.headers, Location: `${publicBase.replace(/\/+$/, '')}${location}` } };
+  return { ...result, headers: { ...result.headers, Location: onPublicBase(publicBase, location) } };
 }
+
+/** A path on the stage's public base URL (its trailing slashes dropped); without one, the path itself. */
+const onPublicBase = (publicBase: string | undefined, path: string): string => `${(publicBase ?? '').replace(/\/+$/, '')}${path}`;
 
 /** A route's `erasableSubject` must name a path parameter it has, and the route must store responses (Idempotency-Key). */
 function checkErasableSubject(areaName: string, route: RouteRow): void {
@@ -296,7 +299,7 @@ function parseInputs(raw: ApiRequest, route: RouteRow, publicBaseUrl: string | u
     ifMatch: ifMatch as never,
     headers: raw.headers,
     orgPath,
-    orgUrl: `${(publicBaseUrl ?? '').replace(/\/+$/, '')}${orgPath}`,
+    orgUrl: onPublicBase(publicBaseUrl, orgPath),
     instance: raw.instance,
   };
 }
