@@ -23,9 +23,10 @@ export const nothingToChange = (of?: string) => ({ message: `Nothing to change: 
  * breaks and bidi formatting, and refuse the other control characters (NOT_IN_TEXT):
  * decisions.md says why.
  */
-export const NOT_IN_NAME = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+const NAME_REFUSED = '\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
+export const NOT_IN_NAME = new RegExp(`[${NAME_REFUSED}]`, 'u');
 /** The same rule as the field's pattern, published in the OpenAPI document. */
-const NAME_PATTERN = /^[^\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]*$/;
+const NAME_PATTERN = new RegExp(`^[^${NAME_REFUSED}]*$`);
 
 /** Where the first character `refused` matches is: "; found U+202E at character 8" (counted in characters, from 1), or "" when none is. */
 const foundIn = (value: string, refused: RegExp): string => {
@@ -45,9 +46,10 @@ export const unsafeNameDetail = (field: string, value: string): string =>
  * sequences (ESC, CSI) mean nothing in a note and break exports, terminals and PDFs. Tabs, line
  * breaks and bidi formatting stay allowed: decisions.md says why.
  */
-export const NOT_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/u;
+const TEXT_REFUSED = '\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f';
+export const NOT_IN_TEXT = new RegExp(`[${TEXT_REFUSED}]`, 'u');
 /** The same rule as the field's pattern, published in the OpenAPI document. */
-const TEXT_PATTERN = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]*$/;
+const TEXT_PATTERN = new RegExp(`^[^${TEXT_REFUSED}]*$`);
 
 /** The 422 detail for a free text holding what NOT_IN_TEXT lists: which character, and where (counted in characters, from 1). */
 export const unsafeTextDetail = (field: string, value: string): string =>
