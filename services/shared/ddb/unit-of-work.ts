@@ -97,6 +97,22 @@ export class TransactionUnit implements UnitOfWork {
     }
   }
 
+  /**
+   * One attempt on this unit: runs `work`, then commits what it staged with the items `extra`
+   * derives from its result (an idempotency record); on any failure the abort effects run
+   * (abandon) before the error goes on. What inUnitOfWork and the area handler both do.
+   */
+  async attempt<T>(work: (unit: UnitOfWork) => Promise<T>, extra?: (result: T) => Promise<readonly TxItem[]>): Promise<T> {
+    try {
+      const result = await work(this);
+      await this.commit(extra ? await extra(result) : []);
+      return result;
+    } catch (error) {
+      await this.abandon();
+      throw error;
+    }
+  }
+
   /** True when a change was staged. */
   get hasChanges(): boolean {
     return this.#changes.length > 0;
@@ -159,15 +175,5 @@ export const READ_ONLY_UNIT: UnitOfWork = {
  * the same around every write, with the idempotency record.
  */
 export async function inUnitOfWork<T>(db: Db, work: (unit: UnitOfWork) => Promise<T>, options?: RetryOptions): Promise<T> {
-  return retryOnConflict(async () => {
-    const unit = new TransactionUnit(db);
-    try {
-      const result = await work(unit);
-      await unit.commit();
-      return result;
-    } catch (error) {
-      await unit.abandon();
-      throw error;
-    }
-  }, options);
+  return retryOnConflict(() => new TransactionUnit(db).attempt(work), options);
 }

@@ -137,17 +137,10 @@ export function areaHandler<N extends string, R extends Readonly<Record<string, 
       const attempt = (complete?: (result: HttpResult) => Promise<readonly TxItem[]>, readAlong?: ReadAlong) =>
         retryOnConflict(
           async () => {
-            const unit = new TransactionUnit(db, readAlong);
             const attemptFigures = new MetricsBuffer();
-            try {
-              const result = await operation({ ...input, ports: options.ports(unit), metrics: attemptFigures });
-              await unit.commit(complete ? await complete(result) : []);
-              figures.absorb(attemptFigures);
-              return result;
-            } catch (error) {
-              await unit.abandon();
-              throw error;
-            }
+            const result = await new TransactionUnit(db, readAlong).attempt((unit) => operation({ ...input, ports: options.ports(unit), metrics: attemptFigures }), complete);
+            figures.absorb(attemptFigures);
+            return result;
           },
           { remainingMs: raw.remainingTimeMs },
         );
