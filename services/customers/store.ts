@@ -2,7 +2,7 @@ import { activeLocationCheck, CONTACT_LABEL, contactKeys, getContacts, locationK
 import { getVisitConfirmation, VISIT_LABEL, visitConfirmationExistsCheck } from '../planning/public';
 import { inspectionExistsCheck, inspectionKeys, INSPECTION_LABEL } from '../quality/public';
 import type { Db } from '../shared/ddb/client';
-import { movedOn, searchUpkeep, versionedPut } from '../shared/ddb/entity';
+import { movedOn, searchUpkeep, stillAtVersion, versionedPut } from '../shared/ddb/entity';
 import { getByIds, indexPage, listPage, type ListQuery, type Page, type PagePosition } from '../shared/ddb/paging';
 import { batchGet, collectAll, getOne, projectionOf } from '../shared/ddb/read';
 import { searchWords } from '../shared/ddb/search';
@@ -86,20 +86,16 @@ export async function getAccessGuard(db: Db, org: string, customerId: string): P
   return accessGuardSchema.parse({ organizationId: org, customerId, activeGrants: Object.fromEntries(active.map((g) => [String(g.id), { contactId: g.contactId, expiresAt: g.expiresAt }])) });
 }
 
-/** Transaction item condition: the access guard is still at the version read (still missing, for version 0). */
-const guardAt = (guard: AccessGuard) =>
-  guard.version === 0 ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'version = :read', ExpressionAttributeValues: { ':read': guard.version } };
-
 /** Transaction item: an archive or an unlink holds only while the access guard it found no active access in is unchanged. */
 const accessGuardUnchanged = (guard: AccessGuard): TxItem => ({
   label: ACCESS_GUARD_LABEL,
-  op: { ConditionCheck: { Key: customerKeys.accessGuard(guard.organizationId, guard.customerId), ...guardAt(guard) } },
+  op: { ConditionCheck: { Key: customerKeys.accessGuard(guard.organizationId, guard.customerId), ...stillAtVersion(guard.version) } },
 });
 
 /** Transaction item: the access guard's next version with the ACTIVE grants after an activation or a revocation. */
 const putNextAccessGuard = ({ before, activeGrants }: AccessChange): TxItem => ({
   label: ACCESS_GUARD_LABEL,
-  op: { Put: { Item: accessGuardToItem({ ...before, activeGrants, version: before.version + 1 }), ...guardAt(before) } },
+  op: { Put: { Item: accessGuardToItem({ ...before, activeGrants, version: before.version + 1 }), ...stillAtVersion(before.version) } },
 });
 
 /** The linked contacts with their values (only for keys that hold contacts:read: the handler decides). */

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { activeEmployeeCheck, employeeKeys, EMPLOYEE_LABEL } from '../employees/public';
 import { activeLocationCheck, locationKeys, LOCATION_LABEL } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
-import { movedOn, versionedPut } from '../shared/ddb/entity';
+import { movedOn, stillAtVersion, versionedPut } from '../shared/ddb/entity';
 import { batchGet, collect, collectAll, getOne, positionRange } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import { inUnitOfWork, type UnitOfWork } from '../shared/ddb/unit-of-work';
@@ -173,7 +173,7 @@ function planItems(before: Shift | undefined, after: Shift, guards: readonly Pla
       op: {
         Put: {
           Item: guardToItem({ ...g, version: g.version + 1 }),
-          ...(g.version === 0 ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'version = :read', ExpressionAttributeValues: { ':read': g.version } }),
+          ...stillAtVersion(g.version),
         },
       },
     });

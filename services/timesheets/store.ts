@@ -4,7 +4,7 @@ import { locationExistsCheck, locationKeys, LOCATION_LABEL } from '../locations/
 import { CAPABILITY_LABEL, organizationFromItem, organizationKeys, timesheetCapabilityCheck, timesheetWritesEnabled } from '../organization/public';
 import type { SealedValue } from '../shared/crypto/restricted';
 import type { Db } from '../shared/ddb/client';
-import { movedOn } from '../shared/ddb/entity';
+import { movedOn, stillAtVersion } from '../shared/ddb/entity';
 import { batchGet, collectAll, getOne, type Key } from '../shared/ddb/read';
 import type { TransactionCancelledError, TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
@@ -255,7 +255,7 @@ export const putNextGuard = (guard: OverlapGuard, next: GuardChange): TxItem => 
   op: {
     Put: {
       Item: guardToItem({ ...guard, ...next, version: guard.version + 1 }),
-      ...(guard.version === 0 ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'version = :read', ExpressionAttributeValues: { ':read': guard.version } }),
+      ...stillAtVersion(guard.version),
     },
   },
 });

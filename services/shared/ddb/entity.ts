@@ -21,6 +21,14 @@ export function versionedPut(label: string, item: Record<string, unknown>, befor
   };
 }
 
+/**
+ * The condition of a write decided on an item read at `version`, where a missing item reads as
+ * version 0 (the guards: an employee's plan or overlap guard, a customer's access guard): the
+ * item is still at that version, or still missing.
+ */
+export const stillAtVersion = (version: number) =>
+  version === 0 ? { ConditionExpression: 'attribute_not_exists(PK)' } : { ConditionExpression: 'version = :read', ExpressionAttributeValues: { ':read': version } };
+
 /** Where an entity's words live: its search scope (e.g. active or archived) and the words. */
 export interface SearchState {
   readonly scope: string;
