@@ -1,5 +1,5 @@
 import { employeeExistsCheck, getEmployee } from '../employees/public';
-import { activeLocationCheck, getLocation } from '../locations/public';
+import { activeLocationCheck, locationState } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
 import { indexPage, getByIds, prefixPage, type Page, type PagePosition } from '../shared/ddb/paging';
@@ -102,10 +102,7 @@ export function saveLink(unit: UnitOfWork, change: LinkChange): void {
 export const documentsStore = (db: Db, unit: UnitOfWork): DocumentsStore => ({
   getDocument: (org, id) => getDocument(db, org, id),
   getSession: (org, id) => getSession(db, org, id),
-  getLocation: async (org, id) => {
-    const location = await getLocation(db, org, id);
-    return location && { archived: location.archived };
-  },
+  getLocation: (org, id) => locationState(db, org, id),
   employeeExists: async (org, id) => (await getEmployee(db, org, id)) !== undefined,
   getLink: (org, locationId, documentId) => getLink(db, org, locationId, documentId),
   saveUpload: (change) => saveUpload(unit, change),

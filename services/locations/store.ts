@@ -29,6 +29,12 @@ const searchState = (l: Pick<Location, 'name' | 'address' | 'archived'>): Search
 
 export const getLocation = (db: Db, organizationId: string, id: string): Promise<LocationRecord | undefined> => getOne(db, locationKeys.location(organizationId, id), locationFromItem);
 
+/** A location's archive state, for the areas whose new references must not point at an archived location; undefined when the organization has none of that id. */
+export async function locationState(db: Db, organizationId: string, id: string): Promise<{ readonly archived: boolean } | undefined> {
+  const location = await getLocation(db, organizationId, id);
+  return location && { archived: location.archived };
+}
+
 /** The locations of these ids that exist in the organization. */
 export const getLocations = (db: Db, organizationId: string, ids: readonly string[]): Promise<Map<string, LocationRecord>> =>
   getByIds(db, ids, (id) => locationKeys.location(organizationId, id), locationFromItem);

@@ -1,6 +1,6 @@
 import { DOCUMENT_LABEL, getDocument, linkableDocumentCheck } from '../documents/public';
 import { getEmployees, listEmployeesPage } from '../employees/public';
-import { getLocation } from '../locations/public';
+import { locationState } from '../locations/public';
 import { employeesWithPublishedShifts } from '../planning/public';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionFailed, conditionalUpdate, type Db } from '../shared/ddb/client';
@@ -190,10 +190,7 @@ export const messagesStore = (db: Db, unit: UnitOfWork): MessagesStore => ({
     const found = new Set((await getEmployees(db, org, ids)).map((e) => e.id));
     return ids.filter((id) => !found.has(id));
   },
-  getLocation: async (org, id) => {
-    const location = await getLocation(db, org, id);
-    return location ? { archived: location.archived } : undefined;
-  },
+  getLocation: (org, id) => locationState(db, org, id),
   getDocument: async (org, id) => {
     const d = await getDocument(db, org, id);
     return d ? { id: d.id, state: d.state, archived: d.archived } : undefined;

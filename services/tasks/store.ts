@@ -1,4 +1,4 @@
-import { activeLocationCheck, getLocation, locationExistsCheck, LOCATION_LABEL } from '../locations/public';
+import { activeLocationCheck, locationExistsCheck, locationState, LOCATION_LABEL } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
 import { indexPage, type PagePosition, type Page } from '../shared/ddb/paging';
@@ -41,9 +41,6 @@ export async function listTasks(db: Db, org: string, locationId: string, archive
 
 export const tasksStore = (db: Db, unit: UnitOfWork): TasksStore => ({
   getTask: (org, id) => getTask(db, org, id),
-  getLocation: async (org, id) => {
-    const location = await getLocation(db, org, id);
-    return location ? { archived: location.archived ?? false } : undefined;
-  },
+  getLocation: (org, id) => locationState(db, org, id),
   saveTask: (change) => saveTask(unit, change),
 });
