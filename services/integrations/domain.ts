@@ -41,9 +41,10 @@ const EXTRAS = 'baseUrl must not carry user info, a query or a fragment.';
  * Whether a URL carries user info, a query or a fragment, empty ones included: `https://h/p?`
  * and `https://h/p#` parse with an empty `search` and `hash`, yet the worker appends its paths
  * to the text (`/ping` would land in the query or the fragment), and `https://@h` names empty
- * user info. A `?`, `#` or `@` inside a path is written percent-encoded, so the raw text decides.
+ * user info. Each of them needs an `@`, `?` or `#` in the text (inside a path they are written
+ * percent-encoded), so the text alone decides.
  */
-const carriesExtras = (url: URL, value: string): boolean => Boolean(url.username || url.password || url.search || url.hash) || /[?#@]/.test(value);
+const carriesExtras = (value: string): boolean => /[?#@]/.test(value);
 
 /**
  * Why a provider base URL may not be used, or undefined when it may: egress is HTTPS only, to
@@ -60,9 +61,9 @@ export function providerUrlProblem(value: string, allowLoopbackHttp: boolean): s
     return 'baseUrl must be an absolute https URL such as https://payroll.example.com/api.';
   }
   const loopback = LOOPBACK_HOSTS.includes(url.hostname);
-  if (allowLoopbackHttp && loopback && (url.protocol === 'http:' || url.protocol === 'https:')) return carriesExtras(url, value) ? EXTRAS : undefined;
+  if (allowLoopbackHttp && loopback && (url.protocol === 'http:' || url.protocol === 'https:')) return carriesExtras(value) ? EXTRAS : undefined;
   if (url.protocol !== 'https:') return 'baseUrl must use https: the API sends provider traffic over TLS only.';
-  if (carriesExtras(url, value)) return EXTRAS;
+  if (carriesExtras(value)) return EXTRAS;
   if (loopback || url.hostname.startsWith('[') || PRIVATE_IPV4.some((r) => r.test(url.hostname)) || (isIP(url.hostname) === 4 && addressClass(url.hostname) !== 'PUBLIC')) return 'baseUrl must name a public host, not a loopback, private or link-local address.';
   return undefined;
 }
