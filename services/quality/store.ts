@@ -1,5 +1,5 @@
 import { activeEmployeeCheck, employeeKeys, EMPLOYEE_LABEL } from '../employees/public';
-import { activeLocationCheck, locationKeys, LOCATION_LABEL } from '../locations/public';
+import { activeLocationCheck, locationState, LOCATION_LABEL } from '../locations/public';
 import type { Db } from '../shared/ddb/client';
 import { movedOn, versionedPut } from '../shared/ddb/entity';
 import { indexPage, type Page, type PagePosition } from '../shared/ddb/paging';
@@ -85,10 +85,7 @@ export async function listInspections(db: Db, org: string, q: { locationId?: str
 export const qualityStore = (db: Db, unit: UnitOfWork): QualityStore => ({
   getTemplate: (org, id) => getTemplate(db, org, id),
   getInspection: (org, id) => getInspection(db, org, id),
-  readLocation: async (org, id) => {
-    const item = await readItem(db, locationKeys.location(org, id));
-    return item ? { archived: item.archived === true } : undefined;
-  },
+  readLocation: (org, id) => locationState(db, org, id),
   readEmployee: async (org, id) => {
     const item = id === '' ? undefined : await readItem(db, employeeKeys.employee(org, id));
     return item ? { active: item.active === true } : undefined;
