@@ -1,4 +1,4 @@
-import { activeLocationCheck, CONTACT_LABEL, contactKeys, getContacts, locationKeys, LOCATION_LABEL, type Contact } from '../locations/public';
+import { activeLocationCheck, CONTACT_LABEL, contactKeys, getContacts, locationStates, LOCATION_LABEL, type Contact } from '../locations/public';
 import { getVisitConfirmation, VISIT_LABEL, visitConfirmationExistsCheck } from '../planning/public';
 import { inspectionExistsCheck, inspectionKeys, INSPECTION_LABEL } from '../quality/public';
 import type { Db } from '../shared/ddb/client';
@@ -9,7 +9,7 @@ import { searchWords } from '../shared/ddb/search';
 import type { TransactionCancelledError, TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import { UniquenessConflictError } from '../shared/errors';
-import type { AccessChange, CustomerChange, CustomersStore, FeedbackChange, GrantChange, LocationState } from './domain';
+import type { AccessChange, CustomerChange, CustomersStore, FeedbackChange, GrantChange } from './domain';
 import {
   accessGuardFromItem,
   accessGuardSchema,
@@ -105,13 +105,6 @@ async function missing(db: Db, ids: readonly string[], keyOf: (id: string) => { 
   if (ids.length === 0) return [];
   const found = await batchGet(db, ids.map(keyOf));
   return ids.filter((_, i) => found[i] === undefined);
-}
-
-/** The locations of these ids that exist in the organization, with their archive state (items written before archiving existed are active). */
-async function locationStates(db: Db, org: string, ids: readonly string[]): Promise<Map<string, LocationState>> {
-  if (ids.length === 0) return new Map();
-  const found = await batchGet(db, ids.map((id) => locationKeys.location(org, id)));
-  return new Map(ids.flatMap((id, i) => (found[i] ? [[id, { archived: found[i].archived === true }] as const] : [])));
 }
 
 const contactExistsCheck = (org: string, id: string): TxItem => ({

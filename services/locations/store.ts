@@ -35,6 +35,12 @@ export async function locationState(db: Db, organizationId: string, id: string):
   return location && { archived: location.archived };
 }
 
+/** locationState of several locations in one read: the ids the organization has, each with its archive state. */
+export async function locationStates(db: Db, organizationId: string, ids: readonly string[]): Promise<Map<string, { readonly archived: boolean }>> {
+  const found = await getLocations(db, organizationId, ids);
+  return new Map([...found].map(([id, location]) => [id, { archived: location.archived }]));
+}
+
 /** The locations of these ids that exist in the organization. */
 export const getLocations = (db: Db, organizationId: string, ids: readonly string[]): Promise<Map<string, LocationRecord>> =>
   getByIds(db, ids, (id) => locationKeys.location(organizationId, id), locationFromItem);
