@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
-import { revised } from '../shared/domain/lifecycle';
+import { newRecord, revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, fieldError } from '../shared/errors';
 import { audit, unexpiredGrants, type CustomerPorts } from './domain';
 import type { Grant, GrantPermission } from './model';
@@ -69,8 +69,7 @@ export async function createGrant(ports: CustomerPorts, actor: Actor, input: Gra
   const at = now.toISOString();
   const invitationSecret = ports.newSecret();
   const grant: Grant = {
-    id: ports.newId(),
-    organizationId: org,
+    ...newRecord(ports.newId(), org, at),
     customerId: customer.id,
     contactId: input.contactId,
     permissions: [...new Set(input.permissions)].sort(),
@@ -79,9 +78,6 @@ export async function createGrant(ports: CustomerPorts, actor: Actor, input: Gra
     secretHash: hashSecret(invitationSecret),
     activatedAt: null,
     revokedAt: null,
-    version: 1,
-    createdAt: at,
-    updatedAt: at,
   };
   ports.store.saveGrant({
     after: grant,

@@ -1,6 +1,6 @@
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
-import { revised } from '../shared/domain/lifecycle';
+import { newRecord, orNull, revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { audit, locationRefusal, type CustomerPorts } from './domain';
 import type { Feedback } from './model';
@@ -54,22 +54,15 @@ export async function createFeedback(ports: CustomerPorts, actor: Actor, input: 
   if (errors.length > 0) throw new ValidationError(errors);
   const now = ports.now().toISOString();
   const feedback: Feedback = {
-    id: ports.newId(),
-    organizationId: org,
+    ...newRecord(ports.newId(), org, now),
     rating: input.rating,
-    comment: input.comment ?? null,
     category: input.category,
     locationId: input.locationId,
-    customerId: input.customerId ?? null,
-    inspectionId: input.inspectionId ?? null,
-    visitConfirmationId: input.visitConfirmationId ?? null,
+    ...orNull(input, ['comment', 'customerId', 'inspectionId', 'visitConfirmationId']),
     state: 'OPEN',
     resolutionNote: null,
     acknowledgedAt: null,
     resolvedAt: null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
   };
   const references = Object.fromEntries(Object.entries({ locationId: input.locationId, customerId: input.customerId, inspectionId: input.inspectionId, visitConfirmationId: input.visitConfirmationId }).filter((e): e is [string, string] => e[1] !== undefined));
   ports.store.saveFeedback({

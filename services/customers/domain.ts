@@ -2,7 +2,7 @@ import { auditFor, type AuditEntry } from '../audit/model';
 import { requireScopes } from '../shared/auth/principal';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
-import { archiveState, givenAttributes, newArchivable, patched, revised } from '../shared/domain/lifecycle';
+import { archiveState, givenAttributes, newArchivable, orNull, patched, revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import type { AccessGuard, ActiveGrants, Customer, Feedback, Grant } from './model';
 import type { UseCasePorts } from '../shared/domain/ports';
@@ -142,15 +142,12 @@ export async function createCustomer(ports: CustomerPorts, actor: Actor, input: 
   await assertLinks(ports, org, locationIds, contactIds);
   const now = ports.now().toISOString();
   const customer: Customer = {
-    id: ports.newId(),
-    organizationId: org,
+    ...newArchivable(ports.newId(), org, now),
     name: input.name,
     customerNumber: input.customerNumber,
-    billingAddress: input.billingAddress ?? null,
-    vatId: input.vatId ?? null,
+    ...orNull(input, ['billingAddress', 'vatId']),
     locationIds,
     contactIds,
-    ...newArchivable(now),
   };
   const given = givenAttributes(input);
   ports.store.saveCustomer({ after: customer, audit: audit(ports, actor, now, { action: 'customer.created', entity: { type: 'customer', id: customer.id }, changedAttributes: given }) });

@@ -148,8 +148,7 @@ export async function openUpload(ports: DocumentPorts, actor: Actor, input: Uplo
   const validUntil = seconds(new Date(signedAt.getTime() + policy.uploadSeconds * 1000));
   const sessionId = ports.newId();
   const document: Document = {
-    id: ports.newId(),
-    organizationId: org,
+    ...newArchivable(ports.newId(), org, now),
     name: input.name,
     contentType: input.contentType,
     size: input.size,
@@ -160,7 +159,6 @@ export async function openUpload(ports: DocumentPorts, actor: Actor, input: Uplo
     state: 'PENDING',
     rejectionReason: null,
     uploadSessionId: sessionId,
-    ...newArchivable(now),
   };
   const session: UploadSession = {
     id: sessionId,

@@ -3,7 +3,7 @@ import type { SealedValue } from '../shared/crypto/restricted';
 import type { Actor } from '../shared/domain/actor';
 import { ConcurrentChangeError } from '../shared/domain/conflict';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
-import { revised } from '../shared/domain/lifecycle';
+import { newRecord, revised } from '../shared/domain/lifecycle';
 import { NotFoundError, UniquenessConflictError, ValidationError } from '../shared/errors';
 import { planGuardMoves, type Employee, type GuardAction, type StoredBankAccount, type UniqueAttribute, type UniqueValue } from './model';
 import type { UseCasePorts } from '../shared/domain/ports';
@@ -111,7 +111,7 @@ export async function readEmployee(ports: Pick<EmployeePorts, 'store'>, organiza
 export async function createEmployee(ports: EmployeePorts, actor: Actor, input: ProfileInput & { readonly userName: string }): Promise<EmployeeView> {
   const org = actor.principal.organizationId;
   const now = ports.now().toISOString();
-  const after = applyProfile({ id: ports.newId(), organizationId: org, userName: input.userName, emails: [], active: true, createdAt: now, updatedAt: now, version: 1 }, input);
+  const after = applyProfile({ ...newRecord(ports.newId(), org, now), userName: input.userName, emails: [], active: true }, input);
   const guards = planGuards(after.id, undefined, after, await ports.store.guardHolders(org, uniqueValues(after)));
   ports.store.saveEmployee({ after, guards, audit: employeeAudit(ports, actor, 'employee.created', undefined, after) });
   return { employee: after, maskedIban: null };

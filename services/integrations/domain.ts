@@ -3,7 +3,7 @@ import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Manifest, OutboxRecord } from '../reports/public';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
-import { revised } from '../shared/domain/lifecycle';
+import { newRecord, revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { SUPPORTED_JOB_KINDS, type Integration, type IntegrationJob, type IntegrationStatus, type JobKind, type JobMessage, type Provider } from './model';
 import { PROBLEMS } from './problems';
@@ -270,8 +270,7 @@ export async function createIntegration(ports: IntegrationPorts, actor: Actor, i
   const credentialsId = input.credentials ? ports.newId() : null;
   if (input.credentials) await ports.credentials.putCredentials({ organizationId: org, id, credentialsId, credentialsSet: true }, input.credentials);
   const integration: Integration = {
-    id,
-    organizationId: org,
+    ...newRecord(id, org, now),
     provider: input.provider,
     displayName: input.displayName,
     baseUrl,
@@ -280,9 +279,6 @@ export async function createIntegration(ports: IntegrationPorts, actor: Actor, i
     credentialsSet: input.credentials !== undefined,
     credentialsUpdatedAt: input.credentials ? now : null,
     credentialsId,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
   };
   ports.store.saveIntegration({
     after: integration,
@@ -389,8 +385,7 @@ export async function requestJob(ports: IntegrationPorts, actor: Actor, provider
 
   const now = ports.now().toISOString();
   const job: IntegrationJob = {
-    id: ports.newId(),
-    organizationId: org,
+    ...newRecord(ports.newId(), org, now),
     integrationId: integration.id,
     provider,
     kind: req.kind,
@@ -409,9 +404,6 @@ export async function requestJob(ports: IntegrationPorts, actor: Actor, provider
     runId: null,
     runningSince: null,
     finishedAt: null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
   };
   ports.store.saveNewJob({
     job,

@@ -1,6 +1,6 @@
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
-import { changedAttributes, givenAttributes, patched, revised } from '../shared/domain/lifecycle';
+import { changedAttributes, givenAttributes, newRecord, orNull, patched, revised } from '../shared/domain/lifecycle';
 import { NotFoundError } from '../shared/errors';
 import { audit, type LocationPorts } from './domain';
 import type { Contact } from './model';
@@ -22,17 +22,7 @@ const CONTACT_FIELDS = ['name', 'email', 'phone', 'role'] as const;
  */
 export async function createContact(ports: LocationPorts, actor: Actor, input: ContactInput): Promise<Contact> {
   const now = ports.now().toISOString();
-  const contact: Contact = {
-    id: ports.newId(),
-    organizationId: actor.principal.organizationId,
-    name: input.name,
-    email: input.email ?? null,
-    phone: input.phone ?? null,
-    role: input.role ?? null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
-  };
+  const contact: Contact = { ...newRecord(ports.newId(), actor.principal.organizationId, now), name: input.name, ...orNull(input, ['email', 'phone', 'role']) };
   ports.store.saveContact({ after: contact, audit: audit(ports, actor, now, { action: 'contact.created', entity: { type: 'contact', id: contact.id }, changedAttributes: givenAttributes(input) }) });
   return contact;
 }

@@ -3,7 +3,7 @@ import { auditFor, type AuditEntry } from '../audit/model';
 import { hasScope, requireScopes, type Principal } from '../shared/auth/principal';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, assertSentEtag, versionedEtag } from '../shared/domain/etag';
-import { archiveState, changedAttributes, givenAttributes, patched, revised } from '../shared/domain/lifecycle';
+import { archiveState, changedAttributes, givenAttributes, newArchivable, patched, revised } from '../shared/domain/lifecycle';
 import { NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import type { Contact, LocationRecord, QrSecret } from './model';
 import type { UseCasePorts } from '../shared/domain/ports';
@@ -105,17 +105,11 @@ export async function createLocation(ports: LocationPorts, actor: Actor, input: 
   const contacts = await existingContacts(ports.store, org, contactIds);
   const now = ports.now().toISOString();
   const location: LocationRecord = {
-    id: ports.newId(),
-    organizationId: org,
+    ...newArchivable(ports.newId(), org, now),
     name: input.name,
     address: input.address ?? null,
-    archived: false,
-    archivedAt: null,
     contactIds: [...contactIds],
     qrRotatedAt: null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
   };
   ports.store.saveLocation({
     after: location,

@@ -1,6 +1,6 @@
 import { auditFor, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
-import { archiveState, givenAttributes, newArchivable, patched, revised } from '../shared/domain/lifecycle';
+import { archiveState, givenAttributes, newArchivable, orNull, patched, revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
 import { assertSentEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
 import type { Material, StockAdjustment, StockLink } from './model';
@@ -87,17 +87,11 @@ const milliOrNull = (quantity: number | null | undefined): number | null => (qua
 export async function createMaterial(ports: MaterialPorts, actor: Actor, input: MaterialInput): Promise<Material> {
   const now = ports.now().toISOString();
   const material: Material = {
-    id: ports.newId(),
-    organizationId: actor.principal.organizationId,
+    ...newArchivable(ports.newId(), actor.principal.organizationId, now),
     name: input.name,
-    article: input.article ?? null,
-    supplier: input.supplier ?? null,
-    website: input.website ?? null,
-    orderLink: input.orderLink ?? null,
-    unit: input.unit ?? null,
+    ...orNull(input, ['article', 'supplier', 'website', 'orderLink', 'unit']),
     preferredOrderQuantityMilli: milliOrNull(input.preferredOrderQuantity),
     reorderLevelMilli: milliOrNull(input.reorderLevel),
-    ...newArchivable(now),
   };
   const given = givenAttributes(input);
   ports.store.saveMaterial({ after: material, audit: audit(ports, actor, now, { action: 'material.created', entity: { type: 'material', id: material.id }, changedAttributes: given }) });

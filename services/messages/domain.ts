@@ -1,7 +1,7 @@
 import { auditEntry, type AuditEntry, type AuditInput } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, assertSentEtag, versionedEtag } from '../shared/domain/etag';
-import { revised } from '../shared/domain/lifecycle';
+import { newRecord, revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type Problem } from '../shared/errors';
 import { recipientCounts, type Attachment, type Audience, type Message, type Recipient } from './model';
 import { PROBLEMS } from './problems';
@@ -184,8 +184,7 @@ export async function createMessage(ports: MessagePorts, actor: Actor, input: Me
   await assertAudience(ports, org, audience, input.audience);
   const now = ports.now().toISOString();
   const message: Message = {
-    id: ports.newId(),
-    organizationId: org,
+    ...newRecord(ports.newId(), org, now),
     subject: input.subject,
     body: input.body,
     audience,
@@ -195,9 +194,6 @@ export async function createMessage(ports: MessagePorts, actor: Actor, input: Me
     sendId: null,
     sentAt: null,
     retractedAt: null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
   };
   ports.store.saveMessage({
     after: message,

@@ -1,6 +1,6 @@
 import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
-import { changedAttributes, patched, revised } from '../shared/domain/lifecycle';
+import { changedAttributes, newRecord, patched, revised } from '../shared/domain/lifecycle';
 import { eachLimited } from '../shared/domain/limited';
 import { assertEtag, assertSentEtag, versionedEtag } from '../shared/domain/etag';
 import { AppError, NotFoundError, ValidationError, type FieldError } from '../shared/errors';
@@ -158,8 +158,7 @@ export async function createShift(ports: PlanningPorts, actor: Actor, input: Shi
   if (errors.length > 0) throw new ValidationError(errors);
   const now = ports.now().toISOString();
   const shift: Shift = {
-    id: ports.newId(),
-    organizationId: org,
+    ...newRecord(ports.newId(), org, now),
     employeeId: input.employeeId ?? null,
     locationId: input.locationId,
     startsAt: input.startsAt,
@@ -171,9 +170,6 @@ export async function createShift(ports: PlanningPorts, actor: Actor, input: Shi
     publishedAt: null,
     cancelledAt: null,
     cancelReason: null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
   };
   await checkReferences(ports, org, shift, { employee: true, location: true, tasks: true });
   ports.store.saveShift({ after: shift, guards: [], requires: { employeeId: shift.employeeId ?? undefined, locationId: shift.locationId, taskIds: shift.taskIds }, audit: audit(ports, actor, now, 'shift.created', undefined, shift) });

@@ -1,7 +1,7 @@
 import { auditFor, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { assertEtag, assertSentEtag, versionedEtag } from '../shared/domain/etag';
-import { newArchivable, revised } from '../shared/domain/lifecycle';
+import { newArchivable, newRecord, revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, fieldError, type FieldError } from '../shared/errors';
 import { weightedScore } from './domain-score';
 import type { Inspection, InspectionItem, Template, TemplateItem, TemplateRevision } from './model';
@@ -78,13 +78,11 @@ const snapshot = (t: Template): TemplateRevision => ({ templateId: t.id, organiz
 export async function createTemplate(ports: QualityPorts, actor: Actor, input: TemplateInput): Promise<Template> {
   const now = ports.now().toISOString();
   const template: Template = {
-    id: ports.newId(),
-    organizationId: actor.principal.organizationId,
+    ...newArchivable(ports.newId(), actor.principal.organizationId, now),
     name: input.name,
     description: input.description ?? null,
     revision: 1,
     items: input.items.map((i) => newItem(ports, i)),
-    ...newArchivable(now),
   };
   ports.store.saveTemplate({
     after: template,
@@ -229,8 +227,7 @@ export async function createInspection(ports: QualityPorts, actor: Actor, input:
     ? corrected.items.map((i) => ({ ...i }))
     : template!.items.map((i) => ({ itemId: i.id, title: i.title, weightMilli: i.weightMilli, scaleMax: i.scaleMax, score: null, comment: null }));
   const inspection: Inspection = {
-    id: ports.newId(),
-    organizationId: org,
+    ...newRecord(ports.newId(), org, now),
     templateId,
     templateRevision: corrected?.templateRevision ?? template!.revision,
     locationId,
@@ -242,9 +239,6 @@ export async function createInspection(ports: QualityPorts, actor: Actor, input:
     scoreNumerator: null,
     scoreDenominator: null,
     completedAt: null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
   };
   ports.store.saveInspection({
     after: inspection,

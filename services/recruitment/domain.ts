@@ -2,7 +2,7 @@ import { auditFor, type AuditEntry } from '../audit/model';
 import type { Employee, EmployeeChange, GuardAction, UniqueAttribute, UniqueValue } from '../employees/public';
 import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
 import { assertSentEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
-import { givenAttributes, revised } from '../shared/domain/lifecycle';
+import { givenAttributes, newRecord, revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, UniquenessConflictError, ValidationError, type Problem } from '../shared/errors';
 import type { Candidate, CandidateMessage, Stage } from './model';
 import { PROBLEMS } from './problems';
@@ -174,8 +174,7 @@ export type CandidatePatch = Partial<CandidateInput>;
 export async function createCandidate(ports: RecruitmentPorts, actor: Who, input: CandidateInput): Promise<Candidate> {
   const now = ports.now().toISOString();
   const candidate: Candidate = {
-    id: ports.newId(),
-    organizationId: organizationOf(actor),
+    ...newRecord(ports.newId(), organizationOf(actor), now),
     givenName: input.givenName,
     familyName: input.familyName,
     email: input.email,
@@ -189,9 +188,6 @@ export async function createCandidate(ports: RecruitmentPorts, actor: Who, input
     messageCount: 0,
     erased: false,
     erasedAt: null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
   };
   const given = givenAttributes(input);
   ports.store.saveCandidate({ after: candidate, audit: audit(ports, actor, now, { action: 'candidate.created', entity: { type: 'candidate', id: candidate.id }, after: { stage: 'APPLIED' }, changedAttributes: given }) });
@@ -269,8 +265,7 @@ export async function hireCandidate(ports: RecruitmentPorts, actor: Who, id: str
   const now = ports.now().toISOString();
   const displayName = [current.givenName, current.familyName].filter(Boolean).join(' ');
   const employee: Employee = {
-    id: ports.newId(),
-    organizationId: org,
+    ...newRecord(ports.newId(), org, now),
     userName,
     ...(displayName ? { displayName } : {}),
     ...(current.givenName ? { givenName: current.givenName } : {}),
@@ -281,9 +276,6 @@ export async function hireCandidate(ports: RecruitmentPorts, actor: Who, id: str
     ...(input.department ? { department: input.department } : {}),
     ...(input.title ? { title: input.title } : {}),
     active: true,
-    createdAt: now,
-    updatedAt: now,
-    version: 1,
   };
   const guards: GuardAction[] = values.map((v) => ({ kind: 'claim', attribute: v.attribute, value: v.value }));
   const employeeFields = ['userName', 'displayName', 'givenName', 'familyName', 'emails', 'externalId', 'employeeNumber', 'department', 'title'].filter((f) => (employee as Record<string, unknown>)[f] !== undefined);

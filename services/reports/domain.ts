@@ -1,6 +1,7 @@
 import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { versionedEtag } from '../shared/domain/etag';
+import { newRecord } from '../shared/domain/lifecycle';
 import { ValidationError, type FieldError } from '../shared/errors';
 import type { TimeEntry } from '../timesheets/public';
 import type { JobMessage, Manifest, Period, ReportJob, ReportKind, ReportScope } from './model';
@@ -121,8 +122,7 @@ export async function requestReport(ports: ReportPorts, actor: Actor, req: Repor
   const { period, scope } = req.replacesManifestId ? await replacementTarget(ports, org, req) : await checkedScope(ports, org, req);
   const now = ports.now().toISOString();
   const job: ReportJob = {
-    id: ports.newId(),
-    organizationId: org,
+    ...newRecord(ports.newId(), org, now),
     kind: req.kind,
     period,
     scope,
@@ -135,9 +135,6 @@ export async function requestReport(ports: ReportPorts, actor: Actor, req: Repor
     requestId: actor.requestId,
     runId: null,
     runningSince: null,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
   };
   ports.store.saveNewJob(
     job,

@@ -1,7 +1,7 @@
 import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { assertSentEtag, versionedEtag } from '../shared/domain/etag';
-import { archiveState, changedAttributes, givenAttributes, newArchivable, patched, revised } from '../shared/domain/lifecycle';
+import { archiveState, changedAttributes, givenAttributes, newArchivable, orNull, patched, revised } from '../shared/domain/lifecycle';
 import { NotFoundError, ValidationError } from '../shared/errors';
 import type { Task } from './model';
 import type { UseCasePorts } from '../shared/domain/ports';
@@ -57,16 +57,7 @@ export async function createTask(ports: TaskPorts, actor: Actor, locationId: str
   if (!location) throw new NotFoundError(`Location ${locationId}`);
   if (location.archived) throw new ValidationError([{ pointer: '', detail: `Location ${locationId} is archived: restore it before adding tasks.` }]);
   const now = ports.now().toISOString();
-  const task: Task = {
-    id: ports.newId(),
-    organizationId: org,
-    locationId,
-    title: input.title,
-    instructions: input.instructions ?? null,
-    schedule: input.schedule ?? null,
-    estimatedMinutes: input.estimatedMinutes ?? null,
-    ...newArchivable(now),
-  };
+  const task: Task = { ...newArchivable(ports.newId(), org, now), locationId, title: input.title, ...orNull(input, ['instructions', 'schedule', 'estimatedMinutes']) };
   const given = givenAttributes(input);
   ports.store.saveTask({ after: task, audit: auditEntry({ id: ports.newId(), actor, occurredAt: now, action: 'task.created', entity: { type: 'task', id: task.id }, references: { locationId }, changedAttributes: given }) });
   return task;

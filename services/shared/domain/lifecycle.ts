@@ -1,11 +1,25 @@
 /**
- * What the create and change use cases share: the lifecycle members of a new archivable
- * entity (customers, materials, tasks, quality templates, documents), the attributes a create
- * request gave, and the attributes a change changed; audit entries name those, never values.
+ * What the create and change use cases share: the identity, first version and nullable members
+ * of a new record, the attributes a create request gave, and the attributes a change changed;
+ * audit entries name those, never values.
  */
 
-/** A new entity's lifecycle members: active, version 1, created and updated at `now`. Spread last. */
-export const newArchivable = (now: string) => ({ archived: false, archivedAt: null, version: 1, createdAt: now, updatedAt: now });
+/**
+ * A new record's identity and first version: `id` in `organizationId`, version 1, created and
+ * updated at `now`. Spread first; every versioned record a create use case builds starts here.
+ */
+export const newRecord = (id: string, organizationId: string, now: string) => ({ id, organizationId, version: 1, createdAt: now, updatedAt: now });
+
+/** A new archivable record (customers, materials, tasks, quality templates, documents, locations): `newRecord`, active. */
+export const newArchivable = (id: string, organizationId: string, now: string) => ({ ...newRecord(id, organizationId, now), archived: false, archivedAt: null });
+
+/**
+ * The optional `fields` of a create input, each as given or `null` when left out, so a new
+ * record has every nullable member present.
+ */
+export function orNull<T extends object, K extends keyof T & string>(input: T, fields: readonly K[]): { [P in K]-?: Exclude<T[P], undefined> | null } {
+  return Object.fromEntries(fields.map((f) => [f, input[f] ?? null])) as { [P in K]-?: Exclude<T[P], undefined> | null };
+}
 
 /** The attributes a create request gave (neither undefined nor null), sorted: the audit's changedAttributes. */
 export const givenAttributes = (input: object): string[] =>
