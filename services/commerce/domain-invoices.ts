@@ -1,6 +1,6 @@
 import { revised } from '../shared/domain/lifecycle';
 import { ValidationError } from '../shared/errors';
-import { amountsSnapshot, audit, draftUseCases, invoiceEtag, newDraft, organizationOf, readDocument, stageDocument, stageNewDraft, stateConflict, type CommercePorts, type DocumentKind, type LineInput, type Writer } from './domain';
+import { amountsSnapshot, audit, documentKind, draftUseCases, newDraft, organizationOf, readDocument, stageDocument, stageNewDraft, stateConflict, type CommercePorts, type LineInput, type Writer } from './domain';
 import type { Invoice, InvoiceState } from './model';
 import { PROBLEMS } from './problems';
 
@@ -49,16 +49,12 @@ function assertInvoiceState(i: Invoice, allowed: readonly InvoiceState[], wanted
 }
 
 /** Invoices for the shared draft-document use cases (domain.ts). */
-const INVOICE: DocumentKind<Invoice, InvoiceState> = {
-  entityType: 'invoice',
-  noun: 'Invoice',
-  aNoun: 'An invoice',
+const INVOICE = documentKind<Invoice, InvoiceState>('invoice', {
   get: (ports, organizationId, id) => ports.store.getInvoice(organizationId, id),
-  etag: invoiceEtag,
   assertState: assertInvoiceState,
   snapshot: (i) => ({ state: i.state, number: i.number, ...amountsSnapshot(i) }),
   save: (ports) => (change) => ports.store.saveInvoice(change),
-};
+});
 
 const readInvoice = (ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined): Promise<Invoice> => readDocument(INVOICE, ports, actor, id, ifMatch);
 

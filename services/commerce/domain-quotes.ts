@@ -1,17 +1,16 @@
-import { revised } from '../shared/domain/lifecycle';
+import { newRecord, revised } from '../shared/domain/lifecycle';
 import { ValidationError } from '../shared/errors';
 import {
   amountsSnapshot,
   audit,
   newDraft,
-  quoteEtag,
+  documentKind,
   readDocument,
   stageDocument,
   stageNewDraft,
   stateConflict,
   draftUseCases,
   type CommercePorts,
-  type DocumentKind,
   type LineInput,
   type Writer,
 } from './domain';
@@ -45,16 +44,12 @@ function assertQuoteState(q: Quote, allowed: readonly QuoteState[], wanted: stri
 }
 
 /** Quotes for the shared draft-document use cases (domain.ts). */
-const QUOTE: DocumentKind<Quote, QuoteState> = {
-  entityType: 'quote',
-  noun: 'Quote',
-  aNoun: 'A quote',
+const QUOTE = documentKind<Quote, QuoteState>('quote', {
   get: (ports, organizationId, id) => ports.store.getQuote(organizationId, id),
-  etag: quoteEtag,
   assertState: assertQuoteState,
   snapshot: (q) => ({ state: q.state, ...amountsSnapshot(q) }),
   save: (ports) => (change) => ports.store.saveQuote(change),
-};
+});
 
 const readQuote = (ports: CommercePorts, actor: Writer, id: string, ifMatch: string | undefined): Promise<Quote> => readDocument(QUOTE, ports, actor, id, ifMatch);
 
@@ -126,8 +121,7 @@ export async function convertQuote(ports: CommercePorts, actor: Writer, id: stri
   assertQuoteState(current, ['ACCEPTED'], 'be converted into an invoice');
   const now = ports.now().toISOString();
   const invoice: Invoice = {
-    id: ports.newId(),
-    organizationId: current.organizationId,
+    ...newRecord(ports.newId(), current.organizationId, now),
     customerId: current.customerId,
     currency: current.currency,
     notes: current.notes,
@@ -135,9 +129,6 @@ export async function convertQuote(ports: CommercePorts, actor: Writer, id: stri
     totals: current.totals,
     state: 'DRAFT',
     ...notIssued(DEFAULT_PAYMENT_TERM_DAYS, current.id),
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
   };
   const quote: Quote = revised(current, now, { invoiceId: invoice.id });
   ports.store.saveConversion({

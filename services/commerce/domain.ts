@@ -1,7 +1,7 @@
 import { auditFor, type AuditEntry } from '../audit/model';
 import { organizationOf, type Actor, type SystemActor } from '../shared/domain/actor';
 import { assertSentEtag, entityEtag, versionedEtag } from '../shared/domain/etag';
-import { revised } from '../shared/domain/lifecycle';
+import { newRecord, revised } from '../shared/domain/lifecycle';
 import { AppError, NotFoundError, ValidationError, type Problem } from '../shared/errors';
 import { documentTotals, isCurrency, lineAmounts, toBasisPoints, toMilli } from './domain-money';
 import type { Invoice, InvoiceSequence, Line, Payment, Quote, Totals } from './model';
@@ -93,6 +93,14 @@ export interface DocumentKind<D extends CommerceDocument, S extends string> {
   readonly snapshot: DocumentSnapshot<D>;
   readonly save: (ports: CommercePorts) => (change: { readonly before?: D; readonly after: D; readonly audit: AuditEntry }) => void;
 }
+
+const NOUNS = { quote: { noun: 'Quote', aNoun: 'A quote' }, invoice: { noun: 'Invoice', aNoun: 'An invoice' } } as const;
+
+/** A document kind from how it is read, refused, shown and saved; its nouns and ETag follow from `entityType`. */
+export const documentKind = <D extends CommerceDocument, S extends string>(
+  entityType: DocumentKind<D, S>['entityType'],
+  parts: Pick<DocumentKind<D, S>, 'get' | 'assertState' | 'snapshot' | 'save'>,
+): DocumentKind<D, S> => ({ entityType, ...NOUNS[entityType], etag: versionedEtag<D>(entityType), ...parts });
 
 /** Stages a new DRAFT document with its `<kind>.created` audit entry (amounts only, never texts). */
 export function stageNewDraft<D extends CommerceDocument, S extends string>(kind: DocumentKind<D, S>, ports: CommercePorts, actor: Writer, now: string, document: D): D {
@@ -241,17 +249,13 @@ export function newDraft(ports: CommercePorts, actor: Writer, input: { readonly 
   const now = ports.now().toISOString();
   const lines = buildLines(ports, input.items);
   const draft = {
-    id: ports.newId(),
-    organizationId: organizationOf(actor),
+    ...newRecord(ports.newId(), organizationOf(actor), now),
     customerId: input.customerId,
     currency: input.currency,
     notes: input.notes ?? null,
     lines,
     totals: totalsOf(lines),
     state: 'DRAFT' as const,
-    version: 1,
-    createdAt: now,
-    updatedAt: now,
   };
   return { now, draft };
 }
