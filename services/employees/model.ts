@@ -1,4 +1,5 @@
 import { sealedValueSchema } from '../shared/crypto/sealed-schema';
+import { versionedFields } from '../shared/schemas/stored';
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 
@@ -80,14 +81,14 @@ export const employeeItemSchema = z
     dateOfBirth: text.optional(),
     personalAddress: personalAddressSchema.optional(),
     taxId: text.optional(),
-    createdAt: text,
-    updatedAt: text,
-    /** Increases with every change; the ETag carries it. */
-    version: z.number().int(),
+    ...versionedFields,
   })
   .readonly();
 export type Employee = z.output<typeof employeeItemSchema>;
 
+/** What the sealed value holds: the IBAN in electronic format, the BIC (optional) and the holder. */
+export const bankAccountDataSchema = z.object({ iban: text, bic: text.nullable(), accountHolder: text }).readonly();
+export type BankAccountData = z.output<typeof bankAccountDataSchema>;
 
 /**
  * An employee's bank account: restricted payroll data, one item beside the employee, never
@@ -109,10 +110,6 @@ export const storedBankAccountSchema = z
   })
   .readonly();
 export type StoredBankAccount = z.output<typeof storedBankAccountSchema>;
-
-/** What the sealed value holds: the IBAN in electronic format, the BIC (optional) and the holder. */
-export const bankAccountDataSchema = z.object({ iban: text, bic: text.nullable(), accountHolder: text }).readonly();
-export type BankAccountData = z.output<typeof bankAccountDataSchema>;
 
 // ---- uniqueness ------------------------------------------------------------------------------
 
