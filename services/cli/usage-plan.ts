@@ -1,11 +1,4 @@
-import {
-  APIGatewayClient,
-  ConflictException,
-  CreateApiKeyCommand,
-  CreateUsagePlanKeyCommand,
-  GetApiKeysCommand,
-  UpdateApiKeyCommand,
-} from '@aws-sdk/client-api-gateway';
+import { APIGatewayClient, ConflictException, CreateApiKeyCommand, CreateUsagePlanKeyCommand, GetApiKeysCommand, UpdateApiKeyCommand } from '@aws-sdk/client-api-gateway';
 import { usageIdentifierKey } from '../shared/auth/usage';
 
 /**

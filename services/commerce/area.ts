@@ -4,23 +4,7 @@ import { actionRoute, createRoute, listRoute, readRoute, removeRoute, updateRout
 import type { ProblemRef } from '../shared/errors';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
-import {
-  createInvoiceBody,
-  createPaymentBody,
-  createQuoteBody,
-  declineQuoteBody,
-  invoiceListQuery,
-  invoiceResponseSchema,
-  lineBody,
-  lineResponseSchema,
-  paymentListQuery,
-  paymentResponseSchema,
-  quoteListQuery,
-  quoteResponseSchema,
-  updateInvoiceBody,
-  updateQuoteBody,
-  voidInvoiceBody,
-} from './schemas';
+import { createInvoiceBody, createPaymentBody, createQuoteBody, declineQuoteBody, invoiceListQuery, invoiceResponseSchema, lineBody, lineResponseSchema, paymentListQuery, paymentResponseSchema, quoteListQuery, quoteResponseSchema, updateInvoiceBody, updateQuoteBody, voidInvoiceBody } from './schemas';
 import { PROBLEMS } from './problems';
 
 const MONEY = 'Money is integer minor units of the currency; line amounts and totals are computed by the server (per line, half away from zero) and a request that sends one is 422.';

@@ -1,19 +1,6 @@
 import { newRecord, revised } from '../shared/domain/lifecycle';
 import { ValidationError } from '../shared/errors';
-import {
-  amountsSnapshot,
-  audit,
-  newDraft,
-  documentKind,
-  readDocument,
-  stageDocument,
-  stageNewDraft,
-  stateConflict,
-  draftUseCases,
-  type CommercePorts,
-  type LineInput,
-  type Writer,
-} from './domain';
+import { amountsSnapshot, audit, newDraft, documentKind, readDocument, stageDocument, stageNewDraft, stateConflict, draftUseCases, type CommercePorts, type LineInput, type Writer } from './domain';
 import { DEFAULT_PAYMENT_TERM_DAYS, notIssued } from './domain-invoices';
 import type { Invoice, Quote, QuoteState } from './model';
 import { PROBLEMS } from './problems';

@@ -7,24 +7,7 @@ import { fieldError } from '../shared/errors';
 import { CUSTOMER_LABEL, activeCustomerCheck } from '../customers/public';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import type { CommerceStore } from './domain';
-import {
-  commerceKeys,
-  invoiceFromItem,
-  invoiceToItem,
-  numberClaimItem,
-  paymentFromItem,
-  paymentToItem,
-  quoteFromItem,
-  quoteToItem,
-  sequenceFromItem,
-  sequenceToItem,
-  type Invoice,
-  type InvoiceSequence,
-  type InvoiceState,
-  type Payment,
-  type Quote,
-  type QuoteState,
-} from './model';
+import { commerceKeys, invoiceFromItem, invoiceToItem, numberClaimItem, paymentFromItem, paymentToItem, quoteFromItem, quoteToItem, sequenceFromItem, sequenceToItem, type Invoice, type InvoiceSequence, type InvoiceState, type Payment, type Quote, type QuoteState } from './model';
 
 /**
  * The DynamoDB adapter of quotes, invoices, payments and the invoice number sequence: the

@@ -3,22 +3,7 @@ import { defineArea } from '../shared/area';
 import { actionRoute, createRoute, listRoute, readRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
-import {
-  activateGrantBody,
-  createCustomerBody,
-  createFeedbackBody,
-  createGrantBody,
-  customerListQuery,
-  customerResponseSchema,
-  feedbackListQuery,
-  feedbackResponseSchema,
-  grantListQuery,
-  grantResponseSchema,
-  issuedGrantResponseSchema,
-  resolveFeedbackBody,
-  revokeGrantBody,
-  updateCustomerBody,
-} from './schemas';
+import { activateGrantBody, createCustomerBody, createFeedbackBody, createGrantBody, customerListQuery, customerResponseSchema, feedbackListQuery, feedbackResponseSchema, grantListQuery, grantResponseSchema, issuedGrantResponseSchema, resolveFeedbackBody, revokeGrantBody, updateCustomerBody } from './schemas';
 import { PROBLEMS } from './problems';
 
 const CONTACTS = 'Contact values (`contacts`) are present only when the key holds contacts:read; `contactIds` always are.';

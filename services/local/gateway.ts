@@ -13,18 +13,7 @@ import { PUBLIC_ROUTES, ROUTES, resourcePath, SCIM_PREFIX, ORG_PREFIX, type ApiN
 import { PUBLIC_BASE_URL_VARIABLE } from '../shared/area';
 import { policyAllows, type PolicyDocument } from '../shared/auth/policy';
 import type { AccessLogLine } from '../shared/http/access-log';
-import {
-  allowHeader,
-  API_ERROR_FORMAT,
-  API_STAGES,
-  ERROR_MEDIA_TYPE,
-  FORWARD_HEADERS,
-  FORWARDED_REQUEST_ID_HEADER,
-  gatewayResponse,
-  gatewayResponseBody,
-  methodNotAllowedBody,
-  type GatewayResponseType,
-} from '../shared/http/gateway-responses';
+import { allowHeader, API_ERROR_FORMAT, API_STAGES, ERROR_MEDIA_TYPE, FORWARD_HEADERS, FORWARDED_REQUEST_ID_HEADER, gatewayResponse, gatewayResponseBody, methodNotAllowedBody, type GatewayResponseType } from '../shared/http/gateway-responses';
 import { loadAreaHandler, type ProxyHandler } from './areas';
 import { checkJobQueueSend, guardObjectPermissions, guardSecretStore, guardTablePermissions, runAsFunction, type BucketRow } from './permissions';
 import { checkLocalJobSends } from '../shared/aws/job-queue';

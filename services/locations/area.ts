@@ -2,19 +2,7 @@ import { defineArea } from '../shared/area';
 import { createRoute, listRoute, readRoute, removeRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
-import {
-  CONTACT_VALUES_NOTE,
-  contactListQuery,
-  contactResponseSchema,
-  createContactBody,
-  createLocationBody,
-  locationListQuery,
-  locationResponseSchema,
-  qrRotationResponseSchema,
-  rotateQrBody,
-  updateContactBody,
-  updateLocationBody,
-} from './schemas';
+import { CONTACT_VALUES_NOTE, contactListQuery, contactResponseSchema, createContactBody, createLocationBody, locationListQuery, locationResponseSchema, qrRotationResponseSchema, rotateQrBody, updateContactBody, updateLocationBody } from './schemas';
 
 /** Locations (work sites), reusable contacts linked to them, and the rotation of a location's QR secret. */
 export const locationsArea = defineArea({

@@ -2,19 +2,7 @@ import { defineArea } from '../shared/area';
 import { createRoute, listRoute, readRoute, removeRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
-import {
-  adjustmentListQuery,
-  createAdjustmentBody,
-  createMaterialBody,
-  emptyBody,
-  linkListQuery,
-  locationMaterialResponseSchema,
-  materialListQuery,
-  materialResponseSchema,
-  NULLABLE_NOTE,
-  stockAdjustmentResponseSchema,
-  updateMaterialBody,
-} from './schemas';
+import { adjustmentListQuery, createAdjustmentBody, createMaterialBody, emptyBody, linkListQuery, locationMaterialResponseSchema, materialListQuery, materialResponseSchema, NULLABLE_NOTE, stockAdjustmentResponseSchema, updateMaterialBody } from './schemas';
 
 /** Materials, the stock links of locations, and the append-only stock ledger. */
 export const materialsArea = defineArea({

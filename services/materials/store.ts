@@ -8,19 +8,7 @@ import { searchWords } from '../shared/ddb/search';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import type { AdjustmentChange, LinkChange, MaterialChange, MaterialsStore, WriteContext } from './domain';
-import {
-  adjustmentFromItem,
-  adjustmentToItem,
-  linkFromItem,
-  linkToItem,
-  materialFromItem,
-  materialKeys,
-  materialSearchScope,
-  materialToItem,
-  type Material,
-  type StockAdjustment,
-  type StockLink,
-} from './model';
+import { adjustmentFromItem, adjustmentToItem, linkFromItem, linkToItem, materialFromItem, materialKeys, materialSearchScope, materialToItem, type Material, type StockAdjustment, type StockLink } from './model';
 
 /**
  * The DynamoDB adapter of materials, location stock links and stock adjustments: the only

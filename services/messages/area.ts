@@ -5,19 +5,7 @@ import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
 import { MAX_RECIPIENTS } from './domain';
 import { PROBLEMS } from './problems';
-import {
-  attachBody,
-  attachmentResponseSchema,
-  createMessageBody,
-  DOCUMENT_VALUES_NOTE,
-  emptyBody,
-  markReadBody,
-  messageListQuery,
-  messageResponseSchema,
-  pageQuery,
-  recipientResponseSchema,
-  updateMessageBody,
-} from './schemas';
+import { attachBody, attachmentResponseSchema, createMessageBody, DOCUMENT_VALUES_NOTE, emptyBody, markReadBody, messageListQuery, messageResponseSchema, pageQuery, recipientResponseSchema, updateMessageBody } from './schemas';
 
 /** Messages from the organization to employees: drafts, sending to a resolved audience, retracting, read state, attachments. */
 export const messagesArea = defineArea({

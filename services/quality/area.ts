@@ -2,24 +2,7 @@ import { defineArea } from '../shared/area';
 import { actionRoute, createRoute, listRoute, readRoute, removeRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
-import {
-  createInspectionBody,
-  createTemplateBody,
-  emptyBody,
-  inspectionItemsQuery,
-  inspectionItemsResponseSchema,
-  inspectionListQuery,
-  inspectionResponseSchema,
-  scoreItemBody,
-  templateItemBody,
-  templateItemResponseSchema,
-  templateItemsQuery,
-  templateItemsResponseSchema,
-  templateListQuery,
-  templateResponseSchema,
-  updateTemplateBody,
-  updateTemplateItemBody,
-} from './schemas';
+import { createInspectionBody, createTemplateBody, emptyBody, inspectionItemsQuery, inspectionItemsResponseSchema, inspectionListQuery, inspectionResponseSchema, scoreItemBody, templateItemBody, templateItemResponseSchema, templateItemsQuery, templateItemsResponseSchema, templateListQuery, templateResponseSchema, updateTemplateBody, updateTemplateItemBody } from './schemas';
 import { PROBLEMS } from './problems';
 
 const REVISION = 'Editing makes a new revision (the previous one stays readable with `GET .../items?revision=n`); inspections keep the revision they used.';

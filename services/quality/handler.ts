@@ -5,21 +5,7 @@ import { areaHandler } from '../shared/http/area-handler';
 import { DEFAULT_LIMIT, listPage, listPosition, nextCursor, pageOf } from '../shared/http/list';
 import { created, ok, type HttpResult } from '../shared/http/request';
 import { qualityArea } from './area';
-import {
-  addTemplateItem,
-  completeInspection,
-  createInspection,
-  createTemplate,
-  inspectionEtag,
-  removeTemplateItem,
-  scoreItem,
-  templateEtag,
-  updateTemplate,
-  updateTemplateItem,
-  type Inspection,
-  type QualityPorts,
-  type Template,
-} from './domain';
+import { addTemplateItem, completeInspection, createInspection, createTemplate, inspectionEtag, removeTemplateItem, scoreItem, templateEtag, updateTemplate, updateTemplateItem, type Inspection, type QualityPorts, type Template } from './domain';
 import { inspectionItemResponse, inspectionResponse, templateItemResponse, templateItemsResponse, templateResponse } from './schemas';
 import { getInspection, getRevision, getTemplate, listInspections, listTemplates, qualityStore } from './store';
 

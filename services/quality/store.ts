@@ -7,18 +7,7 @@ import { batchGet, getOne } from '../shared/ddb/read';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import type { InspectionChange, QualityStore, TemplateChange } from './domain';
-import {
-  inspectionFromItem,
-  inspectionToItem,
-  qualityKeys,
-  revisionFromItem,
-  revisionToItem,
-  templateFromItem,
-  templateToItem,
-  type Inspection,
-  type Template,
-  type TemplateRevision,
-} from './model';
+import { inspectionFromItem, inspectionToItem, qualityKeys, revisionFromItem, revisionToItem, templateFromItem, templateToItem, type Inspection, type Template, type TemplateRevision } from './model';
 
 /**
  * The DynamoDB adapter of quality templates (with their revision snapshots) and inspections:

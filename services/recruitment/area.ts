@@ -2,18 +2,7 @@ import { defineArea } from '../shared/area';
 import { actionRoute, createRoute, listRoute, readRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
-import {
-  candidateListQuery,
-  candidateMessageResponseSchema,
-  candidateResponseSchema,
-  createCandidateBody,
-  emptyBody,
-  hireCandidateBody,
-  messageListQuery,
-  moveCandidateBody,
-  postMessageBody,
-  updateCandidateBody,
-} from './schemas';
+import { candidateListQuery, candidateMessageResponseSchema, candidateResponseSchema, createCandidateBody, emptyBody, hireCandidateBody, messageListQuery, moveCandidateBody, postMessageBody, updateCandidateBody } from './schemas';
 import { PROBLEMS } from './problems';
 
 const ERASED = 'Once erased (`erased: true`), names, e-mail, phone and source are `null`.';

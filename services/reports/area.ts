@@ -1,15 +1,7 @@
 import { defineArea } from '../shared/area';
 import { listRoute, readRoute } from '../shared/route-shapes';
 import { pageSchema } from '../shared/schemas/fields';
-import {
-  createJobBodySchema,
-  fileDownloadResponseSchema,
-  jobResponseSchema,
-  manifestResponseSchema,
-  manifestSummarySchema,
-  outboxResponseSchema,
-  pageQuery,
-} from './schemas';
+import { createJobBodySchema, fileDownloadResponseSchema, jobResponseSchema, manifestResponseSchema, manifestSummarySchema, outboxResponseSchema, pageQuery } from './schemas';
 
 /** Exports (CSV, PDF, monthly report, payroll dispatch), their manifests, the payroll outbox, and the worker behind them. */
 export const reportsArea = defineArea({

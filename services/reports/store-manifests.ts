@@ -6,25 +6,7 @@ import { commit, TransactionCancelledError, type TxItem } from '../shared/ddb/tr
 import { batchPut } from '../shared/ddb/write';
 import type { TimeEntry } from '../timesheets/public';
 import { changesExport, monthOf } from './domain';
-import {
-  fenceFromItem,
-  fenceToItem,
-  manifestEntryFromItem,
-  manifestEntryToItem,
-  manifestFromItem,
-  manifestToItem,
-  monthIndexFromItem,
-  monthIndexToItem,
-  outboxFromItem,
-  outboxToItem,
-  reportKeys,
-  type ExportFence,
-  type Manifest,
-  type ManifestEntry,
-  type MonthIndexEntry,
-  type OutboxRecord,
-  type Staleness,
-} from './model';
+import { fenceFromItem, fenceToItem, manifestEntryFromItem, manifestEntryToItem, manifestFromItem, manifestToItem, monthIndexFromItem, monthIndexToItem, outboxFromItem, outboxToItem, reportKeys, type ExportFence, type Manifest, type ManifestEntry, type MonthIndexEntry, type OutboxRecord, type Staleness } from './model';
 
 /**
  * The DynamoDB side of export manifests: the export fence and the month index that make a

@@ -1,13 +1,5 @@
 import { AUDIT_LABEL } from '../audit/model';
-import {
-  employeeChangeItems,
-  employeeIdsByDisplayName,
-  employeeIdsByEmail,
-  getEmployee,
-  getEmployees,
-  listVisibleEmployeeIds,
-  readGuardHolders,
-} from '../employees/public';
+import { employeeChangeItems, employeeIdsByDisplayName, employeeIdsByEmail, getEmployee, getEmployees, listVisibleEmployeeIds, readGuardHolders } from '../employees/public';
 import type { Db } from '../shared/ddb/client';
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import { ConcurrentChangeError } from '../shared/domain/conflict';

@@ -3,23 +3,7 @@ import type { SealedValue } from '../shared/crypto/restricted';
 import type { TxItem } from '../shared/ddb/transaction';
 import type { Actor } from '../shared/domain/actor';
 import { FeatureNotEnabledError, NotFoundError, ValidationError } from '../shared/errors';
-import {
-  applyCorrection,
-  applyVoid,
-  assertIfMatch,
-  assertNotVoided,
-  auditSnapshot,
-  changedAttributes,
-  intervalErrors,
-  overlappingEntries,
-  resolveOverlap,
-  storedContext,
-  type ContextInput,
-  type Correction,
-  type Interval,
-  type OverlapCandidate,
-  type OverlapOutcome,
-} from './domain-rules';
+import { applyCorrection, applyVoid, assertIfMatch, assertNotVoided, auditSnapshot, changedAttributes, intervalErrors, overlappingEntries, resolveOverlap, storedContext, type ContextInput, type Correction, type Interval, type OverlapCandidate, type OverlapOutcome } from './domain-rules';
 import { isLongEntry, longEntriesOf, type OverlapGuard, type TimeEntry } from './model';
 
 export * from './domain-rules';

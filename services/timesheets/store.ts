@@ -10,32 +10,7 @@ import type { TransactionCancelledError, TxItem } from '../shared/ddb/transactio
 import type { UnitOfWork } from '../shared/ddb/unit-of-work';
 import { FeatureNotEnabledError, ValidationError } from '../shared/errors';
 import type { EntryRevisionContext, ExportFence, Interval, OverlapCandidate, RevisionChange, RevisionContext, StalePlan, TimesheetStore } from './domain';
-import {
-  dayAttribute,
-  dayEntriesFromItem,
-  dayVersionOf,
-  DAY_ITEM_TYPE,
-  durationMs,
-  entryFromItem,
-  entryKeys,
-  entryToItem,
-  evidenceToItem,
-  GUARD_ITEM_TYPE,
-  guardFromItem,
-  guardToItem,
-  indexedDaysOf,
-  intervalValue,
-  MAX_INDEXED_DAYS,
-  nextGuard,
-  utcDaysOf,
-  statsMaxDurationMs,
-  statsToItem,
-  timelineFromItem,
-  timelineToItem,
-  type GuardChange,
-  type OverlapGuard,
-  type TimeEntry,
-} from './model';
+import { dayAttribute, dayEntriesFromItem, dayVersionOf, DAY_ITEM_TYPE, durationMs, entryFromItem, entryKeys, entryToItem, evidenceToItem, GUARD_ITEM_TYPE, guardFromItem, guardToItem, indexedDaysOf, intervalValue, MAX_INDEXED_DAYS, nextGuard, utcDaysOf, statsMaxDurationMs, statsToItem, timelineFromItem, timelineToItem, type GuardChange, type OverlapGuard, type TimeEntry } from './model';
 
 /**
  * The DynamoDB adapter of time entries: the only place with their expressions and

@@ -1,12 +1,7 @@
 import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  IdempotencyConfig,
-  IdempotencyItemAlreadyExistsError,
-  IdempotencyRecordStatus,
-  IdempotencyValidationError,
-} from '@aws-lambda-powertools/idempotency';
+import { IdempotencyConfig, IdempotencyItemAlreadyExistsError, IdempotencyRecordStatus, IdempotencyValidationError } from '@aws-lambda-powertools/idempotency';
 import { BasePersistenceLayer, IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
 import type { JsonValue as JSONValue } from '../json';
 import { AppError, IdempotencyInProgressError, IdempotencyKeyReusedError } from '../errors';
