@@ -146,6 +146,10 @@ type Who = Actor | SystemActor;
 
 const audit = auditFor;
 
+/** The audit entry of a candidate's move from `before`'s stage to `after`'s: the stages, and the attributes it changed. */
+const stageAudit = (ports: RecruitmentPorts, actor: Who, before: Candidate, after: Candidate, action: string, extra: { readonly references?: Record<string, string>; readonly changedAttributes?: string[] } = {}): AuditEntry =>
+  audit(ports, actor, after.updatedAt, { action, entity: { type: 'candidate', id: after.id }, before: { stage: before.stage }, after: { stage: after.stage }, changedAttributes: ['stage'], ...extra });
+
 async function readCandidate(ports: RecruitmentPorts, org: string, id: string, ifMatch?: string): Promise<Candidate> {
   const c = await ports.store.getCandidate(org, id);
   if (!c) throw new NotFoundError(`Candidate ${id}`);
@@ -229,7 +233,7 @@ export async function moveCandidate(ports: RecruitmentPorts, actor: Who, id: str
   ports.store.saveCandidate({
     before: current,
     after,
-    audit: audit(ports, actor, now, { action: 'candidate.stage_changed', entity: { type: 'candidate', id }, before: { stage: current.stage }, after: { stage: to }, changedAttributes: ['stage'] }),
+    audit: stageAudit(ports, actor, current, after, 'candidate.stage_changed'),
   });
   return after;
 }
@@ -283,14 +287,7 @@ export async function hireCandidate(ports: RecruitmentPorts, actor: Who, id: str
   ports.store.saveHire({
     before: current,
     after,
-    audit: audit(ports, actor, now, {
-      action: 'candidate.hired',
-      entity: { type: 'candidate', id },
-      references: { employeeId: employee.id },
-      before: { stage: current.stage },
-      after: { stage: 'HIRED' },
-      changedAttributes: ['employeeId', 'hiredAt', 'stage'],
-    }),
+    audit: stageAudit(ports, actor, current, after, 'candidate.hired', { references: { employeeId: employee.id }, changedAttributes: ['employeeId', 'hiredAt', 'stage'] }),
     employee: {
       after: employee,
       guards,
