@@ -1,4 +1,4 @@
-import { archiveState, patched, revised } from '../../services/shared/domain/lifecycle';
+import { archiveState, newArchivable, newRecord, orNull, patched, revised } from '../../services/shared/domain/lifecycle';
 
 interface Thing {
   readonly id: string;
@@ -56,5 +56,23 @@ describe('archiveState', () => {
   it('keeps the first archive time when archived again', () => {
     expect(archiveState(archived, true, later)).toEqual(archived);
     expect(archiveState(active, false, later)).toEqual(active);
+  });
+});
+
+describe('newRecord and newArchivable: what every new record starts with', () => {
+  it('names the id and organization given, at version 1, created and updated now', () => {
+    expect(newRecord('r1', 'org1', later)).toEqual({ id: 'r1', organizationId: 'org1', version: 1, createdAt: later, updatedAt: later });
+  });
+
+  it('an archivable record starts active, never archived', () => {
+    expect(newArchivable('r1', 'org1', later)).toEqual({ id: 'r1', organizationId: 'org1', version: 1, createdAt: later, updatedAt: later, archived: false, archivedAt: null });
+  });
+});
+
+describe('orNull: the optional members of a create input, every one present', () => {
+  it('keeps a value given (falsy ones too), makes a left-out or null member null, and takes only the fields named', () => {
+    const input: { a?: string; b?: number | null; c?: string; d?: string } = { a: '', b: 0, d: 'not named' };
+    expect(orNull(input, ['a', 'b', 'c'])).toEqual({ a: '', b: 0, c: null });
+    expect(orNull({ b: null } as typeof input, ['b'])).toEqual({ b: null });
   });
 });
