@@ -69,8 +69,11 @@ const ATTRIBUTES = ['title', 'instructions', 'schedule', 'estimatedMinutes', 'ar
  * Changes a task (partial; `archived: false` restores it).
  * 1. Read (404, also for a task of another location); If-Match must be its ETag (412).
  * 2. Nothing changed: answer it as it is (same ETag).
- * 3. Stage the next version at the version read: of two changes from one ETag exactly one
- *    commits, the other runs again and answers 412.
+ * 3. A restore needs its location active (422 at `/archived`): nothing active points at an
+ *    archived location, as for a new task.
+ * 4. Stage the next version at the version read: of two changes from one ETag exactly one
+ *    commits, the other runs again and answers 412; a restore also holds only while its
+ *    location is still active.
  */
 export async function updateTask(ports: TaskPorts, actor: Actor, locationId: string, id: string, ifMatch: string | undefined, patch: TaskPatch, action = 'task.updated'): Promise<Task> {
   const current = await taskAt(ports.store, actor.principal.organizationId, locationId, id);
@@ -79,6 +82,9 @@ export async function updateTask(ports: TaskPorts, actor: Actor, locationId: str
   const candidate: Task = { ...patched(current, patch, ['title', 'instructions', 'schedule', 'estimatedMinutes']), ...archiveState(current, patch.archived ?? current.archived, now) };
   const changed = changedAttributes(current, candidate, ATTRIBUTES);
   if (changed.length === 0) return current;
+  if (current.archived && !candidate.archived && (await ports.store.getLocation(current.organizationId, locationId))?.archived) {
+    throw new ValidationError([{ pointer: '/archived', detail: `Location ${locationId} is archived: restore it before restoring its tasks.` }]);
+  }
   const next: Task = revised(current, now, candidate);
   ports.store.saveTask({
     before: current,

@@ -24,10 +24,14 @@ export const activeTaskCheck = (org: string, id: string, label = TASK_LABEL): Tx
   op: { ConditionCheck: { Key: taskKeys.task(org, id), ConditionExpression: 'attribute_exists(PK) AND archived = :no', ExpressionAttributeValues: { ':no': false } } },
 });
 
-/** The task at the version read; a new task's location must still be active when it commits, a changed task's must still exist. */
+/**
+ * The task at the version read; the location of a new or restored task must still be active
+ * when it commits, a changed task's must still exist.
+ */
 export function saveTask(unit: UnitOfWork, change: TaskChange): void {
+  const activates = !change.before || (change.before.archived && !change.after.archived);
   unit.stage({
-    items: [versionedPut(TASK_LABEL, taskToItem(change.after), change.before), (change.before ? locationExistsCheck : activeLocationCheck)(change.after.organizationId, change.after.locationId)],
+    items: [versionedPut(TASK_LABEL, taskToItem(change.after), change.before), (activates ? activeLocationCheck : locationExistsCheck)(change.after.organizationId, change.after.locationId)],
     audit: change.audit,
     explain: movedOn(TASK_LABEL, LOCATION_LABEL),
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inUnitOfWork, type UnitOfWork } from '../../services/shared/ddb/unit-of-work';
-import { createTask, type TaskPorts } from '../../services/tasks/domain';
+import { createTask, updateTask, type TaskPorts } from '../../services/tasks/domain';
 import { taskResponseSchema } from '../../services/tasks/schemas';
 import { tasksStore } from '../../services/tasks/store';
 import { call, countByType, expectPointers, expectProblem, itemsOfType, startApi, walkPages, withQuery, type ApiFixture } from '../support/api';
@@ -103,6 +103,40 @@ describe('GET, PATCH, DELETE /locations/{locationId}/tasks/{taskId}', () => {
     const restored = await sent(api, 'PATCH', `${tasks()}/${id}`, { archived: false }, 200, { ifMatch: `"task:${id}:v3"` });
     expect(restored.body).toMatchObject({ archived: false, archivedAt: null, version: 4 });
     expect((await auditOf(api, id)).map((a) => a.action)).toEqual(['task.created', 'task.updated', 'task.archived', 'task.updated']);
+  });
+
+  it('a task of an archived location is not restored (422 at /archived) until its location is; nothing is written', async () => {
+    const location = await createLocation(api, { name: `Paused site ${randomUUID().slice(0, 8)}` });
+    const task = await sent(api, 'POST', tasks(location.id), { title: 'Windows' });
+    const id = task.body.id;
+    await sent(api, 'DELETE', `${tasks(location.id)}/${id}`);
+    await sent(api, 'DELETE', `/locations/${location.id}`);
+    const refused = await send(api, 'PATCH', `${tasks(location.id)}/${id}`, { archived: false }, { ifMatch: `"task:${id}:v2"` });
+    expectProblem(refused, 422, 'VALIDATION_ERROR');
+    expectPointers(refused, ['/archived']);
+    expect(refused.body.errors[0].detail).toBe(`Location ${location.id} is archived: restore it before restoring its tasks.`);
+    expect((await itemsOfType(api.db, 'Task')).find((t) => t.id === id)).toMatchObject({ archived: true, version: 2 });
+    const renamed = await sent(api, 'PATCH', `${tasks(location.id)}/${id}`, { title: 'Windows, inside' }, 200, { ifMatch: `"task:${id}:v2"` });
+    expect(renamed.body).toMatchObject({ archived: true, version: 3 });
+
+    await sent(api, 'PATCH', `/locations/${location.id}`, { archived: false }, 200, { ifMatch: `"location:${location.id}:v2"` });
+    const restored = await sent(api, 'PATCH', `${tasks(location.id)}/${id}`, { archived: false }, 200, { ifMatch: `"task:${id}:v3"` });
+    expect(restored.body).toMatchObject({ archived: false, version: 4 });
+  });
+
+  it('a location archived between the read and the commit of a restore: the transaction refuses it, the use case runs again and answers 422', async () => {
+    const actor = demoActor(api, ['tasks:write']);
+    const location = await createLocation(api, { name: `Closing site ${randomUUID().slice(0, 8)}` });
+    const task = await sent(api, 'POST', tasks(location.id), { title: 'Raced restore' });
+    await sent(api, 'DELETE', `${tasks(location.id)}/${task.body.id}`);
+    const race = archivedAfterFirstRead(api, location.id);
+    const racing = (unit: UnitOfWork): TaskPorts => ({ store: race.wrap(tasksStore(api.db, unit)), now: () => new Date(), newId: randomUUID });
+    await expect(inUnitOfWork(api.db, (u) => updateTask(racing(u), actor, location.id, task.body.id, `"task:${task.body.id}:v2"`, { archived: false }))).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ pointer: '/archived', detail: `Location ${location.id} is archived: restore it before restoring its tasks.` }],
+    });
+    expect(race.reads()).toBe(2);
+    expect((await itemsOfType(api.db, 'Task')).find((t) => t.id === task.body.id)).toMatchObject({ archived: true, version: 2 });
   });
 
   it('is 404 under another location and for another organization', async () => {
