@@ -27,6 +27,8 @@ export interface ConsumerRow {
   readonly requests: number;
   /** Used within the window. */
   readonly active: boolean;
+  /** Revoked since; listed only when it was used within the window. */
+  readonly revoked?: boolean;
   /** An external consumer: a key the organization handed out (not internal), used within the window, or a key the inventory does not know. */
   readonly external: boolean;
   readonly unknown?: boolean;
@@ -38,16 +40,17 @@ export interface ConsumerReport {
 }
 
 /**
- * Every issued, non-revoked key of the environment with its last use, and the keys the access
- * logs show that the inventory does not know (revoked keys seen are ignored: they no longer
- * work). Decision (docs/decisions.md): a key is the organization's own only when it was issued
- * as internal (`npm run keys -- create --internal`); labels are free text and decide nothing.
+ * Every issued, non-revoked key of the environment with its last use, every revoked key used
+ * within the window (its holder consumed the API in the window and may hold another key it has
+ * not used yet), and the keys the access logs show that the inventory does not know.
+ * Decision (docs/decisions.md): a key is the organization's own only when it was issued as
+ * internal (`npm run keys -- create --internal`); labels are free text and decide nothing.
  */
 export function consumerReport(keys: readonly ApiKeyRecord[], uses: readonly KeyUse[], environment: ApiEnvironment, since: Date): ConsumerReport {
   const byKey = new Map(uses.map((u) => [u.keyId, u]));
   const known = new Set(keys.map((k) => k.keyId));
   const rows: ConsumerRow[] = keys
-    .filter((k) => k.environment === environment && !k.revokedAt)
+    .filter((k) => k.environment === environment)
     .map((k) => {
       const use = byKey.get(k.keyId);
       const lastUsedAt = latest(k.lastUsedAt, use?.lastSeen);
@@ -61,9 +64,11 @@ export function consumerReport(keys: readonly ApiKeyRecord[], uses: readonly Key
         ...(lastUsedAt ? { lastUsedAt } : {}),
         requests: use?.requests ?? 0,
         active,
+        ...(k.revokedAt ? { revoked: true } : {}),
         external: active && k.internal !== true,
       };
-    });
+    })
+    .filter((r) => !r.revoked || r.active);
   for (const use of uses) {
     if (known.has(use.keyId) || Date.parse(use.lastSeen) < since.getTime()) continue;
     rows.push({ keyId: use.keyId, organizationId: use.organizationId, label: '(not in the inventory)', internal: false, createdAt: '', lastUsedAt: use.lastSeen, requests: use.requests, active: true, external: true, unknown: true });

@@ -31,10 +31,10 @@ export async function checkConsumers(check: ConsumersCheck): Promise<{ report: C
   const [keys, uses] = await Promise.all([keyInventory(check.db, check.onOrganization), check.uses()]);
   const report = consumerReport(keys, uses, check.environment, check.since);
   const lines = [
-    `${report.rows.length} key(s) of ${check.environment} issued and not revoked, or seen in the access logs, since ${check.since.toISOString()}:`,
+    `${report.rows.length} key(s) of ${check.environment}: issued and not revoked, or used since ${check.since.toISOString()} (revoked ones too, and any the inventory does not know):`,
     ['key id', 'organization', 'label', 'kind', 'created', 'last use', 'requests'].join('\t'),
     ...report.rows.map((r) =>
-      [r.keyId, r.organizationId, r.label, r.unknown ? 'UNKNOWN' : r.internal ? 'internal' : r.external ? 'EXTERNAL' : 'external, unused', r.createdAt || '-', r.lastUsedAt ?? 'never', String(r.requests)].join('\t'),
+      [r.keyId, r.organizationId, r.label, `${r.unknown ? 'UNKNOWN' : r.internal ? 'internal' : r.external ? 'EXTERNAL' : 'external, unused'}${r.revoked ? ', revoked' : ''}`, r.createdAt || '-', r.lastUsedAt ?? 'never', String(r.requests)].join('\t'),
     ),
     report.external.length === 0
       ? 'No external consumer: the in-place alignment may proceed.'

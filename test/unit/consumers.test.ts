@@ -57,15 +57,33 @@ describe('consumerReport', () => {
     expect(report.external).toHaveLength(1);
   });
 
-  it('ignores revoked keys, keys of the other environment and uses before the window', () => {
+  it('ignores keys of the other environment, uses before the window, and revoked keys not used within it', () => {
     const report = consumerReport(
-      [key({ keyId: 'revoked', revokedAt: '2026-11-02T00:00:00Z', lastUsedAt: '2026-11-10T00:00:00.000Z' }), key({ keyId: 'live', environment: 'LIVE', lastUsedAt: '2026-11-10T00:00:00.000Z' }), key({ keyId: 'idle', lastUsedAt: '2026-10-01T00:00:00.000Z' })],
-      [{ keyId: 'revoked', organizationId: 'org-a', requests: 1, lastSeen: '2026-11-10T00:00:00.000Z' }],
+      [
+        key({ keyId: 'revoked-idle', revokedAt: '2026-10-02T00:00:00Z', lastUsedAt: '2026-10-01T00:00:00.000Z' }),
+        key({ keyId: 'live', environment: 'LIVE', lastUsedAt: '2026-11-10T00:00:00.000Z' }),
+        key({ keyId: 'idle', lastUsedAt: '2026-10-01T00:00:00.000Z' }),
+      ],
+      [{ keyId: 'revoked-idle', organizationId: 'org-a', requests: 1, lastSeen: '2026-10-01T00:00:00.000Z' }],
       'TEST',
       since,
     );
     expect(report.external).toEqual([]);
     expect(report.rows.map((r) => r.keyId)).toEqual(['idle']);
+  });
+
+  it('counts a key revoked after it was used within the window: its holder consumed the API and may hold a key not used yet', () => {
+    const report = consumerReport(
+      [key({ keyId: 'revoked', revokedAt: '2026-11-12T00:00:00Z', lastUsedAt: '2026-11-10T00:00:00.000Z' }), key({ keyId: 'revoked-internal', internal: true, revokedAt: '2026-11-12T00:00:00Z', lastUsedAt: '2026-11-10T00:00:00.000Z' })],
+      [{ keyId: 'revoked', organizationId: 'org-a', requests: 2, lastSeen: '2026-11-11T00:00:00.000Z' }],
+      'TEST',
+      since,
+    );
+    expect(report.external).toEqual([expect.objectContaining({ keyId: 'revoked', revoked: true, requests: 2, lastUsedAt: '2026-11-11T00:00:00.000Z' })]);
+    expect(report.rows.map((r) => [r.keyId, r.external])).toEqual([
+      ['revoked', true],
+      ['revoked-internal', false],
+    ]);
   });
 
   it('treats a key the logs show but the inventory does not know as external', () => {
