@@ -1,8 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConcurrentChangeError, retryOnConflict } from '../shared/domain/conflict';
 import { conditionFailed, type Db } from '../shared/ddb/client';
 import { newestFirstPage } from '../shared/ddb/paging';
 import { batchGet, collectAll, getOne } from '../shared/ddb/read';
-import { commit, TransactionCancelledError, type TxItem } from '../shared/ddb/transaction';
+import { commit, MAX_TRANSACTION_ITEMS, TransactionCancelledError, type TxItem } from '../shared/ddb/transaction';
 import { batchPut } from '../shared/ddb/write';
 import type { TimeEntry } from '../timesheets/public';
 import { changesExport, monthOf } from './domain';
@@ -77,17 +78,22 @@ export function openManifestItems(m: Manifest, months: readonly string[], fence:
   ];
 }
 
-/** Opens the pending manifest behind the fence; a concurrent opener moves the fence: read it again (5 times at most). */
-export async function openManifest(db: Db, manifest: Manifest, months: readonly string[]): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
+/**
+ * Opens the pending manifest behind the fence. A concurrent opener moves the fence: read it
+ * again after a jittered wait (retryOnConflict), so that a burst of exports of one
+ * organization spreads out instead of colliding again; only when they keep colliding past
+ * its bound is it TRANSACTION_CONFLICT.
+ */
+export function openManifest(db: Db, manifest: Manifest, months: readonly string[]): Promise<void> {
+  return retryOnConflict(async () => {
     const [fenceItem] = await batchGet(db, [reportKeys.fence(manifest.organizationId)]);
     try {
       await commit(db, openManifestItems(manifest, months, fenceFromItem(manifest.organizationId, fenceItem)));
-      return;
     } catch (error) {
-      if (!(error instanceof TransactionCancelledError && error.failed(FENCE_LABEL)) || attempt >= 5) throw error;
+      if (error instanceof TransactionCancelledError && error.failed(FENCE_LABEL)) throw new ConcurrentChangeError('The export fence', { cause: error });
+      throw error;
     }
-  }
+  });
 }
 
 /** Writes the manifest's entry items (batches of 25, at most 6 calls each) while it is still PENDING. */
@@ -153,17 +159,30 @@ export async function abandonManifest(db: Db, org: string, m: Pick<Manifest, 'id
 // ---- export fence and staleness (used inside timesheet writes)
 
 export interface StalePlan {
-  /** Published manifests whose content the change alters (the audit entry and the response name them). */
+  /** Published, not replaced manifests whose content the change alters (the audit entry and the response name them). */
   readonly staleExportManifestIds: string[];
-  /** The fence check and a stale mark per affected manifest (pending ones too). */
+  /** The fence check and a stale mark per affected manifest not stale yet (pending ones too), as many as STALE_MARKS_IN_TRANSACTION. */
   readonly items: TxItem[];
 }
 
 /**
+ * How many stale marks ride in the change's own transaction: the rest of a revision's items
+ * stay under 25 of the 100 a transaction holds.
+ */
+export const STALE_MARKS_IN_TRANSACTION = 60;
+
+/**
  * The export manifests a change from `before` to `after` alters: a key lookup in the month
  * index of the months the entry started in (before and after), skipped when the fence
- * says no manifest covers those months. The fence check makes the lookup and the write one
- * step against a manifest being opened concurrently.
+ * says no manifest covers those months, then the state of those manifests (one BatchGetItem
+ * per 100). The fence check makes the lookup and the write one step against a manifest being
+ * opened concurrently.
+ * - A manifest already stale keeps its first mark: it is not marked again (staleness only
+ *   grows), so each manifest costs one mark in its life.
+ * - Marks beyond STALE_MARKS_IN_TRANSACTION are written here, before the change commits (in
+ *   transactions of their own): if the change then fails, those manifests stay marked by a
+ *   change that did not happen, a false alarm (a replacement has the same content), never a
+ *   missed one. A change can therefore alter any number of exports.
  */
 export async function planStaleness(db: Db, fence: ExportFence, before: TimeEntry | undefined, after: TimeEntry, change: { readonly at: string; readonly requestId: string }): Promise<StalePlan> {
   const org = fence.organizationId;
@@ -181,8 +200,9 @@ export async function planStaleness(db: Db, fence: ExportFence, before: TimeEntr
     }
   }
   const staleness: Staleness = { at: change.at, entryId: after.id, revision: after.revision, requestId: change.requestId };
-  const marks = [...affected.keys()].sort().map(
-    (manifestId): TxItem => ({
+  const states = await manifestStates(db, org, [...affected.keys()].sort());
+  const marks = states.filter((m) => m.status !== 'ABANDONED' && !m.stale).map(
+    ({ id: manifestId }): TxItem => ({
       label: `stale:${manifestId}`,
       op: {
         Update: {
@@ -207,10 +227,23 @@ export async function planStaleness(db: Db, fence: ExportFence, before: TimeEntr
       },
     },
   };
+  for (let i = STALE_MARKS_IN_TRANSACTION; i < marks.length; i += MAX_TRANSACTION_ITEMS) await commit(db, marks.slice(i, i + MAX_TRANSACTION_ITEMS));
   return {
-    staleExportManifestIds: [...affected.values()].filter((m) => m.status === 'PUBLISHED').map((m) => m.manifestId).sort(),
-    items: [fenceCheck, ...marks],
+    staleExportManifestIds: states.filter((m) => m.status === 'PUBLISHED' && !m.replacedByManifestId).map((m) => m.id),
+    items: [fenceCheck, ...marks.slice(0, STALE_MARKS_IN_TRANSACTION)],
   };
+}
+
+type ManifestState = Pick<Manifest, 'id' | 'status' | 'stale' | 'replacedByManifestId'>;
+
+/** What staleness needs of each manifest: its status, first stale mark and replacement, in the order of `ids` (consistent reads). */
+async function manifestStates(db: Db, org: string, ids: readonly string[]): Promise<ManifestState[]> {
+  const states: ManifestState[] = [];
+  for (let i = 0; i < ids.length; i += 100) {
+    const items = await batchGet(db, ids.slice(i, i + 100).map((id) => reportKeys.manifest(org, id)));
+    states.push(...items.filter((item): item is Record<string, unknown> => item !== undefined).map(manifestFromItem));
+  }
+  return states;
 }
 
 // ---- the payroll outbox as the integrations area's dispatch job uses it (public.ts)

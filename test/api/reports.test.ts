@@ -191,6 +191,16 @@ describe('payroll dispatch and its explicit replacement', () => {
 
     const again = await call('POST', `${base}/reports/generation-jobs`, { token: admin, idempotencyKey: randomUUID(), body: { kind: 'PAYROLL_DISPATCH', replacesManifestId: dispatch } });
     expect(again.body.errors).toEqual([expect.objectContaining({ detail: expect.stringMatching(/already replaced/) })]);
+
+    // Later corrections name the replacement, never the replaced manifest (a client acting on
+    // the list would be told it is already replaced), and the first stale mark stays as it was.
+    const replacedBefore = await manifest(dispatch);
+    const later = await correct(entry, { endedAt: '2026-06-02T17:30:00Z' });
+    expect(later.body.staleExportManifestIds).toEqual([job.manifestId]);
+    const latest = await correct(entry, { endedAt: '2026-06-02T17:45:00Z' });
+    expect(latest.body.staleExportManifestIds).toEqual([job.manifestId]);
+    expect(await manifest(dispatch)).toEqual(replacedBefore);
+    expect(await manifest(job.manifestId)).toMatchObject({ status: 'STALE', stale: { entryId: entry.id, revision: 3 } });
   });
 });
 

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { putEmployee } from '../../services/employees/store';
+import { putLocation } from '../../services/locations/store';
+import { putOrganization } from '../../services/organization/public';
+import type { Manifest } from '../../services/reports/model';
+import { FENCE_LABEL, fenceFromItem, getManifest, openManifest, planStaleness, publishManifestItems, reportKeys, STALE_MARKS_IN_TRANSACTION } from '../../services/reports/store-manifests';
+import type { Principal } from '../../services/shared/auth/principal';
+import type { Db } from '../../services/shared/ddb/client';
+import { commit } from '../../services/shared/ddb/transaction';
+import { inUnitOfWork } from '../../services/shared/ddb/unit-of-work';
+import { correctTimeEntry, createTimeEntry, etagOf, voidTimeEntry, type TimesheetPorts, type WriteOutcome } from '../../services/timesheets/domain';
+import { sealRestricted } from '../../services/shared/crypto/restricted';
+import { timesheetsStore } from '../../services/timesheets/store';
+import { createTestTable } from '../support/table';
+
+/**
+ * Staleness at scale: a day that many exports cover stays correctable. A change marks every
+ * export it alters (beyond what one transaction holds, the surplus first), marks each export
+ * once in its life, and names only exports that are not replaced.
+ */
+let db: Db;
+const ORG = 'a1a1a1a1-a1a1-4a1a-8a1a-a1a1a1a1a1a1';
+const EMP = 'b2b2b2b2-b2b2-4b2b-8b2b-b2b2b2b2b2b2';
+const LOC = 'c3c3c3c3-c3c3-4c3c-8c3c-c3c3c3c3c3c3';
+const t = '2026-01-01T00:00:00.000Z';
+const principal: Principal = { organizationId: ORG, keyId: 'k'.repeat(20), keyLabel: 'test key', environment: 'TEST', scopes: new Set(['timesheets:write']) };
+const actor = { principal, requestId: 'req-staleness' };
+const timesheets = (work: (ports: TimesheetPorts) => Promise<WriteOutcome>) =>
+  inUnitOfWork(db, (unit) => work({ store: timesheetsStore(db, unit, { fenceLabel: FENCE_LABEL, fenceKey: reportKeys.fence, fenceFromItem, planStaleness }), now: () => new Date(), newId: randomUUID, seal: sealRestricted }));
+
+/** A published org-wide CSV manifest of March 2026, written as the worker opens and publishes one (no file). */
+async function publishedMarchExport(): Promise<string> {
+  const now = new Date().toISOString();
+  const m: Manifest = {
+    id: randomUUID(),
+    organizationId: ORG,
+    kind: 'TIMESHEET_CSV',
+    period: { from: '2026-03-01T00:00:00.000Z', to: '2026-04-01T00:00:00.000Z' },
+    scope: { employeeIds: [], locationIds: [] },
+    status: 'PENDING',
+    jobId: randomUUID(),
+    entryCount: 0,
+    contentHash: null,
+    fileHash: null,
+    contentType: null,
+    byteSize: null,
+    fileKey: null,
+    requestedBy: { keyId: principal.keyId, label: 'test key' },
+    createdAt: now,
+    publishedAt: null,
+    stale: null,
+    replacesManifestId: null,
+    replacedByManifestId: null,
+    version: 1,
+  };
+  await openManifest(db, m, ['2026-03']);
+  await commit(db, publishManifestItems(m, ['2026-03'], { entryCount: 1, contentHash: 'h', fileHash: 'h', contentType: 'text/csv; charset=utf-8', byteSize: 1, fileKey: `reports/${ORG}/${m.id}.csv`, publishedAt: now }));
+  return m.id;
+}
+
+const marchEntry = (day: number) =>
+  timesheets((ports) => createTimeEntry(ports, actor, { employeeId: EMP, context: { kind: 'REGISTERED_LOCATION', locationId: LOC }, startedAt: `2026-03-${String(day).padStart(2, '0')}T08:00:00.000Z`, endedAt: `2026-03-${String(day).padStart(2, '0')}T12:00:00.000Z`, breakMinutes: 0, reason: 'test' }));
+
+beforeAll(async () => {
+  db = await createTestTable();
+  await putOrganization(db, { id: ORG, name: 'Org', entitlements: { timesheetCorrections: true }, rolloutGates: { timesheetCorrections: true }, createdAt: t, updatedAt: t });
+  await putEmployee(db, { id: EMP, organizationId: ORG, userName: 'w@x.example', displayName: 'W', emails: [], active: true, createdAt: t, updatedAt: t, version: 1 });
+  await putLocation(db, { id: LOC, organizationId: ORG, name: 'Site', createdAt: t, updatedAt: t });
+});
+
+describe('a day that many exports cover', () => {
+  const exports: string[] = [];
+  let entry: WriteOutcome['entry'];
+
+  beforeAll(async () => {
+    entry = (await marchEntry(3)).entry;
+    // More than one transaction holds: the in-transaction share, a full surplus batch and some.
+    for (let i = 0; i < STALE_MARKS_IN_TRANSACTION + 110; i += 1) exports.push(await publishedMarchExport());
+    exports.sort();
+  }, 60_000);
+
+  it('is still corrected: every export it alters is marked stale by this change and named in the answer', async () => {
+    const corrected = await timesheets((ports) => correctTimeEntry(ports, actor, entry.id, etagOf(entry), { breakMinutes: 15, reason: 'late fix' }));
+    expect(corrected.staleExportManifestIds).toEqual(exports);
+    for (const id of exports) expect(await getManifest(db, ORG, id)).toMatchObject({ stale: { entryId: entry.id, revision: 2, requestId: actor.requestId }, version: 3 });
+    entry = corrected.entry;
+  });
+
+  it('marks each export once: a later change names them again but leaves their first mark and version', async () => {
+    const again = await timesheets((ports) => correctTimeEntry(ports, actor, entry.id, etagOf(entry), { breakMinutes: 20, reason: 'later fix' }));
+    expect(again.staleExportManifestIds).toEqual(exports);
+    for (const id of exports) expect(await getManifest(db, ORG, id)).toMatchObject({ stale: { revision: 2 }, version: 3 });
+    const voided = await timesheets((ports) => voidTimeEntry(ports, actor, again.entry.id, etagOf(again.entry), 'duplicate'));
+    expect(voided.entry.state).toBe('VOIDED');
+  });
+
+  it('a new entry of that day is created too', async () => {
+    const created = await marchEntry(3);
+    expect(created.entry.state).toBe('CLOSED');
+    expect(created.staleExportManifestIds).toEqual(exports);
+  });
+});
+
+describe('a burst of exports of one organization', () => {
+  it('opens every one of them: a manifest that meets another at the export fence reads it again after a jittered wait', async () => {
+    const opened = await Promise.allSettled(Array.from({ length: 16 }, () => publishedMarchExport()));
+    expect(opened.filter((o) => o.status === 'rejected')).toEqual([]);
+    for (const o of opened) expect(await getManifest(db, ORG, (o as PromiseFulfilledResult<string>).value)).toMatchObject({ status: 'PUBLISHED' });
+  }, 30_000);
+});
