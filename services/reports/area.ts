@@ -1,6 +1,7 @@
 import { defineArea } from '../shared/area';
 import { listRoute, readRoute } from '../shared/route-shapes';
 import { pageSchema } from '../shared/schemas/fields';
+import { PROBLEMS } from './problems';
 import { createJobBodySchema, fileDownloadResponseSchema, jobResponseSchema, manifestResponseSchema, manifestSummarySchema, outboxResponseSchema, pageQuery } from './schemas';
 
 /** Exports (CSV, PDF, monthly report, payroll dispatch), their manifests, the payroll outbox, and the worker behind them. */
@@ -11,6 +12,7 @@ export const reportsArea = defineArea({
   // Report jobs and manifests: requests a job (queue), reads manifests, streams files (bucket).
   permissions: { table: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'ConditionCheckItem'], cursorSecret: true, restrictedDataKey: false, reportsBucket: [{ prefix: 'reports/', actions: ['s3:GetObject'] }], jobQueues: ['reports'] },
   auditEntityTypes: ['report_job', 'export_manifest'],
+  problems: PROBLEMS,
   schemas: {
     ReportJob: jobResponseSchema,
     ExportManifest: manifestResponseSchema,
@@ -49,11 +51,12 @@ export const reportsArea = defineArea({
       description:
         'Requests an export of the CLOSED entries that start in the period (from inclusive, to exclusive), for every employee and location or the ones listed. ' +
         'A replacement dispatch names a stale PAYROLL_DISPATCH manifest in replacesManifestId instead of a period: it is pinned to the current revisions and linked to the stale one. ' +
+        'Payroll is sent once: a PAYROLL_DISPATCH that could hold an entry of an earlier, not abandoned one (periods overlap, scopes share an employee and a location) is 409 `PAYROLL_PERIOD_EXPORTED`, naming it in `manifestIds`. ' +
         'Answers 202 with the job; poll it for the manifest. A job whose queue message was lost is queued again within minutes.',
       body: createJobBodySchema,
       idempotencyKey: 'required',
       success: { status: 202, description: 'The queued job.', schema: jobResponseSchema, headers: ['Location'] },
-      problems: [],
+      problems: [PROBLEMS.PAYROLL_PERIOD_EXPORTED],
     },
     getReportJob: readRoute({
       path: '/reports/generation-jobs/{jobId}',

@@ -3,11 +3,11 @@ import type { SystemActor } from '../shared/domain/actor';
 import { AppError } from '../shared/errors';
 import { logger } from '../shared/logger';
 import type { TimeEntry } from '../timesheets/public';
-import { FILE_FORMAT, includes, monthsOf, type JobQueue } from './domain';
+import { FILE_FORMAT, includes, monthsOf, payrollExportedError, payrollSentAgain, type JobQueue } from './domain';
 import { contentHash, renderExport, type FileStore, type PersonInfo, type PlannedShift } from './domain-files';
 import type { PdfDocumentModel } from './domain-pdf';
 import type { Presentation } from './domain-time';
-import type { JobMessage, Manifest, OutboxRecord, Period, ReportJob } from './model';
+import type { JobMessage, Manifest, MonthIndexEntry, OutboxRecord, Period, ReportJob } from './model';
 
 /**
  * The report worker and its sweeper: generating a requested export, and sending again the
@@ -52,8 +52,11 @@ export interface WorkerStore {
   takeJob(job: ReportJob, runId: string, now: string, leaseBefore: string): Promise<boolean>;
   updateProgress(job: ReportJob, runId: string, progress: ReportJob['progress'], now: string): Promise<void>;
   failJob(job: ReportJob, runId: string, reason: string, now: string): Promise<void>;
-  /** Opens the PENDING manifest behind the export fence (staleness sees it from then on). */
-  openManifest(manifest: Manifest, months: readonly string[]): Promise<void>;
+  /**
+   * Opens the PENDING manifest behind the export fence (staleness sees it from then on);
+   * `refuse` sees the manifests of those months as of that fence and may answer an error instead.
+   */
+  openManifest(manifest: Manifest, months: readonly string[], refuse?: (covering: readonly MonthIndexEntry[]) => Error | undefined): Promise<void>;
   /** Every employee of the organization, deactivated ones included (their hours still count). */
   employeeIds(org: string): Promise<string[]>;
   /** The employee's entries that start in the period, as committed now. */
@@ -156,7 +159,12 @@ async function generateOnce(ports: WorkerPorts, job: ReportJob, runId: string): 
     replacedByManifestId: null,
     version: 1,
   };
-  await store.openManifest(manifest, months);
+  // A second dispatch of one payroll is refused here too: two requests may both pass the request's check.
+  const sentAgain = (covering: readonly MonthIndexEntry[]) => {
+    const earlier = payrollSentAgain(covering, job.period, job.scope);
+    return earlier.length > 0 ? payrollExportedError(earlier) : undefined;
+  };
+  await store.openManifest(manifest, months, job.kind === 'PAYROLL_DISPATCH' && !job.replacesManifestId ? sentAgain : undefined);
   try {
     const employeeIds = job.scope.employeeIds.length > 0 ? [...job.scope.employeeIds] : await store.employeeIds(org);
     const total = employeeIds.length;

@@ -2,9 +2,10 @@ import { auditEntry, type AuditEntry } from '../audit/model';
 import type { Actor } from '../shared/domain/actor';
 import { versionedEtag } from '../shared/domain/etag';
 import { newRecord } from '../shared/domain/lifecycle';
-import { ValidationError, type FieldError } from '../shared/errors';
+import { AppError, ValidationError, type FieldError } from '../shared/errors';
 import type { TimeEntry } from '../timesheets/public';
-import type { JobMessage, Manifest, Period, ReportJob, ReportKind, ReportScope } from './model';
+import type { JobMessage, Manifest, MonthIndexEntry, Period, ReportJob, ReportKind, ReportScope } from './model';
+import { PROBLEMS } from './problems';
 
 /**
  * Exports and their manifests: what an export contains, when a change makes it stale, and
@@ -59,6 +60,28 @@ export function includes(period: Period, scope: ReportScope, e: Pick<TimeEntry, 
 export const changesExport = (period: Period, scope: ReportScope, before: TimeEntry | undefined, after: TimeEntry): boolean =>
   (before !== undefined && includes(period, scope, before)) || includes(period, scope, after);
 
+/** Two exports could hold one entry: their periods overlap and their scopes share an employee and a location (an empty list is every one). */
+export function couldShareEntries(a: { readonly period: Period; readonly scope: ReportScope }, b: { readonly period: Period; readonly scope: ReportScope }): boolean {
+  const share = (x: readonly string[], y: readonly string[]) => x.length === 0 || y.length === 0 || x.some((id) => y.includes(id));
+  return Date.parse(a.period.from) < Date.parse(b.period.to) && Date.parse(b.period.from) < Date.parse(a.period.to) && share(a.scope.employeeIds, b.scope.employeeIds) && share(a.scope.locationIds, b.scope.locationIds);
+}
+
+/**
+ * The payroll dispatches a new PAYROLL_DISPATCH of `period` and `scope` (not a replacement)
+ * would send entries of again: every one, not abandoned, that could hold an entry it holds.
+ * Payroll goes out once; a dispatch that a correction made stale is replaced, linked to it.
+ */
+export const payrollSentAgain = (index: readonly MonthIndexEntry[], period: Period, scope: ReportScope): string[] =>
+  [...new Set(index.filter((m) => m.kind === 'PAYROLL_DISPATCH' && m.status !== 'ABANDONED' && couldShareEntries(m, { period, scope })).map((m) => m.manifestId))].sort();
+
+/** 409 PAYROLL_PERIOD_EXPORTED naming the dispatches (`manifestIds`) that already hold this payroll. */
+export const payrollExportedError = (manifestIds: readonly string[]): AppError =>
+  new AppError(
+    PROBLEMS.PAYROLL_PERIOD_EXPORTED,
+    `Payroll of this period and scope was exported already (manifest ${manifestIds.join(', ')}) and payroll is sent once: dispatch that manifest's outbox record, or, once a correction made it stale, request a replacement with replacesManifestId.`,
+    { extensions: { manifestIds: [...manifestIds] } },
+  );
+
 export const monthOf = (instant: string): string => instant.slice(0, 7);
 
 /** The UTC months (`YYYY-MM`) that [from, to) touches. */
@@ -85,6 +108,8 @@ export interface JobQueue {
 /** What requesting an export reads and stages. */
 export interface ReportStore {
   getManifest(org: string, id: string): Promise<Manifest | undefined>;
+  /** The manifests of every state that cover any of the months (the month index, consistent reads). */
+  manifestsCovering(org: string, months: readonly string[]): Promise<MonthIndexEntry[]>;
   /** Which of the ids name an employee / a location of the organization. */
   existing(org: string, ids: { readonly employeeIds: readonly string[]; readonly locationIds: readonly string[] }): Promise<{ employees: ReadonlySet<string>; locations: ReadonlySet<string> }>;
   /** Stages the new job (QUEUED, in the due list) with its audit entry. */
@@ -113,13 +138,19 @@ export interface ReportRequest {
  * 1. A replacement names a stale, not yet replaced PAYROLL_DISPATCH manifest of this
  *    organization and takes its period and scope; payroll is never resent otherwise.
  * 2. Otherwise the period must end after it starts and fit the kind; every employee and
- *    location in scope must belong to the organization (422 pointing at it).
+ *    location in scope must belong to the organization (422 pointing at it); a payroll
+ *    dispatch must not hold entries an earlier one holds (409 PAYROLL_PERIOD_EXPORTED; the
+ *    worker checks again when it opens the manifest, behind the export fence).
  * 3. Stage the job (in the sweeper's due list) and its audit entry; after the commit, send
  *    its message. A send that fails leaves the job QUEUED and due: the sweeper sends it again.
  */
 export async function requestReport(ports: ReportPorts, actor: Actor, req: ReportRequest): Promise<ReportJob> {
   const org = actor.principal.organizationId;
   const { period, scope } = req.replacesManifestId ? await replacementTarget(ports, org, req) : await checkedScope(ports, org, req);
+  if (req.kind === 'PAYROLL_DISPATCH' && !req.replacesManifestId) {
+    const earlier = payrollSentAgain(await ports.store.manifestsCovering(org, monthsOf(period)), period, scope);
+    if (earlier.length > 0) throw payrollExportedError(earlier);
+  }
   const now = ports.now().toISOString();
   const job: ReportJob = {
     ...newRecord(ports.newId(), org, now),

@@ -78,15 +78,28 @@ export function openManifestItems(m: Manifest, months: readonly string[], fence:
   ];
 }
 
+/** Every manifest the month index lists for any of the months, each once (consistent Queries). */
+export async function manifestsCovering(db: Db, org: string, months: readonly string[]): Promise<MonthIndexEntry[]> {
+  const found = new Map<string, MonthIndexEntry>();
+  for (const month of months) {
+    const items = await collectAll(db, { ConsistentRead: true, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': reportKeys.monthIndex(org, month, '').PK } });
+    for (const entry of items.map(monthIndexFromItem)) found.set(entry.manifestId, entry);
+  }
+  return [...found.values()];
+}
+
 /**
  * Opens the pending manifest behind the fence. A concurrent opener moves the fence: read it
  * again after a jittered wait (retryOnConflict), so that a burst of exports of one
  * organization spreads out instead of colliding again; only when they keep colliding past
- * its bound is it TRANSACTION_CONFLICT.
+ * its bound is it TRANSACTION_CONFLICT. `refuse` sees the manifests of those months as they
+ * are at the fence version the opening commits against, and may answer an error instead.
  */
-export function openManifest(db: Db, manifest: Manifest, months: readonly string[]): Promise<void> {
+export function openManifest(db: Db, manifest: Manifest, months: readonly string[], refuse?: (covering: readonly MonthIndexEntry[]) => Error | undefined): Promise<void> {
   return retryOnConflict(async () => {
     const [fenceItem] = await batchGet(db, [reportKeys.fence(manifest.organizationId)]);
+    const refusal = refuse?.(await manifestsCovering(db, manifest.organizationId, months));
+    if (refusal) throw refusal;
     try {
       await commit(db, openManifestItems(manifest, months, fenceFromItem(manifest.organizationId, fenceItem)));
     } catch (error) {

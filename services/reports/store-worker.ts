@@ -28,7 +28,7 @@ export function reportsWorkerStore(db: Db): WorkerStore {
     takeJob: (job, runId, now, leaseBefore) => takeJob(db, job, runId, now, leaseBefore),
     updateProgress: (job, runId, progress, now) => updateProgress(db, job, runId, progress, now),
     failJob: (job, runId, reason, now) => failJob(db, job, runId, reason, now),
-    openManifest: (manifest, months) => openManifest(db, manifest, months),
+    openManifest: (manifest, months, refuse) => openManifest(db, manifest, months, refuse),
 
     async employeeIds(org) {
       const ids: string[] = [];

@@ -7,7 +7,7 @@ import { logger } from '../shared/logger';
 import type { JobQueue, ReportStore } from './domain';
 import { jobToItem } from './model';
 import { JOB_LABEL } from './store-jobs';
-import { getManifest } from './store-manifests';
+import { getManifest, manifestsCovering } from './store-manifests';
 
 /**
  * The reports store port of the API (domain.ts, ReportStore) on DynamoDB: requesting an
@@ -17,6 +17,7 @@ import { getManifest } from './store-manifests';
 export function reportsStore(db: Db, unit: UnitOfWork, queue: JobQueue): ReportStore {
   return {
     getManifest: (org, id) => getManifest(db, org, id),
+    manifestsCovering: (org, months) => manifestsCovering(db, org, months),
 
     async existing(org, { employeeIds, locationIds }) {
       const found = await batchGet(db, [...employeeIds.map((id) => employeeKeys.employee(org, id)), ...locationIds.map((id) => locationKeys.location(org, id))]);

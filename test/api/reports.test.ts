@@ -169,6 +169,26 @@ describe('payroll dispatch and its explicit replacement', () => {
     expect(outbox.body.items).toEqual(expect.arrayContaining([expect.objectContaining({ manifestId: dispatch, destination: 'PAYROLL_PROVIDER', status: 'PENDING', replacesManifestId: null })]));
   });
 
+  it('is sent once: another dispatch that could hold its entries is 409 PAYROLL_PERIOD_EXPORTED naming it; one that cannot is accepted', async () => {
+    const exportsBefore = (await call('GET', `${base}/reports/outbox`, { token: admin })).body.items.length;
+    for (const body of [
+      { kind: 'PAYROLL_DISPATCH', period: APRIL_PAYROLL },
+      { kind: 'PAYROLL_DISPATCH', period: { from: '2026-06-15T00:00:00Z', to: '2026-07-10T00:00:00Z' } },
+      { kind: 'PAYROLL_DISPATCH', period: APRIL_PAYROLL, employeeIds: [EMP_B] },
+      { kind: 'PAYROLL_DISPATCH', period: APRIL_PAYROLL, locationIds: [LOC] },
+    ]) {
+      const res = await call('POST', `${base}/reports/generation-jobs`, { token: admin, idempotencyKey: randomUUID(), body });
+      expectProblem(res, 409, 'PAYROLL_PERIOD_EXPORTED');
+      expect(res.body.manifestIds).toEqual([dispatch]);
+      expect(res.body.detail).toContain(`manifest ${dispatch}`);
+    }
+    // Internal reports of the period are simply requested again (here of another employee, so
+    // that the correction below alters only the dispatch); so is payroll of the next period.
+    expect((await finished(await requestExport({ kind: 'TIMESHEET_CSV', period: APRIL_PAYROLL, employeeIds: [EMP_B] }))).status).toBe('SUCCEEDED');
+    expect((await finished(await requestExport({ kind: 'PAYROLL_DISPATCH', period: { from: '2026-07-01T00:00:00Z', to: '2026-07-02T00:00:00Z' } }))).status).toBe('SUCCEEDED');
+    expect((await call('GET', `${base}/reports/outbox`, { token: admin })).body.items.length).toBe(exportsBefore + 1);
+  });
+
   it('refuses to replace a dispatch that is not stale', async () => {
     const res = await call('POST', `${base}/reports/generation-jobs`, { token: admin, idempotencyKey: randomUUID(), body: { kind: 'PAYROLL_DISPATCH', replacesManifestId: dispatch } });
     expectProblem(res, 422, 'VALIDATION_ERROR');

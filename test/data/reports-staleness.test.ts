@@ -11,6 +11,12 @@ import { inUnitOfWork } from '../../services/shared/ddb/unit-of-work';
 import { correctTimeEntry, createTimeEntry, etagOf, voidTimeEntry, type TimesheetPorts, type WriteOutcome } from '../../services/timesheets/domain';
 import { sealRestricted } from '../../services/shared/crypto/restricted';
 import { timesheetsStore } from '../../services/timesheets/store';
+import { requestReport } from '../../services/reports/domain';
+import { runReportJob } from '../../services/reports/domain-worker';
+import { reportsStore } from '../../services/reports/store';
+import { fileStore } from '../../services/reports/store-files';
+import { getJob } from '../../services/reports/store-jobs';
+import { workerPorts } from '../../services/reports/store-worker';
 import { createTestTable } from '../support/table';
 
 /**
@@ -23,7 +29,7 @@ const ORG = 'a1a1a1a1-a1a1-4a1a-8a1a-a1a1a1a1a1a1';
 const EMP = 'b2b2b2b2-b2b2-4b2b-8b2b-b2b2b2b2b2b2';
 const LOC = 'c3c3c3c3-c3c3-4c3c-8c3c-c3c3c3c3c3c3';
 const t = '2026-01-01T00:00:00.000Z';
-const principal: Principal = { organizationId: ORG, keyId: 'k'.repeat(20), keyLabel: 'test key', environment: 'TEST', scopes: new Set(['timesheets:write']) };
+const principal: Principal = { organizationId: ORG, keyId: 'k'.repeat(20), keyLabel: 'test key', environment: 'TEST', scopes: new Set(['timesheets:write', 'reports:write']) };
 const actor = { principal, requestId: 'req-staleness' };
 const timesheets = (work: (ports: TimesheetPorts) => Promise<WriteOutcome>) =>
   inUnitOfWork(db, (unit) => work({ store: timesheetsStore(db, unit, { fenceLabel: FENCE_LABEL, fenceKey: reportKeys.fence, fenceFromItem, planStaleness }), now: () => new Date(), newId: randomUUID, seal: sealRestricted }));
@@ -107,4 +113,19 @@ describe('a burst of exports of one organization', () => {
     expect(opened.filter((o) => o.status === 'rejected')).toEqual([]);
     for (const o of opened) expect(await getManifest(db, ORG, (o as PromiseFulfilledResult<string>).value)).toMatchObject({ status: 'PUBLISHED' });
   }, 30_000);
+});
+
+describe('two payroll dispatches of one period requested at once', () => {
+  it('both pass the request, but the worker opens only the first: the second FAILS with PAYROLL_PERIOD_EXPORTED and publishes nothing', async () => {
+    const period = { from: '2026-05-01T00:00:00.000Z', to: '2026-06-01T00:00:00.000Z' };
+    const request = () => inUnitOfWork(db, (unit) => requestReport({ store: reportsStore(db, unit, { send: async () => undefined }), now: () => new Date(), newId: randomUUID }, actor, { kind: 'PAYROLL_DISPATCH', period, employeeIds: [EMP] }));
+    const [first, second] = [await request(), await request()];
+    const ports = { ...workerPorts(db), files: fileStore() };
+    expect(await runReportJob(ports, { organizationId: ORG, jobId: first.id })).toBe('SUCCEEDED');
+    expect(await runReportJob(ports, { organizationId: ORG, jobId: second.id })).toBe('FAILED');
+    const firstManifest = (await getJob(db, ORG, first.id))!.manifestId;
+    expect(await getJob(db, ORG, second.id)).toMatchObject({ status: 'FAILED', manifestId: null, failureReason: expect.stringContaining(`manifest ${firstManifest}`) });
+    // And a third request is refused at once.
+    await expect(request()).rejects.toMatchObject({ code: 'PAYROLL_PERIOD_EXPORTED', extensions: { manifestIds: [firstManifest] } });
+  });
 });

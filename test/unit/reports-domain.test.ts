@@ -1,4 +1,4 @@
-import { changesExport, includes, monthsOf, periodErrors } from '../../services/reports/domain';
+import { changesExport, couldShareEntries, includes, monthsOf, payrollSentAgain, periodErrors } from '../../services/reports/domain';
 import { toCsv } from '../../services/reports/domain-files';
 import type { TimeEntry } from '../../services/timesheets/domain';
 
@@ -72,5 +72,36 @@ describe('toCsv', () => {
     ]);
     expect([...csv.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     expect(csv.subarray(3).toString('utf8')).toBe('a,b\r\n"x,y","say ""hi"""\r\n"line\nbreak","\'=HYPERLINK(""evil"")"\r\n-5,\r\n');
+  });
+});
+
+describe('couldShareEntries and payrollSentAgain: payroll is sent once', () => {
+  const june = { from: '2026-06-01T00:00:00.000Z', to: '2026-07-01T00:00:00.000Z' };
+  const july = { from: '2026-07-01T00:00:00Z', to: '2026-08-01T00:00:00Z' };
+  const everyone = { employeeIds: [], locationIds: [] };
+  const of = (employeeIds: string[], locationIds: string[] = []) => ({ employeeIds, locationIds });
+
+  it('periods that only touch hold no common entry (to is exclusive), whatever the notation', () => {
+    expect(couldShareEntries({ period: june, scope: everyone }, { period: july, scope: everyone })).toBe(false);
+    expect(couldShareEntries({ period: june, scope: everyone }, { period: { from: '2026-06-30T23:59:59+00:00', to: '2026-07-01T01:00:00+02:00' }, scope: everyone })).toBe(true);
+  });
+
+  it('scopes share an entry when each of their lists intersects or is empty (every one)', () => {
+    expect(couldShareEntries({ period: june, scope: of(['a']) }, { period: june, scope: of(['b']) })).toBe(false);
+    expect(couldShareEntries({ period: june, scope: of(['a', 'b']) }, { period: june, scope: of(['b']) })).toBe(true);
+    expect(couldShareEntries({ period: june, scope: of(['a']) }, { period: june, scope: of([], ['loc']) })).toBe(true);
+    expect(couldShareEntries({ period: june, scope: of([], ['x']) }, { period: june, scope: of([], ['y']) })).toBe(false);
+  });
+
+  it('names the earlier dispatches a new one would send again: payroll only, abandoned ones never, each once', () => {
+    const index = [
+      { manifestId: 'm2', kind: 'PAYROLL_DISPATCH' as const, period: june, scope: everyone, status: 'PUBLISHED' as const },
+      { manifestId: 'm1', kind: 'PAYROLL_DISPATCH' as const, period: june, scope: everyone, status: 'PENDING' as const },
+      { manifestId: 'm2', kind: 'PAYROLL_DISPATCH' as const, period: june, scope: everyone, status: 'PUBLISHED' as const },
+      { manifestId: 'gone', kind: 'PAYROLL_DISPATCH' as const, period: june, scope: everyone, status: 'ABANDONED' as const },
+      { manifestId: 'csv', kind: 'TIMESHEET_CSV' as const, period: june, scope: everyone, status: 'PUBLISHED' as const },
+    ];
+    expect(payrollSentAgain(index, june, of(['a']))).toEqual(['m1', 'm2']);
+    expect(payrollSentAgain(index, july, everyone)).toEqual([]);
   });
 });
