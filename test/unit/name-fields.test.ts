@@ -23,6 +23,8 @@ const REFUSED: readonly [string, string][] = [
   ['NEL', '\u0085'],
   ['CSI', '\u009b'],
   ['U+009F', '\u009f'],
+  ['LS', '\u2028'],
+  ['PS', '\u2029'],
   ['LRE', '\u202a'],
   ['RLE', '\u202b'],
   ['PDF', '\u202c'],
@@ -47,7 +49,7 @@ describe('requiredName', () => {
     expect(issues).toHaveLength(1);
     const code = character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
     expect(issues[0].message).toBe(
-      `name must not contain control characters (U+0000..U+001F, U+007F..U+009F) or bidirectional embedding, override or isolate characters (U+202A..U+202E, U+2066..U+2069); found U+${code} at character 8.`,
+      `name must not contain control characters (U+0000..U+001F, U+007F..U+009F), line or paragraph separators (U+2028, U+2029) or bidirectional embedding, override or isolate characters (U+202A..U+202E, U+2066..U+2069); found U+${code} at character 8.`,
     );
   });
 
@@ -118,7 +120,7 @@ describe('nullableName (optional single-line labels)', () => {
 });
 
 /** What free texts refuse: the control characters other than tab and line breaks, DEL and C1. */
-const KEPT_IN_TEXT = ['TAB', 'LF', 'CR', 'LRE', 'RLE', 'PDF', 'LRO', 'RLO', 'LRI', 'RLI', 'FSI', 'PDI'];
+const KEPT_IN_TEXT = ['TAB', 'LF', 'CR', 'LS', 'PS', 'LRE', 'RLE', 'PDF', 'LRO', 'RLO', 'LRI', 'RLI', 'FSI', 'PDI'];
 const REFUSED_IN_TEXT = REFUSED.filter(([label]) => !KEPT_IN_TEXT.includes(label)).concat([
   ['BEL', '\u0007'],
   ['BS', '\u0008'],

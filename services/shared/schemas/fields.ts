@@ -16,14 +16,15 @@ export const nothingToChange = (of?: string) => ({ message: `Nothing to change: 
 
 /**
  * What no name, label or title may hold: control characters (C0 with tab and line breaks, DEL
- * and C1: U+0000..U+001F, U+007F..U+009F) and the bidirectional embeddings, overrides and
+ * and C1: U+0000..U+001F, U+007F..U+009F), the line and paragraph separators (U+2028, U+2029:
+ * a name is one line) and the bidirectional embeddings, overrides and
  * isolates (U+202A..U+202E, U+2066..U+2069), which change how the text around them displays
  * ("invoice\u202Efdp.exe" shows as "invoiceexe.pdf"). Bidi marks (U+200E, U+200F, U+061C) stay
  * allowed. Multi-line free texts (nullableText: notes, comments, bodies) keep tabs, line
  * breaks and bidi formatting, and refuse the other control characters (NOT_IN_TEXT):
  * decisions.md says why.
  */
-const NAME_REFUSED = '\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069';
+const NAME_REFUSED = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
 export const NOT_IN_NAME = new RegExp(`[${NAME_REFUSED}]`, 'u');
 /** The same rule as the field's pattern, published in the OpenAPI document. */
 const NAME_PATTERN = new RegExp(`^[^${NAME_REFUSED}]*$`);
@@ -37,7 +38,7 @@ const foundIn = (value: string, refused: RegExp): string => {
 
 /** The 422 detail for a name holding what NOT_IN_NAME lists: which character, and where (counted in characters, from 1). */
 export const unsafeNameDetail = (field: string, value: string): string =>
-  `${field} must not contain control characters (U+0000..U+001F, U+007F..U+009F) or bidirectional embedding, override or isolate characters (U+202A..U+202E, U+2066..U+2069)${foundIn(value, NOT_IN_NAME)}.`;
+  `${field} must not contain control characters (U+0000..U+001F, U+007F..U+009F), line or paragraph separators (U+2028, U+2029) or bidirectional embedding, override or isolate characters (U+202A..U+202E, U+2066..U+2069)${foundIn(value, NOT_IN_NAME)}.`;
 
 /**
  * What no free text (notes, comments, descriptions, addresses, reasons, message bodies) may
