@@ -12,7 +12,7 @@ import { overviewStore } from '../../services/overview/store';
 import { cancelShift, createShift, publishShift, shiftEtag } from '../../services/planning/domain';
 import { planningPorts } from '../../services/planning/store';
 import type { Manifest } from '../../services/reports/model';
-import { abandonManifest, openManifest, publishManifestItems, supersedeItem } from '../../services/reports/store-manifests';
+import { abandonManifest, openManifest, supersedeItem } from '../../services/reports/store-manifests';
 import type { Principal } from '../../services/shared/auth/principal';
 import { sealRestricted } from '../../services/shared/crypto/restricted';
 import type { Db } from '../../services/shared/ddb/client';
@@ -25,6 +25,7 @@ import { etagOf } from '../../services/timesheets/domain-rules';
 import { timesheetsStore } from '../../services/timesheets/store';
 import { reportsExports } from '../../services/timesheets/store-exports';
 import { scanTable } from '../support/api';
+import { monthManifest, publishMonthManifest } from '../support/manifests';
 import { createTestTable } from '../support/table';
 import { countsOf, recount, type Recount } from './overview-recount';
 
@@ -82,33 +83,8 @@ const scan = (over: Record<string, unknown>) =>
     ...over,
   });
 
-function manifest(month: string): Manifest {
-  const [y, m] = month.split('-').map(Number);
-  return {
-    id: randomUUID(),
-    organizationId: ORG,
-    kind: 'TIMESHEET_CSV',
-    period: { from: new Date(Date.UTC(y, m - 1, 1)).toISOString(), to: new Date(Date.UTC(y, m, 1)).toISOString() },
-    scope: { employeeIds: [], locationIds: [] },
-    status: 'PENDING',
-    jobId: randomUUID(),
-    entryCount: 0,
-    contentHash: null,
-    fileHash: null,
-    contentType: null,
-    byteSize: null,
-    fileKey: null,
-    requestedBy: { keyId: 'overview-counts', label: 'Overview counts' },
-    createdAt: new Date().toISOString(),
-    publishedAt: null,
-    stale: null,
-    replacesManifestId: null,
-    replacedByManifestId: null,
-    version: 1,
-  };
-}
-const publish = (m: Manifest, month: string) =>
-  commit(db, publishManifestItems(m, [month], { entryCount: 1, contentHash: 'sha256:x', fileHash: 'sha256:x', contentType: 'text/csv', byteSize: 1, fileKey: `exports/${m.id}.csv`, publishedAt: new Date().toISOString() }));
+const manifest = (month: string) => monthManifest(ORG, month);
+const publish = (m: Manifest, month: string) => publishMonthManifest(db, m, month);
 
 beforeAll(async () => {
   db = await createTestTable();

@@ -2,11 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { putEmployee } from '../../services/employees/store';
 import { putLocation } from '../../services/locations/store';
 import { putOrganization } from '../../services/organization/public';
-import type { Manifest } from '../../services/reports/model';
-import { FENCE_LABEL, fenceFromItem, getManifest, openManifest, planStaleness, publishManifestItems, reportKeys, STALE_MARKS_IN_TRANSACTION } from '../../services/reports/store-manifests';
+import { FENCE_LABEL, fenceFromItem, getManifest, planStaleness, reportKeys, STALE_MARKS_IN_TRANSACTION } from '../../services/reports/store-manifests';
 import type { Principal } from '../../services/shared/auth/principal';
 import type { Db } from '../../services/shared/ddb/client';
-import { commit } from '../../services/shared/ddb/transaction';
 import { inUnitOfWork } from '../../services/shared/ddb/unit-of-work';
 import { correctTimeEntry, createTimeEntry, etagOf, voidTimeEntry, type TimesheetPorts, type WriteOutcome } from '../../services/timesheets/domain';
 import { sealRestricted } from '../../services/shared/crypto/restricted';
@@ -17,6 +15,7 @@ import { reportsStore } from '../../services/reports/store';
 import { fileStore } from '../../services/reports/store-files';
 import { getJob } from '../../services/reports/store-jobs';
 import { workerPorts } from '../../services/reports/store-worker';
+import { publishedMonthManifest } from '../support/manifests';
 import { createTestTable } from '../support/table';
 
 /**
@@ -34,35 +33,8 @@ const actor = { principal, requestId: 'req-staleness' };
 const timesheets = (work: (ports: TimesheetPorts) => Promise<WriteOutcome>) =>
   inUnitOfWork(db, (unit) => work({ store: timesheetsStore(db, unit, { fenceLabel: FENCE_LABEL, fenceKey: reportKeys.fence, fenceFromItem, planStaleness }), now: () => new Date(), newId: randomUUID, seal: sealRestricted }));
 
-/** A published org-wide CSV manifest of March 2026, written as the worker opens and publishes one (no file). */
-async function publishedMarchExport(): Promise<string> {
-  const now = new Date().toISOString();
-  const m: Manifest = {
-    id: randomUUID(),
-    organizationId: ORG,
-    kind: 'TIMESHEET_CSV',
-    period: { from: '2026-03-01T00:00:00.000Z', to: '2026-04-01T00:00:00.000Z' },
-    scope: { employeeIds: [], locationIds: [] },
-    status: 'PENDING',
-    jobId: randomUUID(),
-    entryCount: 0,
-    contentHash: null,
-    fileHash: null,
-    contentType: null,
-    byteSize: null,
-    fileKey: null,
-    requestedBy: { keyId: principal.keyId, label: 'test key' },
-    createdAt: now,
-    publishedAt: null,
-    stale: null,
-    replacesManifestId: null,
-    replacedByManifestId: null,
-    version: 1,
-  };
-  await openManifest(db, m, ['2026-03']);
-  await commit(db, publishManifestItems(m, ['2026-03'], { entryCount: 1, contentHash: 'h', fileHash: 'h', contentType: 'text/csv; charset=utf-8', byteSize: 1, fileKey: `reports/${ORG}/${m.id}.csv`, publishedAt: now }));
-  return m.id;
-}
+/** A published org-wide CSV manifest of March 2026, opened and published as the worker does (no file). */
+const publishedMarchExport = () => publishedMonthManifest(db, ORG, '2026-03');
 
 const marchEntry = (day: number) =>
   timesheets((ports) => createTimeEntry(ports, actor, { employeeId: EMP, context: { kind: 'REGISTERED_LOCATION', locationId: LOC }, startedAt: `2026-03-${String(day).padStart(2, '0')}T08:00:00.000Z`, endedAt: `2026-03-${String(day).padStart(2, '0')}T12:00:00.000Z`, breakMinutes: 0, reason: 'test' }));
