@@ -257,6 +257,18 @@ describe('areaHandler', () => {
       expect(shallow.json.errors[0].pointer).toBe('/nested');
     });
 
+    it('answers 422 at the pointer of every string, value or member name, that is not well-formed Unicode, and accepts a surrogate pair', async () => {
+      const lone = await post(String.raw`{"name":"a\ud800","nested":{"n":1,"x\udc00":["\udfff"]}}`);
+      expect(lone).toMatchObject({ statusCode: 422, json: { code: 'VALIDATION_ERROR' } });
+      expect(lone.json.errors).toEqual([
+        { pointer: '/name', detail: expect.stringMatching(/^Must be well-formed Unicode text: it holds a lone surrogate \(U\+D800\) at character 2\./) },
+        { pointer: '/nested/x\ufffd', detail: expect.stringMatching(/^The member name must be well-formed Unicode text: it holds a lone surrogate \(U\+DC00\) at character 2\./) },
+      ]);
+      expect((await post(String.raw`"\ud800"`)).json.errors).toEqual([{ pointer: '', detail: expect.stringMatching(/U\+D800/) }]);
+      const pair = await post(String.raw`{"name":"a\ud83d\ude00"}`);
+      expect(pair).toMatchObject({ statusCode: 200, json: { body: { name: 'a😀' } } });
+    });
+
     it('answers 413 above 64 KiB', async () => {
       const res = await post(JSON.stringify({ name: 'x'.repeat(70_000) }));
       expect(res).toMatchObject({ statusCode: 413, json: { code: 'PAYLOAD_TOO_LARGE' } });
