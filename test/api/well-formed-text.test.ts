@@ -126,3 +126,20 @@ describe('SCIM bodies (400 invalidValue in the SCIM error schema, nothing writte
     expect(res.body.displayName).toBe('Ada 😀');
   });
 });
+
+describe('a percent-encoded lone surrogate in the URL (%ED%A0%80 is no UTF-8)', () => {
+  // decodeURIComponent throws on it; no gateway hands a handler a lone surrogate for it, and
+  // nothing answers 500. (A parameter that did arrive ill-formed is 422: test/unit/http-handler.test.ts.)
+  it('answers a query value, a path id and a SCIM filter with a client error or a readable page, never a 500', async () => {
+    const token = api.demo.keys.admin;
+    const lone = '%ED%A0%80';
+    const query = await call('GET', `${timesheetsUrl(api)}?employeeId=${lone}`, { token });
+    const path = await call('GET', `${timesheetsUrl(api)}/${lone}`, { token });
+    const filter = await call('GET', `${api.orgUrl()}/scim/v2/Users?filter=userName%20eq%20%22${lone}%22`, { token: api.demo.keys.scim });
+    expect([query.status, path.status]).toEqual([422, 404]);
+    // The local gateway keeps a value it cannot decode as sent (an unreadable filter, 400);
+    // a gateway that decoded it to U+FFFD would find nobody (200). Either is an answer.
+    expect(filter.status).toBeLessThan(500);
+    for (const res of [query, path, filter]) expectWellFormedAnswer(res);
+  });
+});

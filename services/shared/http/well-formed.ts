@@ -66,3 +66,30 @@ export function illFormedStrings(body: unknown): FieldError[] {
 }
 
 const pointerOf = (path: readonly string[]): string => path.map((p) => `/${escapeToken(p)}`).join('');
+
+/**
+ * Query or path parameters (names and values) that are not well-formed, one FieldError per
+ * parameter, named by it (U+FFFD standing for a lone surrogate in a name). Percent-decoding
+ * cannot make one (`%ED%A0%80` is no UTF-8), but what a gateway hands on is checked as a body
+ * is: a handler would store it, or echo it in a detail.
+ */
+export function illFormedParameters(...sources: readonly (Readonly<Record<string, string | readonly string[] | undefined>> | null | undefined)[]): FieldError[] {
+  const errors = new Map<string, FieldError>();
+  for (const [name, given] of sources.flatMap((source) => Object.entries(source ?? {}))) {
+    const shown = name.toWellFormed();
+    if (errors.has(shown)) continue;
+    if (!name.isWellFormed()) {
+      errors.set(shown, { parameter: shown, detail: notWellFormedDetail('The parameter name must be', name) });
+      continue;
+    }
+    const value = (typeof given === 'string' ? [given] : (given ?? [])).find((v) => !v.isWellFormed());
+    if (value !== undefined) errors.set(name, { parameter: name, detail: notWellFormedDetail('Must be', value) });
+  }
+  return [...errors.values()];
+}
+
+/** The message of parameter errors: `errors` names each; the message says "parameter", as a path parameter is no query parameter. */
+export const illFormedParametersMessage = (errors: readonly FieldError[]): string => {
+  const names = errors.map((e) => ('parameter' in e ? e.parameter : ''));
+  return errors.length === 1 ? `Parameter ${names[0]}: ${errors[0]!.detail}` : `The parameters ${names.join(', ')} are not well-formed Unicode text (lone surrogates).`;
+};
