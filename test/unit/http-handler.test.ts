@@ -165,6 +165,18 @@ describe('areaHandler', () => {
     expect(res.json).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ parameter: 'limit', detail: expect.stringMatching(/once/) }] });
   });
 
+  it('answers 422 naming a query or path parameter, name or value, that a gateway handed on holding a lone surrogate', async () => {
+    const query = await call(event({ queryStringParameters: { boom: 'x\ud800' }, multiValueQueryStringParameters: { boom: ['x\ud800'] } }));
+    expect(query).toMatchObject({ statusCode: 422, json: { code: 'VALIDATION_ERROR', errors: [{ parameter: 'boom', detail: expect.stringMatching(/^Must be well-formed Unicode text: it holds a lone surrogate \(U\+D800\) at character 2\./) }] } });
+    const name = await call(event({ queryStringParameters: { 'b\udc00': '1' }, multiValueQueryStringParameters: { 'b\udc00': ['1', '2'] } }));
+    expect(name.json.errors).toEqual([{ parameter: 'b\ufffd', detail: expect.stringMatching(/^The parameter name must be/) }]);
+    const path = await call(thingEvent({ body: JSON.stringify({ name: 'x' }), headers: { 'Content-Type': 'application/json', 'If-Match': '"thing:1"' }, pathParameters: { organizationId: ORG, thingId: '\ud800' } }));
+    expect(path).toMatchObject({ statusCode: 422, json: { errors: [{ parameter: 'thingId' }], detail: expect.stringMatching(/^Parameter thingId: Must be well-formed/) } });
+    // Nor do the answers: a lone surrogate would come back escaped (as \ud800), unreadable to strict parsers.
+    const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : v !== null && typeof v === 'object' ? Object.entries(v).flatMap(([k, c]) => [k, ...strings(c)]) : []);
+    for (const res of [query, name, path]) expect(strings(res.json).filter((t) => !t.isWellFormed())).toEqual([]);
+  });
+
   describe('route contracts', () => {
     const json = { 'Content-Type': 'application/json', 'If-Match': '"thing:1"' };
 
@@ -255,6 +267,18 @@ describe('areaHandler', () => {
       const shallow = await post(`{"name":"x","nested":${nested(31)}}`);
       expect(shallow.statusCode).toBe(422);
       expect(shallow.json.errors[0].pointer).toBe('/nested');
+    });
+
+    it('answers 422 at the pointer of every string, value or member name, that is not well-formed Unicode, and accepts a surrogate pair', async () => {
+      const lone = await post(String.raw`{"name":"a\ud800","nested":{"n":1,"x\udc00":["\udfff"]}}`);
+      expect(lone).toMatchObject({ statusCode: 422, json: { code: 'VALIDATION_ERROR' } });
+      expect(lone.json.errors).toEqual([
+        { pointer: '/name', detail: expect.stringMatching(/^Must be well-formed Unicode text: it holds a lone surrogate \(U\+D800\) at character 2\./) },
+        { pointer: '/nested/x\ufffd', detail: expect.stringMatching(/^The member name must be well-formed Unicode text: it holds a lone surrogate \(U\+DC00\) at character 2\./) },
+      ]);
+      expect((await post(String.raw`"\ud800"`)).json.errors).toEqual([{ pointer: '', detail: expect.stringMatching(/U\+D800/) }]);
+      const pair = await post(String.raw`{"name":"a\ud83d\ude00"}`);
+      expect(pair).toMatchObject({ statusCode: 200, json: { body: { name: 'a😀' } } });
     });
 
     it('answers 413 above 64 KiB', async () => {

@@ -20,6 +20,7 @@ import { acceptable, authorizeRoute, errorResponses, jsonBody, requestIdHeader, 
 import { optionalIdempotencyKey, optionalIfMatch, requireIdempotencyKey, requireIfMatch } from './preconditions';
 import type { ApiRequest, HttpResult } from './request';
 import { parseBody, parseQuery } from './validation';
+import { illFormedParameters, illFormedParametersMessage } from './well-formed';
 
 /**
  * The Lambda handler of one area, built from its declaration (area.ts): every input rule a
@@ -27,8 +28,8 @@ import { parseBody, parseQuery } from './validation';
  * same frame. Operations are therefore three lines: call the domain, render the result.
  *
  *   request  -> X-Request-Id, logger keys, route + principal + scopes (authorizeRoute)
- *            -> JSON body (media type, size, depth)
- *            -> Idempotency-Key, path ids (non-UUID: 404), If-Match, query, body (zod, 422)
+ *            -> JSON body (media type, size, depth, well-formed Unicode)
+ *            -> parameters (well-formed Unicode), Idempotency-Key, path ids (non-UUID: 404), If-Match, query, body (zod, 422)
  *   GET      -> operation(request with read-only ports)
  *   write    -> [idempotency lock, unless idempotencyInTransaction] -> retryOnConflict( unit of work -> operation -> commit
  *               staged changes + audit entries + idempotency record in ONE transaction )
@@ -251,6 +252,9 @@ function withOnce(result: HttpResult, made: HttpResult | undefined): HttpResult 
 
 function rawRequest(event: ApiEvent, context: Context, route: RouteRow): ApiRequest {
   if (!event.principal) throw new Error('authorizeRoute did not run.');
+  // Before anything reads them: a lone surrogate would reach a handler, a stored value or a detail.
+  const illFormed = illFormedParameters(event.pathParameters, event.queryStringParameters, event.multiValueQueryStringParameters);
+  if (illFormed.length > 0) throw new ValidationError(illFormed, illFormedParametersMessage(illFormed));
   return {
     requestId: requestIdOf(event),
     route: route as never,

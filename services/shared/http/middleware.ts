@@ -4,10 +4,11 @@ import Negotiator from 'negotiator';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { resourcePath, routeKey, routeRows, type AreaDefinition, type RouteRow } from '../area';
 import { principalFrom, requireScopes, type Principal } from '../auth/principal';
-import { AccessDeniedError, AppError, UnauthenticatedError, ValidationError } from '../errors';
+import { AccessDeniedError, AppError, UnauthenticatedError, ValidationError, locationOf, type FieldError } from '../errors';
 import { addLogKeys, logger } from '../logger';
 import { API_STAGES, FORWARDED_REQUEST_ID_HEADER } from './gateway-responses';
 import type { HttpResult } from './request';
+import { illFormedStrings } from './well-formed';
 
 /** The proxy event, as the middlewares below complete it. */
 export type ApiEvent = APIGatewayProxyEvent & {
@@ -137,7 +138,8 @@ const UTF8_LABELS = new Set(['utf-8', 'utf8', 'unicode-1-1-utf-8', 'unicode11utf
 /**
  * Parses a JSON body: 413 PAYLOAD_TOO_LARGE above 64 KiB, 415 UNSUPPORTED_MEDIA_TYPE for
  * another media type, a charset other than UTF-8 or a content coding (gzip...), 400
- * MALFORMED_JSON for text that is not JSON. No body: undefined.
+ * MALFORMED_JSON for text that is not JSON, 422 VALIDATION_ERROR for a body nested too deep or
+ * holding a string (value or member name) that is not well-formed Unicode. No body: undefined.
  */
 export function jsonBody({ mediaTypes }: JsonBodyOptions): Middleware {
   return {
@@ -177,12 +179,23 @@ export function jsonBody({ mediaTypes }: JsonBodyOptions): Middleware {
       if (nestedDeeperThan(parsed, MAX_JSON_DEPTH)) {
         throw new ValidationError([{ pointer: '', detail: `The body nests arrays or objects deeper than ${MAX_JSON_DEPTH} levels.` }]);
       }
+      // JSON's syntax lets a string escape a lone surrogate ("\ud800"), which is no Unicode text
+      // (RFC 8259 §8.2): stored, it would make every page that holds it unreadable to strict
+      // parsers. Refused on every route, SCIM's too, before any schema or store sees it.
+      const illFormed = illFormedStrings(parsed);
+      if (illFormed.length > 0) throw new ValidationError(illFormed, illFormedMessage(illFormed));
       event.jsonBody = parsed;
     },
   };
 }
 
 export const MAX_JSON_DEPTH = 32;
+
+/** One error: its pointer and detail; several: their pointers (SCIM's error schema shows only this message, no `errors`). */
+const illFormedMessage = (errors: readonly FieldError[]): string | undefined =>
+  errors.length === 1
+    ? undefined
+    : `The body holds ${errors.length} strings that are not well-formed Unicode text (lone surrogates), at ${errors.slice(0, 10).map(locationOf).join(', ')}${errors.length > 10 ? ` and ${errors.length - 10} more` : ''}.`;
 
 /** Walks without recursion, so that the check itself cannot run out of stack. */
 export function nestedDeeperThan(value: unknown, max: number): boolean {
