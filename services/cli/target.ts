@@ -28,6 +28,19 @@ export function fail(message: string): never {
   process.exit(2);
 }
 
+/**
+ * The usage for a command line without a command or with `help` (stdout, exit 0); for any other
+ * command it says that command is unknown, then the usage, on stderr, exit 2.
+ */
+export function usage(text: string, command: string | undefined): void {
+  if (command === undefined || command === 'help') {
+    console.log(text);
+    return;
+  }
+  console.error(`error: unknown command "${command}"\n\n${text}`);
+  process.exit(2);
+}
+
 export const onOff = (value: string | undefined, option: string): boolean | undefined => {
   if (value === undefined) return undefined;
   if (value === 'on' || value === 'true') return true;
