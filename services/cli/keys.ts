@@ -3,7 +3,7 @@ import { issueApiKey, KeyIssuanceError } from '../api-keys/issue';
 import { listApiKeys, revokeApiKey } from '../api-keys/store';
 import { SCOPES } from '../routes';
 import { progress } from './progress';
-import { fail, operatorDb, usage } from './target';
+import { fail, operatorDb, organizationOption, usage } from './target';
 import { usagePlanRegistry } from './usage-plan';
 
 const USAGE = `Manage API keys (the clear secret is shown once, at creation; only its hash is stored).
@@ -34,6 +34,7 @@ async function main(): Promise<void> {
     return;
   }
   if (command !== 'create' && command !== 'list' && command !== 'revoke' && command !== 'sync-usage-plan') return usage(USAGE, command);
+  if (values.org !== undefined) organizationOption(values.org);
   const { db, description, deployed } = operatorDb();
   console.error(`using ${description}`);
   // In AWS every key needs its usage-plan key: create registers it, revoke disables it,

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createDb, type Db } from '../shared/ddb/client';
+import { isUuid } from '../shared/time';
 
 /**
  * Which table an operator command works on: TABLE_NAME (and the usual AWS credentials and
@@ -39,6 +40,12 @@ export function usage(text: string, command: string | undefined): void {
   }
   console.error(`error: unknown command "${command}"\n\n${text}`);
   process.exit(2);
+}
+
+/** An --org value: an organization id is a UUID; anything else would only ever find nothing. */
+export function organizationOption(value: string, option = 'org'): string {
+  if (!isUuid(value)) fail(`--${option} must be an organization id (a UUID), got "${value}".`);
+  return value;
 }
 
 export const onOff = (value: string | undefined, option: string): boolean | undefined => {

@@ -6,8 +6,9 @@ import { createTestTable } from '../support/table';
 
 /**
  * The operator commands refuse a command line they do not understand, on stderr with exit 2,
- * saying what they did not understand: an unknown subcommand, option or argument. Run against
- * a real table, so that a command line taken as valid would run instead of being refused.
+ * saying what they did not understand: an unknown subcommand, option or argument, or an --org
+ * that is no organization id. Run against a real table, so that a command line taken as valid
+ * would run (and, e.g., list no keys with exit 0) instead of being refused.
  */
 describe('operator commands with a command line they do not understand', () => {
   let db: Db;
@@ -41,6 +42,12 @@ describe('operator commands with a command line they do not understand', () => {
       expect({ status: out.status, stderr: out.stderr }).toEqual({ status: 0, stderr: '' });
       expect(out.stdout).toMatch(/^Manage API keys/);
     }
+  });
+
+  it.each([['list'], ['sync-usage-plan'], ['create', '--label', 'x', '--scopes', 'timesheets:read']])('keys %s --org nope: refused, an organization id is a UUID', (command, ...rest) => {
+    const out = run('services/cli/keys.ts', [command, '--org', 'nope', ...rest]);
+    expect({ status: out.status, stdout: out.stdout }).toEqual({ status: 2, stdout: '' });
+    expect(out.stderr).toMatch(/^error: --org must be an organization id \(a UUID\), got "nope"\.$/m);
   });
 
   it('check:consistency --bogus: refuses the unknown option instead of checking without it', () => {
