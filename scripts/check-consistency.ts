@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { operatorDb } from '../services/cli/target';
 import type { Db } from '../services/shared/ddb/client';
@@ -8,7 +9,7 @@ import { dayAttribute, entryKeys, indexedDaysOf, intervalValue, isLongEntry, typ
  * `npm run check:consistency`: verifies a whole table against the invariants that every
  * committed transaction keeps, so that a fault drill (or an operator after an incident) can
  * prove that nothing was half-written. Exits 0 when the table holds, 1 on a violation, 2 when
- * it could not read the table.
+ * it could not read the table or the command line has an unknown option or argument.
  *
  * Target: TABLE_NAME (+ DYNAMODB_ENDPOINT for DynamoDB Local), else the running `npm start`
  * (.local/runtime.json), as the operator commands do. `--json` prints the report as JSON.
@@ -319,7 +320,25 @@ export function formatReport(report: ConsistencyReport, target: string): string 
   return lines.join('\n');
 }
 
+const USAGE = `Usage: npm run check:consistency [-- --json]
+  Verifies every invariant of a whole table (TABLE_NAME, + DYNAMODB_ENDPOINT for DynamoDB Local;
+  else the running npm start). --json prints the report as JSON. Exit 0: the table holds;
+  1: a violation; 2: the table could not be read, or the command line is wrong.`;
+
 async function main(): Promise<void> {
+  let json: boolean;
+  try {
+    const { values } = parseArgs({ args: process.argv.slice(2), options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } } });
+    if (values.help) {
+      console.log(USAGE);
+      return;
+    }
+    json = values.json ?? false;
+  } catch (error) {
+    // Unknown options and stray arguments: a misspelled flag must not pass for a clean run.
+    console.error(`error: ${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
   let target;
   try {
     target = operatorDb();
@@ -329,7 +348,7 @@ async function main(): Promise<void> {
   }
   try {
     const report = await checkTable(target.db);
-    console.log(process.argv.includes('--json') ? JSON.stringify({ target: target.description, ...report }, null, 2) : formatReport(report, target.description));
+    console.log(json ? JSON.stringify({ target: target.description, ...report }, null, 2) : formatReport(report, target.description));
     process.exit(report.violations.length === 0 ? 0 : 1);
   } catch (error) {
     console.error(`error: could not read ${target.description}: ${(error as Error).name}`);

@@ -50,13 +50,25 @@ export function bundleMaps(dir: string): (bundleFile: string) => TraceMap | unde
   };
 }
 
+const USAGE = 'Usage: npm run symbolicate -- <bundle-dir> [trace-file]\n  <bundle-dir> holds index.mjs and index.mjs.map (a function\'s unzipped code, or cdk.out/asset.<hash>).\n  [trace-file] holds the logged stack trace; without it the trace is read from stdin.\n';
+
+/** Says what is wrong, then the usage, on stderr; exit 2. */
+function refuse(problem: string): never {
+  process.stderr.write(`error: ${problem}\n${USAGE}`);
+  process.exit(2);
+}
+
 function main(): void {
   const [dir, traceFile] = process.argv.slice(2);
-  if (!dir || !existsSync(join(dir, 'index.mjs.map'))) {
-    process.stderr.write('Usage: npm run symbolicate -- <bundle-dir> [trace-file]\n  <bundle-dir> holds index.mjs and index.mjs.map (a function\'s unzipped code, or cdk.out/asset.<hash>).\n');
-    process.exit(2);
+  if (!dir) refuse('no bundle folder given.');
+  if (!existsSync(join(dir, 'index.mjs.map'))) refuse(`${join(dir, 'index.mjs.map')} does not exist: <bundle-dir> is not a function's code with its source maps.`);
+  let trace: string;
+  try {
+    trace = readFileSync(traceFile ?? 0, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    refuse(`cannot read the trace file ${traceFile ?? '(stdin)'}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (error as Error).message}.`);
   }
-  const trace = readFileSync(traceFile ?? 0, 'utf8');
   process.stdout.write(symbolicate(trace, bundleMaps(dir)));
 }
 

@@ -15,12 +15,16 @@ Progress goes to stderr; the summary to stdout. Exit 0 when every employee was i
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const all = args.length === 1 && args[0] === '--all';
-  if (args.length > 0 && !all) {
+  if (args.length === 1 && ['help', '--help', '-h'].includes(args[0])) {
     console.log(USAGE);
-    if (!['help', '--help', '-h'].includes(args[0])) process.exit(2);
     return;
   }
+  const unknown = args.filter((a) => a !== '--all');
+  if (unknown.length > 0) {
+    console.error(`error: unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.map((a) => `"${a}"`).join(' ')}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  const all = args.includes('--all');
   const { db, description } = operatorDb();
   console.error(`using ${description}`);
   const scanning = progress(all ? 'items scanned for guards' : 'items scanned for unindexed guards');

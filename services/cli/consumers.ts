@@ -5,7 +5,7 @@ import { CloudWatchLogsClient, GetQueryResultsCommand, StartQueryCommand } from 
 import { ACCESS_LOG_QUERY, parseInsightsResults, parseWindow, type KeyUse } from '../api-keys/consumers';
 import { checkConsumers, localUses } from './consumers-check';
 import { progress } from './progress';
-import { fail, operatorDb } from './target';
+import { fail, operatorDb, usage } from './target';
 
 const USAGE = `Release gate of an in-place contract alignment: is there any external consumer?
 
@@ -20,11 +20,7 @@ from the api stack's outputs, or --log-groups). Exits 1 when a key that is not i
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   const { values } = parseArgs({ args: rest, options: { env: { type: 'string', default: 'test' }, since: { type: 'string', default: '30d' }, 'log-groups': { type: 'string' } } });
-  if (command !== 'check') {
-    console.log(USAGE);
-    if (command !== undefined && command !== 'help') process.exit(2);
-    return;
-  }
+  if (command !== 'check') return usage(USAGE, command);
   const environment = values.env?.toUpperCase();
   if (environment !== 'TEST' && environment !== 'LIVE') fail(`--env must be test or live, got "${values.env}".`);
   let windowMs: number;

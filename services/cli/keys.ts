@@ -3,7 +3,7 @@ import { issueApiKey, KeyIssuanceError } from '../api-keys/issue';
 import { listApiKeys, revokeApiKey } from '../api-keys/store';
 import { SCOPES } from '../routes';
 import { progress } from './progress';
-import { fail, operatorDb } from './target';
+import { fail, operatorDb, organizationOption, usage } from './target';
 import { usagePlanRegistry } from './usage-plan';
 
 const USAGE = `Manage API keys (the clear secret is shown once, at creation; only its hash is stored).
@@ -14,10 +14,11 @@ const USAGE = `Manage API keys (the clear secret is shown once, at creation; onl
   npm run keys -- sync-usage-plan --org <organizationId>
   npm run keys -- scopes
 
-Target: the running local API (npm start), or a deployed table with TABLE_NAME=<table> AWS_REGION=<region>
-and USAGE_PLAN_ID=<the api stack's UsagePlanId output>: every key is registered in that per-key
-usage plan when it is created (sync-usage-plan registers keys issued before), and disabled there
-when it is revoked. A revoked key stops working within the authorizer cache time (60 s).
+Target: the running local API (npm start), or a deployed table with TABLE_NAME=<table> AWS_REGION=<region>.
+On a deployed table create, revoke and sync-usage-plan also need USAGE_PLAN_ID=<the api stack's
+UsagePlanId output>: every key is registered in that per-key usage plan when it is created
+(sync-usage-plan registers keys issued before), and disabled there when it is revoked; list
+needs no usage plan. A revoked key stops working within the authorizer cache time (60 s).
 --internal marks the organization's own key (staff, tests, demos): the release gate
 (npm run consumers) counts every other key it sees in use as an external consumer.`;
 
@@ -32,16 +33,15 @@ async function main(): Promise<void> {
     console.log(SCOPES.join('\n'));
     return;
   }
-  if (command !== 'create' && command !== 'list' && command !== 'revoke' && command !== 'sync-usage-plan') {
-    console.log(USAGE);
-    if (command !== undefined && command !== 'help') process.exit(2);
-    return;
-  }
+  if (command !== 'create' && command !== 'list' && command !== 'revoke' && command !== 'sync-usage-plan') return usage(USAGE, command);
+  if (values.org !== undefined) organizationOption(values.org);
   const { db, description, deployed } = operatorDb();
   console.error(`using ${description}`);
-  // In AWS every key needs its usage-plan key; locally there is no usage plan to register in.
+  // In AWS every key needs its usage-plan key: create registers it, revoke disables it,
+  // sync-usage-plan registers the ones issued before; list only reads the table. Locally there
+  // is no usage plan to register in.
   const usagePlanId = process.env.USAGE_PLAN_ID;
-  if (deployed && !usagePlanId) fail('USAGE_PLAN_ID is not set: use the UsagePlanId output of the api stack (keys without it are refused by API Gateway).');
+  if (deployed && !usagePlanId && command !== 'list') fail(`${command} on a deployed table needs USAGE_PLAN_ID: use the UsagePlanId output of the api stack (keys without their usage-plan key are refused by API Gateway).`);
   const plan = deployed && usagePlanId ? usagePlanRegistry(usagePlanId) : undefined;
 
   if (command === 'create') {

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { getOrganization, listOrganizations, putOrganization, setTimesheetCorrections, type Organization } from '../organization/public';
 import { isUuid } from '../shared/time';
 import { progress } from './progress';
-import { fail, onOff, operatorDb } from './target';
+import { fail, onOff, operatorDb, usage } from './target';
 
 const USAGE = `Manage organizations and their timesheet_corrections capability (entitlement + rollout gate).
 
@@ -25,11 +25,7 @@ async function main(): Promise<void> {
     allowPositionals: true,
     options: { name: { type: 'string' }, id: { type: 'string' }, entitlement: { type: 'string' }, rollout: { type: 'string' } },
   });
-  if (!['create', 'list', 'show', 'set-capability'].includes(command ?? '')) {
-    console.log(USAGE);
-    if (command !== undefined && command !== 'help') process.exit(2);
-    return;
-  }
+  if (!['create', 'list', 'show', 'set-capability'].includes(command ?? '')) return usage(USAGE, command);
   const { db, description } = operatorDb();
   console.error(`using ${description}`);
   const now = new Date().toISOString();

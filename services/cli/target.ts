@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createDb, type Db } from '../shared/ddb/client';
+import { isUuid } from '../shared/time';
 
 /**
  * Which table an operator command works on: TABLE_NAME (and the usual AWS credentials and
@@ -26,6 +27,25 @@ export function operatorDb(): { db: Db; description: string; deployed: boolean }
 export function fail(message: string): never {
   console.error(`error: ${message}`);
   process.exit(2);
+}
+
+/**
+ * The usage for a command line without a command or with `help` (stdout, exit 0); for any other
+ * command it says that command is unknown, then the usage, on stderr, exit 2.
+ */
+export function usage(text: string, command: string | undefined): void {
+  if (command === undefined || command === 'help') {
+    console.log(text);
+    return;
+  }
+  console.error(`error: unknown command "${command}"\n\n${text}`);
+  process.exit(2);
+}
+
+/** An --org value: an organization id is a UUID; anything else would only ever find nothing. */
+export function organizationOption(value: string, option = 'org'): string {
+  if (!isUuid(value)) fail(`--${option} must be an organization id (a UUID), got "${value}".`);
+  return value;
 }
 
 export const onOff = (value: string | undefined, option: string): boolean | undefined => {

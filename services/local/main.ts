@@ -1,5 +1,5 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { createDb } from '../shared/ddb/client';
 import { PER_KEY_THROTTLE } from '../shared/auth/usage';
 import { ENV } from '../shared/config';
@@ -12,11 +12,16 @@ import { loadLocalSecrets } from './secrets';
 
 /**
  * `npm start`: the whole API on http://127.0.0.1:3000 (PORT, HOST), backed by DynamoDB Local
- * and the embedded S3 server (s3rver) with data under .local/ (`--in-memory` for a throw-away
- * run), the demo seed, and .local/demo.json. Stops cleanly on SIGINT/SIGTERM, DynamoDB Local
- * and S3 included.
+ * and the embedded S3 server (s3rver) with data under .local/ or WFM_LOCAL_DIR (`--in-memory`
+ * for a throw-away run), the demo seed, and demo.json in that folder. Stops cleanly on
+ * SIGINT/SIGTERM, DynamoDB Local and S3 included.
  */
 const LOCAL_DIR = resolve(process.cwd(), process.env.WFM_LOCAL_DIR ?? '.local');
+/** A path in the data folder as a shell in the current folder reaches it: ./.local/demo.json by default, else absolute. */
+const shown = (path: string): string => {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? `./${rel}` : path;
+};
 const TABLE_NAME = process.env.LOCAL_TABLE_NAME ?? 'wfm-local';
 const inMemory = process.argv.includes('--in-memory');
 
@@ -46,7 +51,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
-  let step = waitingFor(`starting DynamoDB Local (${inMemory ? 'in memory' : 'data in .local/dynamodb'}) on ${ddbPort === 0 ? 'a free port' : `port ${ddbPort}`}`);
+  let step = waitingFor(`starting DynamoDB Local (${inMemory ? 'in memory' : `data in ${shown(join(LOCAL_DIR, 'dynamodb'))}`}) on ${ddbPort === 0 ? 'a free port' : `port ${ddbPort}`}`);
   ddb = await startDynamoDbLocal({ port: ddbPort, ...(inMemory ? {} : { dataDir: join(LOCAL_DIR, 'dynamodb') }) });
   // "DynamoDB Local pid <n>": test/api/local-runtime.test.ts reads the pid from this line.
   step(`DynamoDB Local pid ${ddb.pid} at ${ddb.endpoint}`);
@@ -114,8 +119,9 @@ async function main(): Promise<void> {
   sweeper.unref();
   step(`gateway listening at ${gateway.url}`);
   const baseUrl = `${gateway.url}/v1/organizations/${demo.organizationId}`;
-  writeFileSync(join(LOCAL_DIR, 'demo.json'), `${JSON.stringify({ baseUrl, ...demo }, null, 2)}\n`, { mode: 0o600 });
-  log(`demo data and keys in .local/demo.json; try: curl -i ${baseUrl}/timesheets -H "Authorization: Bearer $(node -p "require('./.local/demo.json').keys.admin")"`);
+  const demoFile = join(LOCAL_DIR, 'demo.json');
+  writeFileSync(demoFile, `${JSON.stringify({ baseUrl, ...demo }, null, 2)}\n`, { mode: 0o600 });
+  log(`demo data and keys in ${shown(demoFile)}; try: curl -i ${baseUrl}/timesheets -H "Authorization: Bearer $(node -p "require('${shown(demoFile)}').keys.admin")"`);
   log(`fake payroll provider at ${gateway.url}/_fake/payroll (what it received: GET ${gateway.url}/_fake/payroll/deliveries)`);
   log(`ready after ${seconds(performance.now() - started)}`);
   // Exactly this line: tests and scripts wait for it.

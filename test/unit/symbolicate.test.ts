@@ -40,4 +40,12 @@ describe('npm run symbolicate: a deployed function\'s stack trace back to the so
     expect(out[1]).toBe(other);
     expect(out[2]).toBe(unknown);
   });
+
+  it('says which trace file it cannot read, with the usage, on stderr and exit 2 (no Node stack trace)', () => {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, '../../scripts/symbolicate.ts'), dir, join(dir, 'missing.txt')], { encoding: 'utf8', timeout: 60_000 });
+    expect({ status: run.status, stdout: run.stdout }).toEqual({ status: 2, stdout: '' });
+    expect(run.stderr).toContain(`error: cannot read the trace file ${join(dir, 'missing.txt')}: no such file.`);
+    expect(run.stderr).toContain('Usage: npm run symbolicate -- <bundle-dir> [trace-file]');
+    expect(run.stderr).not.toMatch(/ENOENT|at readFileSync|node:fs/);
+  });
 });
