@@ -9,7 +9,7 @@ import { call, startApi, type ApiFixture } from '../support/api';
 /**
  * The release gate (issue 20) on the local runtime: the local gateway writes the deployed
  * stages' access-log lines, the authorizer records each key's last use, and the check stops
- * the release exactly when a key that is not internal was used.
+ * the release exactly when a key that is not internal was used within the window (revoked since or not).
  */
 let api: ApiFixture;
 let accessLog: string;
@@ -49,9 +49,19 @@ describe('npm run consumers -- check', () => {
     expect(await getApiKey(api.db, external.keyId)).toMatchObject({ lastUsedAt: expect.any(String), lastRoute: 'audit' });
   });
 
-  it('ignores the key once it is revoked', async () => {
+  it('still stops the release once the key is revoked: its holder used the contract within the window', async () => {
     await revokeApiKey(api.db, external.keyId, new Date().toISOString());
-    expect((await check()).exitCode).toBe(0);
+    const result = await check();
+    expect(result.exitCode).toBe(1);
+    expect(result.report.external).toEqual([expect.objectContaining({ keyId: external.keyId, revoked: true })]);
+    expect(result.lines.join('\n')).toMatch(/EXTERNAL, revoked/);
+  });
+
+  it('leaves the revoked key out once its last use is before the window', async () => {
+    const later = new Date(Date.now() + 1000);
+    const result = await checkConsumers({ db: api.db, environment: 'TEST', since: later, uses: localUses(accessLog, later) });
+    expect(result.exitCode).toBe(0);
+    expect(result.report.rows.map((r) => r.keyId)).not.toContain(external.keyId);
   });
 });
 
