@@ -1,5 +1,5 @@
 import { defineArea } from '../shared/area';
-import { createRoute, listRoute, readRoute, updateRoute } from '../shared/route-shapes';
+import { createRoute, jobRoute, listRoute, readRoute, updateRoute } from '../shared/route-shapes';
 import { READ_WRITE } from '../shared/permissions';
 import { pageSchema } from '../shared/schemas/fields';
 import { PROBLEMS } from './problems';
@@ -101,8 +101,7 @@ export const integrationsArea = defineArea({
       success: { status: 200, description: 'The integration, `credentialsSet: true`.', schema: integrationResponseSchema, headers: ['ETag'] },
       problems: [],
     },
-    requestIntegrationJob: {
-      method: 'POST',
+    requestIntegrationJob: jobRoute({
       path: '/integrations/providers/{provider}/jobs',
       scopes: ['integrations:write'],
       summary: 'Request an approved integration job',
@@ -113,9 +112,9 @@ export const integrationsArea = defineArea({
         'Answers 202 with the QUEUED job; a provider that does not answer is tried again with backoff.',
       textParams: ['provider'],
       body: requestJobBody,
-      idempotencyKey: 'required',
-      success: { status: 202, description: 'The queued job.', schema: jobResponseSchema, headers: ['Location'] },
+      schema: jobResponseSchema,
+      returns: 'The queued job.',
       problems: [PROBLEMS.INTEGRATION_DISABLED, PROBLEMS.INTEGRATION_CREDENTIALS_MISSING, PROBLEMS.OUTBOX_RECORD_SENT, PROBLEMS.OUTBOX_RECORD_IN_DISPATCH, PROBLEMS.EXPORT_MANIFEST_STALE],
-    },
+    }),
   },
 });

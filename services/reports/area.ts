@@ -1,5 +1,5 @@
 import { defineArea } from '../shared/area';
-import { listRoute, readRoute } from '../shared/route-shapes';
+import { jobRoute, listRoute, readRoute } from '../shared/route-shapes';
 import { pageSchema } from '../shared/schemas/fields';
 import { PROBLEMS } from './problems';
 import { createJobBodySchema, fileDownloadResponseSchema, jobResponseSchema, manifestResponseSchema, manifestSummarySchema, outboxResponseSchema, pageQuery } from './schemas';
@@ -43,8 +43,7 @@ export const reportsArea = defineArea({
     },
   ],
   routes: {
-    createReportJob: {
-      method: 'POST',
+    createReportJob: jobRoute({
       path: '/reports/generation-jobs',
       scopes: ['reports:write'],
       summary: 'Request an export (CSV, PDF, monthly report or payroll dispatch)',
@@ -54,10 +53,10 @@ export const reportsArea = defineArea({
         'Payroll is sent once: a PAYROLL_DISPATCH that could hold an entry of an earlier, not abandoned one (periods overlap, scopes share an employee and a location) is 409 `PAYROLL_PERIOD_EXPORTED`, naming it in `manifestIds`. ' +
         'Answers 202 with the job; poll it for the manifest. A job whose queue message was lost is queued again within minutes.',
       body: createJobBodySchema,
-      idempotencyKey: 'required',
-      success: { status: 202, description: 'The queued job.', schema: jobResponseSchema, headers: ['Location'] },
+      schema: jobResponseSchema,
+      returns: 'The queued job.',
       problems: [PROBLEMS.PAYROLL_PERIOD_EXPORTED],
-    },
+    }),
     getReportJob: readRoute({
       path: '/reports/generation-jobs/{jobId}',
       scopes: ['reports:read'],

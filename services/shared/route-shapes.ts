@@ -47,6 +47,13 @@ export const actionRoute = <const C extends Own>(c: C) =>
   ({ method: 'POST', ifMatch: 'required', idempotencyKey: 'required', ...answer(c, 200, ['ETag']) }) as const;
 
 /**
+ * POST that queues a job (an export, an integration job): Idempotency-Key required; 202 with
+ * the QUEUED job and its Location, to poll for the result.
+ */
+export const jobRoute = <const C extends Own & { readonly body: z.ZodType }>(c: C) =>
+  ({ method: 'POST', idempotencyKey: 'required', ...answer(c, 202, ['Location']) }) as const;
+
+/**
  * PATCH of one resource (partial): If-Match required; 200 with the resource and its new ETag.
  * Idempotency-Key is the route's to say (docs/decisions.md: optional where a replay cannot
  * differ from a second call, required where it can).
