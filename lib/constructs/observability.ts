@@ -2,7 +2,7 @@ import { Duration, Stack, type RemovalPolicy } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Dashboard, GraphWidget, Metric, TextWidget, TreatMissingData, type IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Operation, type ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -179,11 +179,21 @@ export class Observability extends Construct {
     return alarm;
   }
 
-  /** A topic of this stack, encrypted with a key CloudWatch may use to publish (the AWS managed SNS key does not allow it). */
+  /**
+   * A topic of this stack, encrypted with a key CloudWatch may use to publish (the AWS managed
+   * SNS key does not allow it). `enforceSSL` gives the topic a policy of its own, which replaces
+   * SNS's default one: without an Allow for CloudWatch there, every alarm's publish would be
+   * refused on AWS. Both grants hold only for this account's alarms.
+   */
   private ownTopic(): ITopic {
+    const { account, region, partition } = Stack.of(this);
+    const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');
+    const ownAlarms = { StringEquals: { 'aws:SourceAccount': account }, ArnLike: { 'aws:SourceArn': `arn:${partition}:cloudwatch:${region}:${account}:alarm:*` } };
     const key = new Key(this, 'AlarmTopicKey', { description: 'WFM alarm topic encryption', enableKeyRotation: true });
-    key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+    key.addToResourcePolicy(new PolicyStatement({ sid: 'AllowCloudWatchAlarms', principals: [cloudWatch], actions: ['kms:Decrypt', 'kms:GenerateDataKey*'], resources: ['*'], conditions: ownAlarms }));
     limitGrantsToAwsServices(key);
-    return new Topic(this, 'AlarmTopic', { displayName: 'WFM alarms', masterKey: key, enforceSSL: true });
+    const topic = new Topic(this, 'AlarmTopic', { displayName: 'WFM alarms', masterKey: key, enforceSSL: true });
+    topic.addToResourcePolicy(new PolicyStatement({ sid: 'AllowCloudWatchAlarms', principals: [cloudWatch], actions: ['sns:Publish'], resources: [topic.topicArn], conditions: ownAlarms }));
+    return topic;
   }
 }

@@ -66,8 +66,23 @@ describe('alarms', () => {
     }
     const topic = resourcesOf(template, 'AWS::SNS::Topic')[topicId].Properties ?? {};
     const keyId = logicalIdOf(topic.KmsMasterKeyId) as string;
-    const keyPolicy = JSON.stringify(resourcesOf(template, 'AWS::KMS::Key')[keyId].Properties?.KeyPolicy);
-    expect(keyPolicy).toContain('cloudwatch.amazonaws.com');
+    const keyStatements = (resourcesOf(template, 'AWS::KMS::Key')[keyId].Properties?.KeyPolicy as { Statement: Record<string, any>[] }).Statement;
+    expect(keyStatements).toContainEqual(expect.objectContaining({ Effect: 'Allow', Principal: { Service: 'cloudwatch.amazonaws.com' }, Condition: expect.objectContaining({ StringEquals: { 'aws:SourceAccount': expect.anything() } }) }));
+    // enforceSSL replaces SNS's default topic policy: CloudWatch must be allowed to publish in it,
+    // for this account's alarms only, or every alarm's notification is refused on AWS.
+    const topicPolicies = Object.values(resourcesOf(template, 'AWS::SNS::TopicPolicy')).filter((p) => JSON.stringify(p.Properties?.Topics) === JSON.stringify([{ Ref: topicId }]));
+    expect(topicPolicies).toHaveLength(1);
+    const statements = (topicPolicies[0].Properties?.PolicyDocument as { Statement: Record<string, any>[] }).Statement;
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: 'sns:Publish',
+        Resource: { Ref: topicId },
+        Condition: { StringEquals: { 'aws:SourceAccount': expect.anything() }, ArnLike: { 'aws:SourceArn': expect.anything() } },
+      }),
+    );
+    expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
   });
 
   it('notify the topic given by context instead of making one', () => {
