@@ -120,6 +120,12 @@ describe('gateway responses', () => {
   });
 });
 
+it('answers a request a WebACL managed rule blocked with 403 in the error format, not with DEFAULT_4XX\'s 400', () => {
+  const filtered = Object.values(resourcesOf(template, 'AWS::ApiGateway::GatewayResponse')).map((r) => r.Properties ?? {}).filter((r) => r.ResponseType === 'WAF_FILTERED');
+  expect(filtered.map((r) => logicalIdOf(r.RestApiId)).sort()).toEqual([restApiIds.public, restApiIds.scim].sort());
+  for (const r of filtered) expect(r.StatusCode).toBe('403');
+});
+
 describe('SCIM on the public host', () => {
   const forward = methods.find((m) => m.properties.Integration?.Type === 'HTTP_PROXY') as MethodInfo;
 

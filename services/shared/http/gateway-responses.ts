@@ -21,6 +21,7 @@ export type GatewayResponseType =
   | 'AUTHORIZER_CONFIGURATION_ERROR'
   | 'INTEGRATION_FAILURE'
   | 'INTEGRATION_TIMEOUT'
+  | 'WAF_FILTERED'
   | 'DEFAULT_4XX'
   | 'DEFAULT_5XX';
 
@@ -66,6 +67,9 @@ export const GATEWAY_RESPONSES: readonly GatewayResponseRow[] = [
   { type: 'AUTHORIZER_CONFIGURATION_ERROR', status: 500, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred. Share the requestId with support.' },
   { type: 'INTEGRATION_FAILURE', status: 502, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred. Share the requestId with support.' },
   { type: 'INTEGRATION_TIMEOUT', status: 504, code: 'SERVICE_UNAVAILABLE', detail: 'The request took too long; retry it.' },
+  // A WebACL managed rule (common attacks, known bad inputs) blocked the request; without its
+  // own row it would take DEFAULT_4XX's status, 400, and read as the client's syntax error.
+  { type: 'WAF_FILTERED', status: 403, code: 'ACCESS_DENIED', detail: 'The firewall refused this request: it looks like a known attack pattern. If it is legitimate, share the requestId with support.' },
   { type: 'DEFAULT_4XX', status: 400, code: 'BAD_REQUEST', detail: 'The request could not be processed.' },
   { type: 'DEFAULT_5XX', status: 500, code: 'INTERNAL_ERROR', detail: 'An unexpected error occurred. Share the requestId with support.' },
 ];
