@@ -189,8 +189,11 @@ export class AreaFunction extends LambdaFunction {
 
   /**
    * Sets `variable` to the bucket's name and grants exactly each grant's object actions on the
-   * keys under its prefix (never the bucket itself, never s3:*). The prefix wildcard is the
-   * narrowest resource that covers objects not yet created: acknowledged per prefix.
+   * keys under its prefix (never s3:*). The prefix wildcard is the narrowest resource that
+   * covers objects not yet created: acknowledged per prefix. A grant that reads objects also
+   * lists the bucket, under that prefix only: without s3:ListBucket, S3 answers a read of a
+   * missing key with 403 AccessDenied instead of 404 NoSuchKey, and "not uploaded yet" would
+   * become a 500.
    */
   bindBucketObjects(variable: string, bucket: { readonly name: string; readonly nagName: string }, grants: readonly ObjectGrant[], reason: string): void {
     const bucketName = bucket.name;
@@ -198,6 +201,9 @@ export class AreaFunction extends LambdaFunction {
     for (const grant of grants) {
       if (!/^[a-z0-9-]+\/$/.test(grant.prefix)) throw new Error(`AreaFunction ${this.node.id}: a bucket prefix is lower-case words ending in "/", got "${grant.prefix}".`);
       Grant.addToPrincipal({ grantee: this, actions: [...grant.actions], resourceArns: [`arn:${Aws.PARTITION}:s3:::${bucketName}/${grant.prefix}*`] });
+      if (grant.actions.includes('s3:GetObject')) {
+        this.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [`arn:${Aws.PARTITION}:s3:::${bucketName}`], conditions: { StringLike: { 's3:prefix': [`${grant.prefix}*`] } } }));
+      }
       // On the role: the finding is on its policy, which sits beside the function.
       Validations.of(this.role!).acknowledge({ id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${bucket.nagName}/${grant.prefix}*]`, reason });
     }

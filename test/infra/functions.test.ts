@@ -194,6 +194,23 @@ describe('least privilege', () => {
     }
   });
 
+  it('lets a function that reads objects list its bucket under that prefix only, so that a missing key is 404, not 403', () => {
+    const readers = FUNCTION_NAMES.flatMap((name) => {
+      const p = FUNCTION_PERMISSIONS[name];
+      return [...(p.documentsBucket ?? []), ...(p.reportsBucket ?? [])].filter((g) => g.actions.includes('s3:GetObject')).map((g) => [name, g.prefix] as const);
+    });
+    expect(readers.length).toBeGreaterThanOrEqual(4);
+    for (const [name, prefix] of readers) {
+      const listing = statementsOf(testEnv, name).filter((s) => actionsOf([s], 's3:ListBucket').length > 0) as (Statement & { Condition?: unknown })[];
+      // On the bucket itself (no object path), and only for keys under the prefix.
+      const limited = listing.filter((s) => !JSON.stringify(s.Resource).includes('/') && Object.keys(s.Condition ?? {}).join() === 'StringLike');
+      expect([name, limited.some((s) => (s.Condition as { StringLike: { 's3:prefix': string[] } }).StringLike['s3:prefix'].includes(`${prefix}*`))]).toEqual([name, true]);
+      expect([name, listing.length]).toEqual([name, limited.length]);
+    }
+    // A function that only writes objects lists nothing.
+    expect(statementsOf(testEnv, 'reports-worker').filter((s) => actionsOf([s], 's3:ListBucket').length > 0)).toEqual([]);
+  });
+
   it('wires no function to an API that the route table does not name', () => {
     const permissions = Object.values(resourcesOf(testEnv.apiTemplate, 'AWS::Lambda::Permission'));
     const invoked = new Set(permissions.map((p) => logicalIdOf(p.Properties?.FunctionName)));
