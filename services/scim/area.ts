@@ -20,8 +20,11 @@ export const scimArea = defineArea({
   permissions: { table: READ_WRITE, cursorSecret: true, restrictedDataKey: false },
   auditEntityTypes: ['employee'],
   // Identity providers send bursts of PATCHes to one user without If-Match: each is applied in
-  // turn (retryOnConflict), which needs more than the default 10 s; API Gateway waits 29 s.
-  timeoutSeconds: 28,
+  // turn (retryOnConflict), which needs more than the default 10 s. The public host forwards
+  // SCIM to the SCIM stage and waits 29 s for all of it: the SCIM stage's authorizer call and
+  // this function, so the function ends (503 Retry-After) before the forward gives up (504)
+  // while a write may still commit.
+  timeoutSeconds: 25,
   schemas: {},
   openapi: { operation: SCIM_OPENAPI.operation as unknown as (route: RouteRow) => Record<string, unknown>, components: SCIM_OPENAPI.components },
   routes: {
