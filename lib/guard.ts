@@ -31,7 +31,7 @@ export const GUARD_REASONS: Readonly<Record<keyof typeof GUARD_RULES, string>> =
   lambdaPublicAccess:
     'The permission is for apigateway.amazonaws.com with a SourceArn naming this RestApi (built with Fn::Join, which the rule does not read as a local reference) and, for the authorizer, SourceAccount: it is not public.',
   logGroupKms:
-    'CloudWatch Logs encrypts at rest with AWS-owned keys, and our log lines carry ids only (no personal data; tokens redacted), so a customer key per log group would add cost and a key-policy dependency without protecting more.',
+    'CloudWatch Logs encrypts at rest with AWS-owned keys, and our log lines carry ids only: no personal data (the WAF logs redact the query string, where search words and SCIM filters carry names and e-mail addresses) and no tokens (Authorization redacted). Access logs keep the client IP and user agent for abuse investigation, as any web server log does. A customer key per log group would add cost and a key-policy dependency without protecting more.',
   logGroupRetention:
     'TEST keeps logs a month on purpose (LIVE keeps them a year, which meets the rule): TEST holds no production data and its logs are for debugging.',
   s3Kms: 'S3-managed encryption (SSE-S3): access is IAM-scoped to the reports/ prefix, and a customer key would add a KMS call and a key grant to every export written and read.',

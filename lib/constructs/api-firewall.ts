@@ -144,7 +144,9 @@ export class ApiFirewall extends Construct {
     const logging = new CfnLoggingConfiguration(this, 'Logging', {
       resourceArn: this.webAcl.attrArn,
       logDestinationConfigs: [Stack.of(this).formatArn({ service: 'logs', resource: 'log-group', resourceName: logGroup.logGroupName, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
-      redactedFields: this.redactedHeaders.map((name) => ({ singleHeader: { Name: name } })),
+      // Query strings carry search words and SCIM filters (names, e-mail addresses): personal
+      // data the logs must not hold, like the credentials in the redacted headers.
+      redactedFields: [...this.redactedHeaders.map((name) => ({ singleHeader: { Name: name } })), { queryString: {} }],
     });
     // The destination is named, not referenced: wait for the log group explicitly.
     logging.node.addDependency(logGroup);

@@ -301,7 +301,7 @@ describe('SCIM only through the public host', () => {
   it('keeps the origin value out of the template as a literal, and out of the WAF logs', () => {
     expect(JSON.stringify(forward.properties.Integration.RequestParameters)).toContain('AWS::StackId');
     const logging = Object.values(resourcesOf(template, 'AWS::WAFv2::LoggingConfiguration')).map((l) => l.Properties?.RedactedFields);
-    expect(logging).toContainEqual([{ SingleHeader: { Name: 'authorization' } }, { SingleHeader: { Name: ORIGIN_HEADER.toLowerCase() } }]);
+    expect(logging).toContainEqual([{ SingleHeader: { Name: 'authorization' } }, { SingleHeader: { Name: ORIGIN_HEADER.toLowerCase() } }, { QueryString: {} }]);
   });
 
   it('publishes no URL of the SCIM stage itself', () => {

@@ -100,11 +100,13 @@ describe('dashboard and logs', () => {
     expect(dashboards[0].Properties?.DashboardName).toBe('WfmTestApi-operations');
   });
 
-  it('logs WAF decisions to aws-waf-logs-* with the Authorization header redacted', () => {
+  it('logs WAF decisions to aws-waf-logs-* with the Authorization header and the query string redacted', () => {
     const configs = Object.values(resourcesOf(template, 'AWS::WAFv2::LoggingConfiguration'));
     expect(configs).toHaveLength(2);
     for (const config of configs) {
       expect(config.Properties?.RedactedFields).toContainEqual({ SingleHeader: { Name: 'authorization' } });
+      // Search words and SCIM filters (names, e-mail addresses) are personal data.
+      expect(config.Properties?.RedactedFields).toContainEqual({ QueryString: {} });
       const destination = JSON.stringify(config.Properties?.LogDestinationConfigs);
       const group = resourcesOf(template, 'AWS::Logs::LogGroup')[/"Ref":"([^"]+)"}\]\]/.exec(destination)![1]];
       expect(destination).toContain(':log-group:');
