@@ -53,7 +53,7 @@ export function buildApp(app: App, options: BuildOptions = {}): WfmStacks {
   });
   const api = new ApiStack(app, `${environment.stackPrefix}Api`, {
     ...common,
-    description: `WFM organization API, ${environment.apiEnvironment}: functions, public and SCIM REST APIs (stateless)`,
+    description: `WFM organization API, ${environment.apiEnvironment}: functions, public and SCIM REST APIs (no business data; LIVE retains its log groups)`,
     table: data.table,
     cursorSecret: data.cursorSecret,
     restrictedDataKey: data.restrictedDataKey,
@@ -65,6 +65,7 @@ export function buildApp(app: App, options: BuildOptions = {}): WfmStacks {
     hostedZoneName: environment.hostedZoneName,
     areas: options.areas,
     alarmTopicArn: environment.alarmTopicArn,
+    manageApiGatewayAccount: environment.manageApiGatewayAccount,
     evidenceInvokerArn: environment.evidenceInvokerArn,
   });
   for (const [key, value] of Object.entries(tags)) Tags.of(app).add(key, value);

@@ -19,6 +19,12 @@ export interface EnvironmentConfig extends DomainContext {
   readonly alarmTopicArn?: string;
   /** The IAM role of the scan channel, allowed to invoke evidence-ingest (context `evidenceInvokerArn`). */
   readonly evidenceInvokerArn?: string;
+  /**
+   * Set the account's API Gateway CloudWatch role (one per account and region; context
+   * `manageApiGatewayAccount`, `false` where a landing zone or another stack owns it).
+   * @default true
+   */
+  readonly manageApiGatewayAccount?: boolean;
   readonly name: EnvironmentName;
   /** What the authorizer accepts: TEST keys on the TEST stacks, LIVE keys on the LIVE stacks. */
   readonly apiEnvironment: ApiEnvironment;
@@ -91,7 +97,11 @@ export function environmentFromContext(node: Node): EnvironmentConfig {
     if (typeof value !== 'string' || !value.startsWith('arn:')) throw new Error(`Context ${key} (env ${name}) must be an ARN, got ${JSON.stringify(value)}.`);
     arns[key] = value;
   }
-  return { ...BASE[name], ...domain, ...arns };
+  const manage: unknown = node.tryGetContext('manageApiGatewayAccount') ?? perEnvironment.manageApiGatewayAccount;
+  if (manage !== undefined && manage !== true && manage !== false && manage !== 'true' && manage !== 'false') {
+    throw new Error(`Context manageApiGatewayAccount (env ${name}) must be true or false, got ${JSON.stringify(manage)}.`);
+  }
+  return { ...BASE[name], ...domain, ...arns, ...(manage === undefined ? {} : { manageApiGatewayAccount: manage === true || manage === 'true' }) };
 }
 
 function contextObject(node: Node, key: string): Record<string, unknown> {

@@ -194,6 +194,13 @@ describe('stages', () => {
     }
   });
 
+  it('leaves the account CloudWatch role alone with -c manageApiGatewayAccount=false (a landing zone owns it), and refuses another value', () => {
+    const unmanaged = synthesize({ env: 'test', manageApiGatewayAccount: 'false' });
+    expect(resourcesOf(unmanaged.apiTemplate, 'AWS::ApiGateway::Account')).toEqual({});
+    expect(Object.keys(resourcesOf(template, 'AWS::ApiGateway::Account'))).toHaveLength(1);
+    expect(() => synthesize({ env: 'test', manageApiGatewayAccount: 'no' })).toThrow(/manageApiGatewayAccount \(env test\) must be true or false/);
+  });
+
   it('validates path parameters of every routed method', () => {
     for (const method of methods.filter(isRouteMethod)) {
       expect(method.properties.RequestValidatorId).toBeDefined();
