@@ -46,7 +46,7 @@ export class AppTable extends TableV2 {
       timeToLiveAttribute: spec.timeToLiveAttribute,
       encryption: TableEncryptionV2.awsManagedKey(),
       deletionProtection: retain,
-      removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      removalPolicy: retain ? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE : RemovalPolicy.DESTROY,
     });
     this.spec = spec;
   }

@@ -199,7 +199,7 @@ export class ApiStack extends Stack {
       throw new Error(`${id}: certificateArn, hostedZoneId and hostedZoneName need domainName.`);
     }
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
-    const logRemovalPolicy = props.retainLogs ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const logRemovalPolicy = props.retainLogs ? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE : RemovalPolicy.DESTROY;
     const shared = {
       apiEnvironment: props.apiEnvironment,
       table: props.table,

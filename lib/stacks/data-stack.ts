@@ -97,7 +97,7 @@ export class DataStack extends Stack {
   constructor(scope: Construct, id: string, props: DataStackProps) {
     super(scope, id, props);
     const retain = props.retainData ?? props.apiEnvironment === 'LIVE';
-    const removalPolicy = retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const removalPolicy = retain ? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE : RemovalPolicy.DESTROY;
 
     this.table = new AppTable(this, 'Table', { retain });
 

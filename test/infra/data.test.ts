@@ -60,15 +60,15 @@ describe('DataStack', () => {
     expect(Object.keys(resourcesOf(template, 'AWS::DynamoDB::GlobalTable'))).toEqual([expect.stringMatching(/^Table[0-9A-F]{8}$/)]);
   });
 
-  it('retains LIVE data: deletion protection on, DeletionPolicy Retain for table, key and secret', () => {
+  it('retains LIVE data on delete and replacement, but not when its first create rolls back (RetainExceptOnCreate: a retry would meet the fixed names): deletion protection on', () => {
     const template = dataTemplate('LIVE');
     template.hasResource('AWS::DynamoDB::GlobalTable', {
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
       UpdateReplacePolicy: 'Retain',
       Properties: Match.objectLike({ Replicas: [Match.objectLike({ DeletionProtectionEnabled: true })] }),
     });
-    template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain' });
-    template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Retain' });
+    template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'RetainExceptOnCreate' });
+    template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'RetainExceptOnCreate' });
   });
 
   it('lets TEST data go with the stack: no deletion protection, DeletionPolicy Delete', () => {
@@ -93,7 +93,7 @@ describe('DataStack', () => {
 
   it('lets retainData override the environment default', () => {
     const template = Template.fromStack(new DataStack(freshApp(), 'Kept', { apiEnvironment: 'TEST', retainData: true }));
-    template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain' });
+    template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'RetainExceptOnCreate' });
   });
 });
 

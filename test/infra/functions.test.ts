@@ -236,7 +236,7 @@ describe('environment separation', () => {
 
   it('keeps LIVE logs for a year and retains them', () => {
     const logGroup = resourcesOf(live.apiTemplate, 'AWS::Logs::LogGroup')[logicalIdOf(functionProps(live, 'timesheets').LoggingConfig.LogGroup) as string];
-    expect(logGroup).toMatchObject({ DeletionPolicy: 'Retain', Properties: { RetentionInDays: 365 } });
+    expect(logGroup).toMatchObject({ DeletionPolicy: 'RetainExceptOnCreate', Properties: { RetentionInDays: 365 } });
   });
 });
 

@@ -23,7 +23,7 @@ describe('reports pipeline', () => {
       PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
     });
     const liveBuckets = Object.values(resourcesOf(live.dataTemplate, 'AWS::S3::Bucket'));
-    expect(liveBuckets.every((b) => b.DeletionPolicy === 'Retain')).toBe(true);
+    expect(liveBuckets.every((b) => b.DeletionPolicy === 'RetainExceptOnCreate')).toBe(true);
   });
 
   it('queues jobs on an encrypted, TLS-only queue with a dead-letter queue after 3 deliveries', () => {
