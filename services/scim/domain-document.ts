@@ -1,4 +1,5 @@
 import type { EmployeeAddress, EmployeeEmail, EmployeePhoneNumber } from '../employees/public';
+import { NOT_IN_USER_NAME, unsafeUserNameDetail } from '../shared/schemas/fields';
 import { invalidValue } from './domain-errors';
 import { attributesOf, findAttribute, type AttributeDef, type ScimUser, type UserFields } from './model';
 
@@ -31,9 +32,6 @@ export interface Mutable {
 }
 
 // ---- employee mapping --------------------------------------------------------------------------
-
-/** Control characters (C0, DEL, C1) have no place in an identifier a person types. */
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** The document of an employee as it is stored. */
 export function documentOf(e: ScimUser): UserDocument {
@@ -72,7 +70,7 @@ export function fieldsOf(doc: UserDocument, defaultActive: boolean): UserFields 
   const core = doc.core;
   const userName = core.userName;
   if (typeof userName !== 'string' || userName.trim() === '') throw invalidValue('userName is required: a non-empty string, unique in the organization.');
-  if (CONTROL_CHARACTERS.test(userName)) throw invalidValue('userName must not contain control characters (tabs, line breaks, NUL...).');
+  if (NOT_IN_USER_NAME.test(userName)) throw invalidValue(unsafeUserNameDetail(userName));
   const name = (core.name as ComplexValue | undefined) ?? {};
   const manager = doc.enterprise.manager as ComplexValue | undefined;
   return compact({
