@@ -59,23 +59,22 @@ export function documentOf(e: ScimUser): UserDocument {
 }
 
 /**
- * The employee fields of a document; `userName` is required (RFC 7643 §4.1.1). `active`
- * takes `defaultActive` when the document has none.
-
-/**
  * The employee fields of a document; `userName` is required (RFC 7643 §4.1.1) and holds no
- * control characters. `active` takes `defaultActive` when the document has none.
+ * control characters. `userName` and `externalId` are trimmed, as the employees API trims them,
+ * before anyone compares them: `" ada@acme.example "` is the user `ada@acme.example` (409 on
+ * POST), not a second one. An `externalId` of only spaces clears it, as `""` does. `active`
+ * takes `defaultActive` when the document has none.
  */
 export function fieldsOf(doc: UserDocument, defaultActive: boolean): UserFields {
   const core = doc.core;
-  const userName = core.userName;
-  if (typeof userName !== 'string' || userName.trim() === '') throw invalidValue('userName is required: a non-empty string, unique in the organization.');
+  const userName = typeof core.userName === 'string' ? core.userName.trim() : undefined;
+  if (userName === undefined || userName === '') throw invalidValue('userName is required: a non-empty string, unique in the organization.');
   if (NOT_IN_USER_NAME.test(userName)) throw invalidValue(unsafeUserNameDetail(userName));
   const name = (core.name as ComplexValue | undefined) ?? {};
   const manager = doc.enterprise.manager as ComplexValue | undefined;
   return compact({
     userName,
-    externalId: core.externalId as string | undefined,
+    externalId: typeof core.externalId === 'string' ? core.externalId.trim() || undefined : undefined,
     displayName: core.displayName as string | undefined,
     givenName: name.givenName as string | undefined,
     familyName: name.familyName as string | undefined,
