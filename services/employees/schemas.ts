@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { hasScope, type Principal } from '../shared/auth/principal';
 import { queryWords } from '../shared/ddb/search';
 import { limitParameter } from '../shared/http/query';
-import { freeTextCharacters } from '../shared/schemas/fields';
+import { freeTextCharacters, nameCharacters, userNameCharacters } from '../shared/schemas/fields';
 import { isCalendarDate } from '../shared/time';
 import { checkBic, checkIban, formatIban, isCountryCode } from './domain-iban';
 import type { BankAccountData, Employee, PersonalAddress, StoredBankAccount } from './model';
@@ -24,6 +24,10 @@ const text = (field: string, max: number) =>
     .max(max, { message: `${field} is at most ${max} characters.` });
 
 const clearable = (field: string, max: number) => text(field, max).nullable().optional();
+
+/** A single-line name, label or title: text's rules plus the character rule of every name (decisions.md: no control or bidi formatting characters). */
+const name = (field: string, max: number) => text(field, max).check(nameCharacters(field));
+const clearableName = (field: string, max: number) => name(field, max).nullable().optional();
 
 /** A calendar date (RFC 3339 full-date) from 1900-01-01 up to `today`, or undefined. */
 export function parseBirthDate(value: string, today: string): string | undefined {
@@ -89,19 +93,19 @@ const emails = () =>
 /** The fields both create and update accept; `null` clears an optional one. */
 const profileFields = {
   externalId: clearable('externalId', 256).meta({ description: "The employee's id in the client's system; unique in the organization (case-exact)." }),
-  displayName: clearable('displayName', 200),
-  givenName: clearable('givenName', 200),
-  familyName: clearable('familyName', 200),
-  title: clearable('title', 200),
-  department: clearable('department', 200),
-  employeeNumber: clearable('employeeNumber', 100),
+  displayName: clearableName('displayName', 200),
+  givenName: clearableName('givenName', 200),
+  familyName: clearableName('familyName', 200),
+  title: clearableName('title', 200),
+  department: clearableName('department', 200),
+  employeeNumber: clearableName('employeeNumber', 100),
   emails: emails().optional(),
   dateOfBirth: dateOfBirth().nullable().optional(),
   personalAddress: personalAddress().nullable().optional(),
   taxId: taxId().nullable().optional(),
 };
 
-const userName = () => text('userName', 256).meta({ description: 'Login name; unique in the organization, case-insensitively (the same value SCIM manages).' });
+const userName = () => text('userName', 256).check(userNameCharacters()).meta({ description: 'Login name; unique in the organization, case-insensitively (the same value SCIM manages).' });
 
 const BANK_FIELDS_DETAIL = 'Bank data is not part of the employee: set it with PUT /employees/{employeeId}/bank-account.';
 
@@ -173,7 +177,7 @@ export const bankAccountBodySchema = z
   .object({
     iban: z.string().max(64, { message: 'iban is at most 34 characters (64 with spaces).' }).nullable().meta({ description: 'Spaces and hyphens between groups are accepted; null clears the account.', examples: ['DE89 3704 0044 0532 0130 00'] }),
     bic: z.string().max(20).nullable().optional().meta({ description: 'BIC (ISO 9362), 8 or 11 characters; optional.', examples: ['COBADEFFXXX'] }),
-    accountHolder: z.string().trim().max(70, { message: 'accountHolder is at most 70 characters (SEPA).' }).nullable().optional().meta({ description: 'Required with an IBAN.', examples: ['Ada Lindqvist'] }),
+    accountHolder: z.string().trim().max(70, { message: 'accountHolder is at most 70 characters (SEPA).' }).check(nameCharacters('accountHolder')).nullable().optional().meta({ description: 'Required with an IBAN.', examples: ['Ada Lindqvist'] }),
   })
   .strict()
   .transform((body, ctx): BankAccountData | null => {

@@ -1,4 +1,5 @@
 import type { EmployeeAddress, EmployeeEmail, EmployeePhoneNumber } from '../employees/public';
+import { NOT_IN_USER_NAME, unsafeUserNameDetail } from '../shared/schemas/fields';
 import { invalidValue } from './domain-errors';
 import { attributesOf, findAttribute, type AttributeDef, type ScimUser, type UserFields } from './model';
 
@@ -32,9 +33,6 @@ export interface Mutable {
 
 // ---- employee mapping --------------------------------------------------------------------------
 
-/** Control characters (C0, DEL, C1) have no place in an identifier a person types. */
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
-
 /** The document of an employee as it is stored. */
 export function documentOf(e: ScimUser): UserDocument {
   const core: Container = {};
@@ -61,23 +59,22 @@ export function documentOf(e: ScimUser): UserDocument {
 }
 
 /**
- * The employee fields of a document; `userName` is required (RFC 7643 §4.1.1). `active`
- * takes `defaultActive` when the document has none.
-
-/**
  * The employee fields of a document; `userName` is required (RFC 7643 §4.1.1) and holds no
- * control characters. `active` takes `defaultActive` when the document has none.
+ * control characters. `userName` and `externalId` are trimmed, as the employees API trims them,
+ * before anyone compares them: `" ada@acme.example "` is the user `ada@acme.example` (409 on
+ * POST), not a second one. An `externalId` of only spaces clears it, as `""` does. `active`
+ * takes `defaultActive` when the document has none.
  */
 export function fieldsOf(doc: UserDocument, defaultActive: boolean): UserFields {
   const core = doc.core;
-  const userName = core.userName;
-  if (typeof userName !== 'string' || userName.trim() === '') throw invalidValue('userName is required: a non-empty string, unique in the organization.');
-  if (CONTROL_CHARACTERS.test(userName)) throw invalidValue('userName must not contain control characters (tabs, line breaks, NUL...).');
+  const userName = typeof core.userName === 'string' ? core.userName.trim() : undefined;
+  if (userName === undefined || userName === '') throw invalidValue('userName is required: a non-empty string, unique in the organization.');
+  if (NOT_IN_USER_NAME.test(userName)) throw invalidValue(unsafeUserNameDetail(userName));
   const name = (core.name as ComplexValue | undefined) ?? {};
   const manager = doc.enterprise.manager as ComplexValue | undefined;
   return compact({
     userName,
-    externalId: core.externalId as string | undefined,
+    externalId: typeof core.externalId === 'string' ? core.externalId.trim() || undefined : undefined,
     displayName: core.displayName as string | undefined,
     givenName: name.givenName as string | undefined,
     familyName: name.familyName as string | undefined,

@@ -148,12 +148,21 @@ describe('PUT /employees/{id}/bank-account', () => {
     ['a BIC on a clear', { iban: null, bic: 'COBADEFF' }, ['/bic'], /iban is null/],
     ['no iban member', { bic: 'COBADEFF', accountHolder: 'M' }, ['/iban'], /./],
     ['an unknown member', { iban: null, accountNumber: '123' }, ['/accountNumber'], /Unknown field/],
+    ['a NUL in the holder', { iban: IBAN, accountHolder: 'X\u0000Y' }, ['/accountHolder'], /^accountHolder must not contain control characters .*; found U\+0000 at character 2\.$/],
+    ['an escape sequence in the holder', { iban: IBAN, accountHolder: 'Mira\u001b[31m' }, ['/accountHolder'], /; found U\+001B at character 5\.$/],
+    ['a bidi override in the holder', { iban: IBAN, accountHolder: 'Y\u202eX' }, ['/accountHolder'], /; found U\+202E at character 2\.$/],
   ])('answers 422 pointing at the field for %s, and changes nothing', async (_what, body, pointers, detail) => {
     const { id, put } = await withAccount();
     const res = await putBank(api, id, etagOf(put), body);
     expectPointers(res, pointers);
     expect(res.body.errors[0].detail).toMatch(detail);
     expect(etagOf(await getBank(api, id))).toBe(etagOf(put));
+  });
+
+  it('accepts a holder in any script with bidi marks', async () => {
+    const holder = '\u200fنور الهدى Ζωή';
+    const { id } = await withAccount({ iban: IBAN, accountHolder: holder });
+    expect((await getBank(api, id, keys.readFinancial)).body.accountHolder).toBe(holder);
   });
 
   it("answers 404 for another organization's employee and writes nothing", async () => {

@@ -138,6 +138,31 @@ describe('POST /employees', () => {
     expectPointers(await createEmployee(api, { givenName: 'No user name' }), ['/userName']);
   });
 
+  it('refuses control characters and bidi overrides in names (422 at the field, naming character and position, never the value), and control characters in userName', async () => {
+    const before = await countByType(api.db);
+    const res = await createEmployee(api, employeeBody({ userName: 'ctl\u0000user\u001b[31m', displayName: 'Evil\u202egnp.exe\u0007', givenName: 'Mi\u001bra', familyName: 'Ho\u2028ff', title: 'Lead\u2066', department: 'Fa\u0085c', employeeNumber: 'E\u007f1' }));
+    const body = expectProblem(res, 422, 'VALIDATION_ERROR');
+    const detailAt = (pointer: string) => body.errors.filter((e: { pointer: string }) => e.pointer === pointer).map((e: { detail: string }) => e.detail);
+    expect(detailAt('/displayName')).toEqual([expect.stringMatching(/^displayName must not contain control characters .*; found U\+202E at character 5\.$/)]);
+    expect(detailAt('/userName')).toEqual([expect.stringMatching(/^userName must not contain control characters .*; found U\+0000 at character 4\.$/)]);
+    expect(detailAt('/givenName')).toEqual([expect.stringMatching(/found U\+001B at character 3\.$/)]);
+    expect(detailAt('/familyName')).toEqual([expect.stringMatching(/found U\+2028 at character 3\.$/)]);
+    expect(detailAt('/title')).toEqual([expect.stringMatching(/found U\+2066 at character 5\.$/)]);
+    expect(detailAt('/department')).toEqual([expect.stringMatching(/found U\+0085 at character 3\.$/)]);
+    expect(detailAt('/employeeNumber')).toEqual([expect.stringMatching(/found U\+007F at character 2\.$/)]);
+    expect(res.text).not.toContain('gnp.exe');
+    expect(res.text).not.toContain('ctl');
+    for (const over of [{ displayName: 'Evil\u202egnp.exe' }, { displayName: 'nul\u0000' }, { displayName: 'esc\u001b[31m' }, { userName: `tab\t${randomUUID()}@acme.example` }]) {
+      expectPointers(await createEmployee(api, employeeBody(over)), [`/${Object.keys(over)[0]}`]);
+    }
+    expect(await countByType(api.db)).toEqual(before);
+  });
+
+  it('accepts bidi marks and names in any script', async () => {
+    const res = await createdEmployee(api, employeeBody({ displayName: '\u200fنور الهدى\u200f', givenName: 'Ζωή', familyName: '王', title: 'שרה\u200e (Lead)', department: 'Склад' }));
+    expect(res.body).toMatchObject({ displayName: '\u200fنور الهدى\u200f', givenName: 'Ζωή', familyName: '王', title: 'שרה\u200e (Lead)', department: 'Склад' });
+  });
+
   it('calls read-only and bank members read-only instead of unknown', async () => {
     const res = await createEmployee(api, employeeBody({ active: false, id: randomUUID(), iban: 'DE89370400440532013000' }));
     const body = expectProblem(res, 422, 'VALIDATION_ERROR');
@@ -187,6 +212,13 @@ describe('PATCH /employees/{employeeId}', () => {
     const [, entry] = await trailOf(id).then((t) => t.reverse());
     expect(entry).toMatchObject({ action: 'employee.updated', requestId: res.requestId });
     expect([...entry.changedAttributes!].sort()).toEqual(['department', 'emails', 'taxId', 'title']);
+  });
+
+  it('refuses control characters and bidi overrides in names and control characters in userName, changing nothing', async () => {
+    const created = await createdEmployee(api);
+    const res = await patchEmployee(api, created.body.id, etagOf(created), { userName: 'bell\u0007@acme.example', displayName: 'Evil\u202egnp.exe' });
+    expectPointers(res, ['/userName', '/displayName']);
+    expect((await getEmployee(api, created.body.id)).body).toEqual(created.body);
   });
 
   it('keeps what SCIM changes and what this API changes on the same record', async () => {

@@ -71,6 +71,34 @@ describe('POST /Users', () => {
     }
   });
 
+  it('trims userName and externalId before comparing: padded copies of a taken one are 409 uniqueness, a padded new one is stored trimmed', async () => {
+    const body = entraUser();
+    const taken = await create(body);
+    for (const again of [entraUser({ userName: ` ${body.userName as string} ` }), entraUser({ userName: `\t${(body.userName as string).toUpperCase()}\n` }), entraUser({ externalId: `  ${body.externalId as string}  ` })]) {
+      const res = await h.request('POST', '/Users', { body: again });
+      expect(res.json).toEqual({ schemas: [ERROR_SCHEMA], status: '409', scimType: 'uniqueness', detail: expect.stringMatching(/already has this (userName|externalId)/) });
+    }
+    const userName = `Padded.${randomUUID()}@example.com`;
+    const fresh = await create(entraUser({ userName: `  ${userName} `, externalId: ' ext-padded-new ' + randomUUID() }));
+    expect(fresh.json.userName).toBe(userName);
+    expect(fresh.json.externalId).toMatch(/^ext-padded-new [0-9a-f-]{36}$/);
+    expect(await getEmployee(h.db, h.orgA, fresh.json.id)).toMatchObject({ userName, externalId: fresh.json.externalId });
+    expect((await h.request('GET', q(`userName eq "${userName}"`))).json.totalResults).toBe(1);
+    // PUT and PATCH trim too: another user's padded userName is taken, the own one padded is no change of name.
+    const put = await h.request('PUT', `/Users/${fresh.json.id}`, { body: entraUser({ userName: ` ${body.userName as string} ` }) });
+    expect(put.json).toMatchObject({ schemas: [ERROR_SCHEMA], status: '409', scimType: 'uniqueness' });
+    const patch = await h.request('PATCH', `/Users/${fresh.json.id}`, { body: patchOps({ op: 'replace', path: 'userName', value: ` ${body.userName as string}` }) });
+    expect(patch.json).toMatchObject({ schemas: [ERROR_SCHEMA], status: '409', scimType: 'uniqueness' });
+    const own = await h.request('PATCH', `/Users/${fresh.json.id}`, { body: patchOps({ op: 'replace', path: 'userName', value: `${userName}   ` }) });
+    expect(own.status).toBe(200);
+    expect(own.json.userName).toBe(userName);
+    expect((await getEmployee(h.db, h.orgA, taken.json.id))!.userName).toBe(body.userName);
+    for (const blank of ['   ', '\t\n']) {
+      const res = await h.request('POST', '/Users', { body: entraUser({ userName: blank }) });
+      expect(res.json).toMatchObject({ schemas: [ERROR_SCHEMA], status: '400', scimType: 'invalidValue' });
+    }
+  });
+
   it('lets one of several concurrent POSTs of the same userName win; the others get 409 uniqueness', async () => {
     const userName = `Concurrent.${randomUUID()}@example.com`;
     const results = await Promise.all(Array.from({ length: 5 }, () => h.request('POST', '/Users', { body: entraUser({ userName }) })));

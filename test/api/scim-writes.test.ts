@@ -181,6 +181,9 @@ describe('smaller contract gaps', () => {
     const user = await create();
     const patch = await h.request('PATCH', `/Users/${user.id}`, { body: patchOps({ op: 'replace', path: 'userName', value: 'bell\u0007@contoso.example' }) });
     expect(patch).toMatchObject({ status: 400, json: { scimType: 'invalidValue' } });
+    // The detail of the employees API's 422 at /userName: one rule, one message, the position and never the value.
+    expect(patch.json.detail).toMatch(/^userName must not contain control characters .*; found U\+0007 at character 5\.$/);
+    expect(patch.json.detail).not.toContain('contoso');
   });
 
   it('answers a startIndex past the end with an empty page and the true totalResults (RFC 7644 §3.4.2.4)', async () => {

@@ -41,6 +41,33 @@ export const unsafeNameDetail = (field: string, value: string): string =>
   `${field} must not contain control characters (U+0000..U+001F, U+007F..U+009F), line or paragraph separators (U+2028, U+2029) or bidirectional embedding, override or isolate characters (U+202A..U+202E, U+2066..U+2069)${foundIn(value, NOT_IN_NAME)}.`;
 
 /**
+ * The character rule of every name, as a check to add after `.trim()` where requiredName and
+ * nullableName do not fit (a name whose `""` is refused rather than cleared):
+ * `z.string().trim().min(1).max(...).check(nameCharacters('displayName'))`. Published as the
+ * field's `pattern`.
+ */
+export const nameCharacters = (field: string) =>
+  z.regex(NAME_PATTERN, { error: (issue) => unsafeNameDetail(field, typeof issue.input === 'string' ? issue.input : '') });
+
+/**
+ * What no `userName` may hold, whichever route sets it (POST/PATCH /employees, SCIM): control
+ * characters (C0 with tab and line breaks, DEL and C1: U+0000..U+001F, U+007F..U+009F). It is an
+ * identifier people type and IdPs match on; unlike a name it may hold bidi formatting, as SCIM
+ * has always accepted.
+ */
+const USER_NAME_REFUSED = '\\u0000-\\u001f\\u007f-\\u009f';
+export const NOT_IN_USER_NAME = new RegExp(`[${USER_NAME_REFUSED}]`, 'u');
+/** The same rule as the field's pattern, published in the OpenAPI document. */
+const USER_NAME_PATTERN = new RegExp(`^[^${USER_NAME_REFUSED}]*$`);
+
+/** The detail for a userName holding what NOT_IN_USER_NAME lists (422 on the API, 400 invalidValue on SCIM): which character, and where. */
+export const unsafeUserNameDetail = (value: string): string =>
+  `userName must not contain control characters (U+0000..U+001F, U+007F..U+009F: tabs, line breaks, NUL...)${foundIn(value, NOT_IN_USER_NAME)}.`;
+
+/** The userName rule as a check to add after `.trim()`; published as the field's `pattern`. */
+export const userNameCharacters = () => z.regex(USER_NAME_PATTERN, { error: (issue) => unsafeUserNameDetail(typeof issue.input === 'string' ? issue.input : '') });
+
+/**
  * What no free text (notes, comments, descriptions, addresses, reasons, message bodies) may
  * hold: the control characters other than tab, line feed and carriage return (U+0000..U+0008,
  * U+000B, U+000C, U+000E..U+001F), DEL (U+007F) and C1 (U+0080..U+009F). NUL and escape
