@@ -4,7 +4,7 @@ import type { Customer } from '../customers/public';
 import type { Employee } from '../employees/public';
 import type { Contact, LocationRecord } from '../locations/public';
 import type { Material } from '../materials/public';
-import { fold, queryWords } from '../shared/ddb/search';
+import { queryWords, wordCharacters } from '../shared/ddb/search';
 import { cursorParameter, pageSchema, utc } from '../shared/schemas/fields';
 import { limitParameter } from '../shared/http/query';
 import { uuid } from '../shared/time';
@@ -80,7 +80,7 @@ export const searchQuery = z
     q: z
       .string()
       .max(100, { message: 'q is at most 100 characters.' })
-      .refine((v) => queryWords(v).length > 0 && fold(v).replace(/[^a-z0-9]/g, '').length >= 2, { message: 'q needs at least 2 letters or digits.' })
+      .refine((v) => queryWords(v).length > 0 && wordCharacters(v) >= 2, { message: 'q needs at least 2 letters or digits.' })
       .meta({ description: 'Word-prefix search, case- and accent-insensitive, at least 2 letters or digits; every word must match.', examples: ['clean'] }),
     types: z
       .string()

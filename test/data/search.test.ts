@@ -11,6 +11,9 @@ const people: Record<string, string[]> = {
   p2: ['Andreas Åkesson', 'andreas@example.com'],
   p3: ['Bruno Anand', 'bruno@example.com'],
   p4: ['Zoë Łukasz', 'zoe@example.org'],
+  p5: ['Иван Петров', 'ivan@example.org'],
+  p6: ['محمد عبد الله'],
+  p7: ['王小明'],
 };
 const id = (key: string) => `00000000-0000-4000-8000-00000000000${key.slice(1)}`;
 
@@ -42,6 +45,15 @@ describe('searchIds', () => {
   it('requires every query word', async () => {
     expect(await search('anna and')).toEqual([id('p1')]);
     expect(await search('bruno anna')).toEqual([]);
+  });
+
+  it('finds names in any script, by word prefix, case-insensitively', async () => {
+    expect(await search('иван')).toEqual([id('p5')]);
+    expect(await search('ПЕТ')).toEqual([id('p5')]);
+    expect(await search('محمد')).toEqual([id('p6')]);
+    expect(await search('عبد')).toEqual([id('p6')]);
+    expect(await search('王小')).toEqual([id('p7')]);
+    expect(queryWords('Иван, Петров!')).toEqual(['иван', 'петров']);
   });
 
   it('matches emails as one token', async () => {

@@ -1,4 +1,4 @@
-import { queryWords } from '../../services/shared/ddb/search';
+import { queryWords, wordCharacters } from '../../services/shared/ddb/search';
 import fc from 'fast-check';
 import * as z from 'zod';
 import { createUploadSessionBody } from '../../services/documents/schemas';
@@ -211,5 +211,12 @@ describe('queryWords: a search needs a letter or digit', () => {
     expect(queryWords('Ada.L@Example.com')).toEqual(['ada.l@example.com']);
     expect(queryWords('AB-12')).toEqual(['ab-12']);
     for (const q of ['--', '..', '_', '@-.', ' !?! ']) expect([q, queryWords(q)]).toEqual([q, []]);
+  });
+
+  it('takes letters and digits of every script, and counts them by character', () => {
+    expect(queryWords('Иван')).toEqual(['иван']);
+    expect(queryWords('王小明 ٣')).toEqual(['王小明', '٣']);
+    expect(wordCharacters('王 😀')).toBe(1);
+    expect(wordCharacters('𠀀𠀁')).toBe(2);
   });
 });

@@ -13,6 +13,14 @@ import type { TxItem } from './transaction';
 export const MAX_WORDS = 24;
 const MAX_WORD_LENGTH = 60;
 
+/**
+ * What a word is made of: letters and digits of any script ("Иван", "محمد", "王小明"), so that
+ * names in every alphabet are found, not only their Latin parts.
+ */
+const NOT_WORD = /[^\p{L}\p{N}]+/u;
+const HAS_NON_WORD = /[^\p{L}\p{N}]/u;
+const HAS_WORD = /[\p{L}\p{N}]/u;
+
 /** Lower case, accents removed: "Łódź Café" -> "lodz cafe". */
 export function fold(text: string): string {
   return text
@@ -24,25 +32,28 @@ export function fold(text: string): string {
     .toLowerCase();
 }
 
-/** The words an entity is found by: every alphanumeric run, plus whole values such as emails. */
+/** The words an entity is found by: every run of letters and digits, plus whole values such as emails. */
 export function searchWords(values: readonly (string | null | undefined)[]): string[] {
   const words = new Set<string>();
   for (const value of values) {
     if (!value) continue;
     const folded = fold(value).trim();
-    for (const word of folded.split(/[^a-z0-9]+/)) if (word) words.add(word.slice(0, MAX_WORD_LENGTH));
-    if (/[^a-z0-9]/.test(folded) && !/\s/.test(folded)) words.add(folded.slice(0, MAX_WORD_LENGTH));
+    for (const word of folded.split(NOT_WORD)) if (word) words.add(word.slice(0, MAX_WORD_LENGTH));
+    if (HAS_NON_WORD.test(folded) && !/\s/.test(folded)) words.add(folded.slice(0, MAX_WORD_LENGTH));
   }
   return [...words].sort().slice(0, MAX_WORDS);
 }
 
-/** Query words: one whole token when it looks like an email or id, else alphanumeric runs. */
+/** Query words: one whole token when it looks like an email or id, else runs of letters and digits. */
 export function queryWords(q: string): string[] {
   const folded = fold(q).trim();
   if (folded === '') return [];
-  if (!/\s/.test(folded) && /[@._-]/.test(folded) && /[a-z0-9]/.test(folded)) return [folded];
-  return [...new Set(folded.split(/[^a-z0-9]+/).filter(Boolean))];
+  if (!/\s/.test(folded) && /[@._-]/.test(folded) && HAS_WORD.test(folded)) return [folded];
+  return [...new Set(folded.split(NOT_WORD).filter(Boolean))];
 }
+
+/** How many letters and digits (of any script) `q` holds, once folded. */
+export const wordCharacters = (q: string): number => [...fold(q).replace(new RegExp(NOT_WORD.source, 'gu'), '')].length;
 
 const indexKey = (org: string, scope: string) => `ORG#${org}#SEARCH#${scope}`;
 
