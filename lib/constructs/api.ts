@@ -1,4 +1,4 @@
-import { Aws, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   ApiKeySourceType,
@@ -367,6 +367,9 @@ export class RoutedApi extends Construct {
       ...(this.publicRoutes.length > 0 ? { publicRoutes: this.publicRoutes.map((r) => ({ method: r.method, path: r.path, function: r.function })) } : {}),
       gatewayResponses: GATEWAY_RESPONSES,
       format: this.format,
+      // A stage serves the authorizer settings of its last deployment: a new cache time, identity
+      // source or function must make a new deployment too (read at synth, after every change).
+      authorizer: Lazy.any({ produce: () => ({ type: this.authorizer.type, identitySource: this.authorizer.identitySource, ttl: this.authorizer.authorizerResultTtlInSeconds, uri: this.authorizer.authorizerUri }) }),
     });
     const stageName = props.stageName ?? STAGE_NAMES[props.api];
     const stage = new Stage(this, 'Stage', {

@@ -1,11 +1,12 @@
-import { Match } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { buildApp } from '../../lib/app';
 import { ACCESS_LOG_FIELDS, DEFAULT_THROTTLING, FORWARDED_REQUEST_ID_HEADER, ORIGIN_HEADER, STAGE_NAMES } from '../../lib/constructs/api';
 import { API_GATEWAY_VARS } from '../../lib/gateway-responses';
 import { PER_KEY_THROTTLE } from '../../services/shared/auth/usage';
 import { AUTHORIZER_CACHE_SECONDS } from '../../services/authorizer/cache';
 import { ORG_PREFIX, PUBLIC_ROUTES, ROUTES, SCIM_PREFIX, resourcePath, type ApiName } from '../../services/routes';
 import { ERROR_MEDIA_TYPE, FORWARD_HEADERS, GATEWAY_RESPONSES, SCIM_ERROR_SCHEMA } from '../../services/shared/http/gateway-responses';
-import { isPublicRouteMethod, isRouteMethod, logicalId, logicalIdOf, methodsOf, resourcesOf, synthesize, type MethodInfo } from './fixture';
+import { flattenNested, freshApp, isPublicRouteMethod, isRouteMethod, logicalId, logicalIdOf, methodsOf, resourcesOf, synthesize, type MethodInfo } from './fixture';
 
 const built = synthesize({ env: 'test' });
 const template = built.apiTemplate;
@@ -199,6 +200,20 @@ describe('stages', () => {
     expect(resourcesOf(unmanaged.apiTemplate, 'AWS::ApiGateway::Account')).toEqual({});
     expect(Object.keys(resourcesOf(template, 'AWS::ApiGateway::Account'))).toHaveLength(1);
     expect(() => synthesize({ env: 'test', manageApiGatewayAccount: 'no' })).toThrow(/manageApiGatewayAccount \(env test\) must be true or false/);
+  });
+
+  it('makes a new stage deployment when the authorizer changes, not only when routes do', () => {
+    const deploymentIds = (ttl?: number) => {
+      const app = freshApp({ 'aws:cdk:bundling-stacks': [] });
+      const stacks = buildApp(app, { guardRules: false });
+      if (ttl !== undefined) stacks.api.publicApi.authorizer.authorizerResultTtlInSeconds = ttl;
+      return Object.keys(resourcesOf(Template.fromJSON(flattenNested(stacks.api)), 'AWS::ApiGateway::Deployment')).sort();
+    };
+    const before = deploymentIds();
+    const after = deploymentIds(AUTHORIZER_CACHE_SECONDS + 1);
+    // The public API's deployment moves on; the SCIM API's authorizer did not change, nor its deployment.
+    expect(after.filter((id) => !before.includes(id))).toHaveLength(1);
+    expect(before.filter((id) => !after.includes(id))).toHaveLength(1);
   });
 
   it('validates path parameters of every routed method', () => {
