@@ -3238,7 +3238,7 @@ export interface components {
             } | null;
             /** @description Only for keys with employees:read_sensitive; absent otherwise. */
             taxId?: string | null;
-            /** @description The bank account, masked (`DE89 **** **** **** **30 00`); null when none is set. The full account is only at /bank-account. */
+            /** @description The bank account, masked: leading and trailing groups visible, middle groups masked (`DE89 **** **** **** **** 00`); null when none is set. The full account is only at /bank-account. */
             maskedIban: string | null;
         };
         EmployeeSummary: {

@@ -49,14 +49,14 @@ export function checkIban(input: string): IbanCheck {
 export const formatIban = (iban: string): string => friendlyFormatIBAN(iban) ?? iban;
 
 /**
- * The only way bank data appears outside the bank-account resource: the country and check
- * digits and the last four characters visible, everything else masked, in groups of four
- * (`DE89 **** **** **** **30 00`).
+ * The only way bank data appears outside the bank-account resource, as the contract says:
+ * in the print format's groups of four, the leading group (country and check digits) and the
+ * trailing group visible, every middle group masked whole (`DE89 **** **** **** **** 00`,
+ * `NO93 **** **** 947`).
  */
 export function maskIban(iban: string): string {
-  const compact = compactIban(iban);
-  const masked = compact.slice(0, 4) + '*'.repeat(Math.max(compact.length - 8, 0)) + compact.slice(-4);
-  return masked.replace(/(.{4})(?=.)/g, '$1 ');
+  const groups = compactIban(iban).match(/.{1,4}/g) ?? [];
+  return groups.map((group, i) => (i === 0 || i === groups.length - 1 ? group : '*'.repeat(group.length))).join(' ');
 }
 
 export type BicCheck = { readonly ok: true; readonly bic: string } | { readonly ok: false; readonly problem: string };

@@ -5,6 +5,7 @@ import { ConcurrentChangeError } from '../shared/domain/conflict';
 import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { newRecord, revised } from '../shared/domain/lifecycle';
 import { NotFoundError, UniquenessConflictError, ValidationError } from '../shared/errors';
+import { maskIban } from './domain-iban';
 import { planGuardMoves, type Employee, type GuardAction, type StoredBankAccount, type UniqueAttribute, type UniqueValue } from './model';
 import type { UseCasePorts } from '../shared/domain/ports';
 
@@ -94,7 +95,9 @@ const UNIQUE_ATTRIBUTES: readonly UniqueAttribute[] = ['userName', 'externalId']
 export async function readEmployee(ports: Pick<EmployeePorts, 'store'>, organizationId: string, id: string): Promise<EmployeeView & { readonly bankAccount?: StoredBankAccount }> {
   const { employee, bankAccount } = await ports.store.getWithBankAccount(organizationId, id);
   if (!employee) throw new NotFoundError(`Employee ${id}`);
-  return { employee, maskedIban: bankAccount?.maskedIban ?? null, ...(bankAccount ? { bankAccount } : {}) };
+  // Masked again as read: an account set before the contract's mask (every middle group whole)
+  // kept the last four characters; masking a mask changes nothing else.
+  return { employee, maskedIban: bankAccount?.maskedIban ? maskIban(bankAccount.maskedIban) : null, ...(bankAccount ? { bankAccount } : {}) };
 }
 
 // ---- writes ----------------------------------------------------------------------------------

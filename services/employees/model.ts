@@ -104,7 +104,7 @@ export const storedBankAccountSchema = z
     version: z.number().int(),
     /** Absent when cleared. */
     sealed: sealedValueSchema.optional(),
-    /** `DE89 **** **** **** **30 00`; absent when cleared. */
+    /** `DE89 **** **** **** **** 00`; absent when cleared. */
     maskedIban: text.optional(),
     updatedAt: text,
   })

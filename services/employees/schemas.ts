@@ -254,7 +254,7 @@ export const employeeSummarySchema = z.object({
 export type EmployeeSummaryResponse = z.infer<typeof employeeSummarySchema>;
 
 export const employeeSchema = employeeSummarySchema.extend({
-  maskedIban: z.string().nullable().meta({ description: 'The bank account, masked (`DE89 **** **** **** **30 00`); null when none is set. The full account is only at /bank-account.' }),
+  maskedIban: z.string().nullable().meta({ description: 'The bank account, masked: leading and trailing groups visible, middle groups masked (`DE89 **** **** **** **** 00`); null when none is set. The full account is only at /bank-account.' }),
 });
 
 export const employeeListSchema = z.object({

@@ -77,7 +77,7 @@ describe('GET /employees/{id}/bank-account', () => {
 describe('PUT /employees/{id}/bank-account', () => {
   it('normalizes and stores the account, answering a masked receipt with the new ETag', async () => {
     const { id, put } = await withAccount({ iban: ' de89-3704-0044-0532-0130-00 ', bic: 'cobadeffxxx', accountHolder: ' Mira Hoffmann ' });
-    expect(put.body).toEqual({ employeeId: id, maskedIban: 'DE89 **** **** **** **30 00', updatedAt: expect.stringMatching(/Z$/) });
+    expect(put.body).toEqual({ employeeId: id, maskedIban: 'DE89 **** **** **** **** 00', updatedAt: expect.stringMatching(/Z$/) });
     expect(bankAccountReceiptSchema.strict().safeParse(put.body).error).toBeUndefined();
     expect(etagOf(put)).toBe(`"bank-account:${id}:v1"`);
     expect(leaksIn(put.text)).toEqual([]);
@@ -100,7 +100,7 @@ describe('PUT /employees/{id}/bank-account', () => {
     const id = employee.body.id;
     const put = await putBank(api, id, etagOf(await getBank(api, id)), { iban: IBAN, accountHolder: 'M' });
     const detail = await getEmployee(api, id, keys.readNoFinancial);
-    expect(detail.body.maskedIban).toBe('DE89 **** **** **** **30 00');
+    expect(detail.body.maskedIban).toBe('DE89 **** **** **** **** 00');
     expect(etagOf(detail)).not.toBe(etagOf(employee));
     expect(leaksIn(detail.text)).toEqual([]);
     expect(put.status).toBe(200);

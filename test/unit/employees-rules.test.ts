@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { applyProfile, changedFields, planGuards, updateEmployee, type EmployeeChange, type EmployeePorts } from '../../services/employees/domain';
+import { applyProfile, changedFields, planGuards, readEmployee, updateEmployee, type EmployeeChange, type EmployeePorts } from '../../services/employees/domain';
 import { employeeChangeItems } from '../../services/employees/store';
 import { bankAccountBodySchema, employeeDetail, employeeSummary, parseBirthDate, updateBodySchema } from '../../services/employees/schemas';
 import { employeeSearchItems, employeeSearchWords, holderKey, type Employee } from '../../services/employees/store';
@@ -45,7 +45,7 @@ describe('employeeSummary and employeeDetail', () => {
   });
 
   it('adds only the masked IBAN to the detail', () => {
-    const detail = employeeDetail(employee(), 'DE89 **** **** **** **30 00', principal('employees:read'));
+    const detail = employeeDetail(employee(), 'DE89 **** **** **** **** 00', principal('employees:read'));
     expect(Object.keys(detail).filter((k) => !(k in employeeSummary(employee(), principal('employees:read'))))).toEqual(['maskedIban']);
   });
 });
@@ -211,5 +211,13 @@ describe('updateEmployee', () => {
     const view = await updateEmployee(deps(employee(), writes), actor, ME, `"employee:${ME}:v3"`, { title: 'Lead' });
     expect(view.employee).toMatchObject({ version: 4, title: 'Lead', updatedAt: '2026-03-02T08:00:00.000Z' });
     expect(writes[0].audit).toMatchObject({ action: 'employee.updated', changedAttributes: ['title'], requestId: 'req-1' });
+  });
+});
+
+describe('readEmployee: the masked IBAN as the contract shows it', () => {
+  it('masks every middle group whole, also of an account stored before that rule', async () => {
+    const employee = { id: 'e1', organizationId: 'o1', userName: 'u', emails: [], active: true, version: 1, createdAt: 't', updatedAt: 't' } as unknown as Employee;
+    const store = { getWithBankAccount: async () => ({ employee, bankAccount: { organizationId: 'o1', employeeId: 'e1', version: 1, maskedIban: 'DE89 **** **** **** **30 00', updatedAt: 't' } }) } as unknown as EmployeePorts['store'];
+    expect((await readEmployee({ store }, 'o1', 'e1')).maskedIban).toBe('DE89 **** **** **** **** 00');
   });
 });

@@ -26,8 +26,13 @@ describe('checkIban', () => {
 
 describe('maskIban and formatIban', () => {
   it('shows the leading group and the last four characters only', () => {
-    expect(maskIban('DE89370400440532013000')).toBe('DE89 **** **** **** **30 00');
-    expect(maskIban('NO9386011117947')).toBe('NO93 **** ***7 947');
+    expect(maskIban('DE89370400440532013000')).toBe('DE89 **** **** **** **** 00');
+    expect(maskIban('NO9386011117947')).toBe('NO93 **** **** 947');
+    // Every middle group is masked whole: no digit of it shows (the contract's rule).
+    expect(maskIban('GB29NWBK60161331926819')).toBe('GB29 **** **** **** **** 19');
+    // A mask stored before this rule (last four visible) is masked again as read; a mask is its own mask.
+    expect(maskIban('DE89 **** **** **** **30 00')).toBe('DE89 **** **** **** **** 00');
+    expect(maskIban('DE89 **** **** **** **** 00')).toBe('DE89 **** **** **** **** 00');
   });
   it('prints groups of four', () => expect(formatIban('GB82WEST12345698765432')).toBe('GB82 WEST 1234 5698 7654 32'));
 });
@@ -59,7 +64,7 @@ describe('checkIban on ibantools: awkward input', () => {
   ])('rejects %s with what is wrong', (_what, input, problem) => expect(checkIban(input)).toEqual({ ok: false, problem }));
 
   it('masks and prints an IBAN given in any case and spacing', () => {
-    expect(maskIban(' de89 3704 0044 0532 0130 00 ')).toBe('DE89 **** **** **** **30 00');
+    expect(maskIban(' de89 3704 0044 0532 0130 00 ')).toBe('DE89 **** **** **** **** 00');
     expect(formatIban('NO9386011117947')).toBe('NO93 8601 1117 947');
   });
 
