@@ -6,7 +6,7 @@ import { assertEtag, versionedEtag } from '../shared/domain/etag';
 import { newRecord, revised } from '../shared/domain/lifecycle';
 import { NotFoundError, UniquenessConflictError, ValidationError } from '../shared/errors';
 import { maskIban } from './domain-iban';
-import { planGuardMoves, type Employee, type GuardAction, type StoredBankAccount, type UniqueAttribute, type UniqueValue } from './model';
+import { planGuardMoves, uniqueValueOf, type Employee, type GuardAction, type StoredBankAccount, type UniqueAttribute, type UniqueValue } from './model';
 import type { UseCasePorts } from '../shared/domain/ports';
 
 /**
@@ -198,7 +198,12 @@ const uniqueValues = (e: Pick<Employee, 'userName' | 'externalId'>): UniqueValue
  * never takes a value over from a retained employee: that employee is still listed here.
  */
 export const planGuards = (me: string, before: Pick<Employee, 'userName' | 'externalId'> | undefined, after: Pick<Employee, 'userName' | 'externalId'>, holders: ReadonlyMap<string, string>): GuardAction[] =>
-  planGuardMoves(UNIQUE_ATTRIBUTES, me, { before, after }, holders, (holder) => holder, (attribute) => {
+  planGuardMoves(UNIQUE_ATTRIBUTES, me, { before, after }, holders, (holder) => holder, (attribute, value) => {
+    // A value this change keeps as it was, which another employee took over after this one's
+    // SCIM resource was deleted (docs/scim.md): the change claims nothing, so it does not fail
+    // on it. Setting the value anew, or any other employee's value, is a conflict.
+    const previous = before?.[attribute];
+    if (previous !== undefined && uniqueValueOf(attribute, previous) === uniqueValueOf(attribute, value)) return undefined;
     throw new UniquenessConflictError(attribute);
   });
 

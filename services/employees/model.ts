@@ -151,7 +151,7 @@ export function planGuardMoves<H>(
   change: { readonly before: UniqueFields | undefined; readonly after: UniqueFields },
   holders: ReadonlyMap<string, H>,
   holderId: (holder: H) => string,
-  heldByOther: (attribute: UniqueAttribute, value: string, holder: H) => GuardAction,
+  heldByOther: (attribute: UniqueAttribute, value: string, holder: H) => GuardAction | undefined,
 ): GuardAction[] {
   const actions: GuardAction[] = [];
   for (const attribute of attributes) {
@@ -161,7 +161,10 @@ export function planGuardMoves<H>(
       const holder = holders.get(holderKey({ attribute, value: next }));
       if (holder === undefined) actions.push({ kind: 'claim', attribute, value: next });
       else if (holderId(holder) === me) actions.push({ kind: 'keep', attribute, value: next });
-      else actions.push(heldByOther(attribute, next, holder));
+      else {
+        const action = heldByOther(attribute, next, holder);
+        if (action) actions.push(action);
+      }
     }
     if (previous !== undefined && (next === undefined || uniqueValueOf(attribute, previous) !== uniqueValueOf(attribute, next))) {
       const holder = holders.get(holderKey({ attribute, value: previous }));

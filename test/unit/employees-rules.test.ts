@@ -134,6 +134,12 @@ describe('planGuards', () => {
   it("never takes a value over, even from an employee whose SCIM resource was deleted", () => {
     const holders = held([['userName', 'taken@x', randomUUID()]]);
     expect(() => planGuards(ME, undefined, { userName: 'taken@x' }, holders)).toThrow(UniquenessConflictError);
+    expect(() => planGuards(ME, { userName: 'mine@x' }, { userName: 'taken@x' }, holders)).toThrow(UniquenessConflictError);
+  });
+
+  it('lets a change of other fields pass on an employee whose userName another user took over over SCIM', () => {
+    const holders = held([['userName', 'tk-b@x', randomUUID()], ['externalId', 'HR-1', ME]]);
+    expect(planGuards(ME, { userName: 'tk-b@x', externalId: 'HR-1' }, { userName: 'TK-B@x', externalId: 'HR-1' }, holders)).toEqual([{ kind: 'keep', attribute: 'externalId', value: 'HR-1' }]);
   });
 });
 
