@@ -1,4 +1,6 @@
 import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { BackupPlan, BackupPlanRule, BackupResource, BackupVault } from 'aws-cdk-lib/aws-backup';
+import { Schedule } from 'aws-cdk-lib/aws-events';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership, type CorsRule } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -100,6 +102,24 @@ export class DataStack extends Stack {
     const removalPolicy = retain ? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE : RemovalPolicy.DESTROY;
 
     this.table = new AppTable(this, 'Table', { retain });
+    // Point-in-time recovery reaches back 35 days; the audit trail and payroll history must
+    // outlive that, and survive an account-level mistake: kept data gets daily and monthly
+    // backups in a vault of its own (AWS Backup), each retained for a year.
+    if (retain) {
+      const vault = new BackupVault(this, 'BackupVault', { removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE });
+      const plan = new BackupPlan(this, 'BackupPlan', {
+        backupVault: vault,
+        backupPlanRules: [
+          new BackupPlanRule({ ruleName: 'Daily', scheduleExpression: Schedule.cron({ hour: '3', minute: '0' }), deleteAfter: Duration.days(35) }),
+          new BackupPlanRule({ ruleName: 'Monthly', scheduleExpression: Schedule.cron({ day: '1', hour: '4', minute: '0' }), deleteAfter: Duration.days(365) }),
+        ],
+      });
+      const selection = plan.addSelection('Table', { resources: [BackupResource.fromDynamoDbTable(this.table)] });
+      Validations.of(selection.node.findChild('Role')).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',
+        reason: 'The role AWS Backup assumes to back the table up; AWS documents and maintains this managed policy for it (it follows the service as it supports new resource types), and the selection limits what is backed up to the table.',
+      });
+    }
 
     this.restrictedDataKey = new Key(this, 'RestrictedDataKey', {
       description: `WFM ${props.apiEnvironment}: envelope key of restricted evidence (precise coordinates)`,

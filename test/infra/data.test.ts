@@ -91,6 +91,20 @@ describe('DataStack', () => {
     });
   });
 
+  it('backs LIVE data up beyond point-in-time recovery: daily (35 days) and monthly (a year) to a retained vault of its own; TEST has no plan', () => {
+    const live = dataTemplate('LIVE');
+    live.resourceCountIs('AWS::Backup::BackupVault', 1);
+    live.hasResource('AWS::Backup::BackupVault', { DeletionPolicy: 'RetainExceptOnCreate' });
+    const plan = Object.values(live.findResources('AWS::Backup::BackupPlan'))[0].Properties.BackupPlan;
+    expect(plan.BackupPlanRule.map((r: { RuleName: string; Lifecycle: { DeleteAfterDays: number } }) => [r.RuleName, r.Lifecycle.DeleteAfterDays])).toEqual([
+      ['Daily', 35],
+      ['Monthly', 365],
+    ]);
+    const selection = Object.values(live.findResources('AWS::Backup::BackupSelection'))[0].Properties.BackupSelection;
+    expect(JSON.stringify(selection.Resources)).toContain('Table');
+    dataTemplate('TEST').resourceCountIs('AWS::Backup::BackupPlan', 0);
+  });
+
   it('lets retainData override the environment default', () => {
     const template = Template.fromStack(new DataStack(freshApp(), 'Kept', { apiEnvironment: 'TEST', retainData: true }));
     template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'RetainExceptOnCreate' });
