@@ -16,18 +16,21 @@ import type { BankAccountData, Employee, PersonalAddress, StoredBankAccount } fr
 
 // ---- request bodies ------------------------------------------------------------------------
 
-const text = (field: string, max: number) =>
+/** Trimmed text of 1 to `max` characters; `empty` says what to send instead of an empty value. */
+const text = (field: string, max: number, empty = `${field} must not be empty.`) =>
   z
     .string()
     .trim()
-    .min(1, { message: `${field} must not be empty; send null to clear it.` })
+    .min(1, { message: empty })
     .max(max, { message: `${field} is at most ${max} characters.` });
 
-const clearable = (field: string, max: number) => text(field, max).nullable().optional();
+/** What a clearable field's empty value is told: null clears it (a required field cannot be cleared). */
+const clearWithNull = (field: string) => `${field} must not be empty; send null to clear it.`;
+const clearable = (field: string, max: number) => text(field, max, clearWithNull(field)).nullable().optional();
 
 /** A single-line name, label or title: text's rules plus the character rule of every name (decisions.md: no control or bidi formatting characters). */
-const name = (field: string, max: number) => text(field, max).check(nameCharacters(field));
-const clearableName = (field: string, max: number) => name(field, max).nullable().optional();
+const name = (field: string, max: number, empty?: string) => text(field, max, empty).check(nameCharacters(field));
+const clearableName = (field: string, max: number) => name(field, max, clearWithNull(field)).nullable().optional();
 
 /** A calendar date (RFC 3339 full-date) from 1900-01-01 up to `today`, or undefined. */
 export function parseBirthDate(value: string, today: string): string | undefined {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { applyProfile, changedFields, planGuards, readEmployee, updateEmployee, type EmployeeChange, type EmployeePorts } from '../../services/employees/domain';
 import { employeeChangeItems } from '../../services/employees/store';
-import { bankAccountBodySchema, employeeDetail, employeeSummary, parseBirthDate, updateBodySchema } from '../../services/employees/schemas';
+import { bankAccountBodySchema, createBodySchema, employeeDetail, employeeSummary, parseBirthDate, updateBodySchema } from '../../services/employees/schemas';
 import { employeeSearchItems, employeeSearchWords, holderKey, type Employee } from '../../services/employees/store';
 import type { Principal } from '../../services/shared/auth/principal';
 import { MAX_WORDS } from '../../services/shared/ddb/search';
@@ -225,5 +225,14 @@ describe('readEmployee: the masked IBAN as the contract shows it', () => {
     const employee = { id: 'e1', organizationId: 'o1', userName: 'u', emails: [], active: true, version: 1, createdAt: 't', updatedAt: 't' } as unknown as Employee;
     const store = { getWithBankAccount: async () => ({ employee, bankAccount: { organizationId: 'o1', employeeId: 'e1', version: 1, maskedIban: 'DE89 **** **** **** **30 00', updatedAt: 't' } }) } as unknown as EmployeePorts['store'];
     expect((await readEmployee({ store }, 'o1', 'e1')).maskedIban).toBe('DE89 **** **** **** **** 00');
+  });
+});
+
+describe('empty text in employee bodies', () => {
+  const messages = (schema: { safeParse: (v: unknown) => { error?: { issues: { message: string }[] } } }, body: unknown) => schema.safeParse(body).error?.issues.map((i) => i.message);
+
+  it('tells a required field it must not be empty, and only a clearable one that null clears it', () => {
+    expect(messages(createBodySchema, { userName: '   ' })).toEqual(['userName must not be empty.']);
+    expect(messages(updateBodySchema, { displayName: ' ' })).toEqual(['displayName must not be empty; send null to clear it.']);
   });
 });
