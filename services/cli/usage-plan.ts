@@ -1,4 +1,4 @@
-import { APIGatewayClient, ConflictException, CreateApiKeyCommand, CreateUsagePlanKeyCommand, GetApiKeysCommand, UpdateApiKeyCommand } from '@aws-sdk/client-api-gateway';
+import { APIGatewayClient, ConflictException, CreateApiKeyCommand, CreateUsagePlanKeyCommand, GetApiKeysCommand, GetUsagePlanKeyCommand, NotFoundException, UpdateApiKeyCommand } from '@aws-sdk/client-api-gateway';
 import { usageIdentifierKey } from '../shared/auth/usage';
 
 /**
@@ -12,11 +12,11 @@ export interface UsagePlanRegistry {
   register(keyId: string): Promise<void>;
   /** Disables the key's API Gateway API key (a revoked key), if there is one. */
   disable(keyId: string): Promise<void>;
-  /** Whether the key is registered. */
+  /** Whether the key is registered: its API Gateway API key exists and is in this usage plan. */
   isRegistered(keyId: string): Promise<boolean>;
 }
 
-export function usagePlanRegistry(usagePlanId: string, client = new APIGatewayClient({})): UsagePlanRegistry {
+export function usagePlanRegistry(usagePlanId: string, client: Pick<APIGatewayClient, 'send'> = new APIGatewayClient({})): UsagePlanRegistry {
   const find = async (keyId: string) => {
     const out = await client.send(new GetApiKeysCommand({ nameQuery: keyId, includeValues: false, limit: 10 }));
     return (out.items ?? []).find((k) => k.name === keyId);
@@ -40,7 +40,16 @@ export function usagePlanRegistry(usagePlanId: string, client = new APIGatewayCl
       if (key?.id) await client.send(new UpdateApiKeyCommand({ apiKey: key.id, patchOperations: [{ op: 'replace', path: '/enabled', value: 'false' }] }));
     },
     async isRegistered(keyId) {
-      return (await find(keyId)) !== undefined;
+      // An API key outlives the usage plan of a deleted api stack: a new plan holds none of them.
+      const key = await find(keyId);
+      if (!key?.id) return false;
+      try {
+        await client.send(new GetUsagePlanKeyCommand({ usagePlanId, keyId: key.id }));
+        return true;
+      } catch (error) {
+        if (error instanceof NotFoundException) return false;
+        throw error;
+      }
     },
   };
 }
