@@ -200,20 +200,9 @@ export const STALE_MARKS_IN_TRANSACTION = 60;
 export async function planStaleness(db: Db, fence: ExportFence, before: TimeEntry | undefined, after: TimeEntry, change: { readonly at: string; readonly requestId: string }): Promise<StalePlan> {
   const org = fence.organizationId;
   const months = [...new Set([before?.startedAt, after.startedAt].filter((s): s is string => s !== undefined).map(monthOf))].filter((m) => fence.months.includes(m));
-  const affected = new Map<string, MonthIndexEntry>();
-  for (const month of months) {
-    const items = await collectAll(db, {
-      ConsistentRead: true,
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': reportKeys.monthIndex(org, month, '').PK },
-    });
-    for (const item of items.map(monthIndexFromItem)) {
-      if (item.status === 'ABANDONED') continue;
-      if (changesExport(item.period, item.scope, before, after)) affected.set(item.manifestId, item);
-    }
-  }
+  const affected = (await manifestsCovering(db, org, months)).filter((m) => m.status !== 'ABANDONED' && changesExport(m.period, m.scope, before, after)).map((m) => m.manifestId);
   const staleness: Staleness = { at: change.at, entryId: after.id, revision: after.revision, requestId: change.requestId };
-  const states = await manifestStates(db, org, [...affected.keys()].sort());
+  const states = await manifestStates(db, org, affected.sort());
   const marks = states.filter((m) => m.status !== 'ABANDONED' && !m.stale).map(
     ({ id: manifestId }): TxItem => ({
       label: `stale:${manifestId}`,
