@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { hasScope, type Principal } from '../shared/auth/principal';
 import { queryWords } from '../shared/ddb/search';
 import { limitParameter } from '../shared/http/query';
-import { freeTextCharacters, nameCharacters, userNameCharacters } from '../shared/schemas/fields';
+import { nameCharacters, reasonText, userNameCharacters } from '../shared/schemas/fields';
 import { isCalendarDate } from '../shared/time';
 import { checkBic, checkIban, formatIban, isCountryCode } from './domain-iban';
 import type { BankAccountData, Employee, PersonalAddress, StoredBankAccount } from './model';
@@ -162,12 +162,7 @@ export type UpdateBody = z.output<typeof updateBodySchema>;
 
 export const deactivateBodySchema = z
   .object({
-    reason: z
-      .string({ error: 'reason is required: say why.' })
-      .trim()
-      .min(1, { message: 'reason must not be empty.' })
-      .max(1000, { message: 'reason is at most 1000 characters.' })
-      .check(freeTextCharacters('reason')),
+    reason: reasonText('reason'),
   })
   .strict();
 

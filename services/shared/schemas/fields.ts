@@ -97,7 +97,7 @@ const nameText = (field: string, max: number, error: string) =>
     .string({ error })
     .trim()
     .max(max, { message: `${field} is at most ${max} characters.` })
-    .regex(NAME_PATTERN, { error: (issue) => unsafeNameDetail(field, typeof issue.input === 'string' ? issue.input : '') });
+    .check(nameCharacters(field));
 
 /** A required reason (a correction, a void, a cancellation, a write-off): 1 to 1000 characters after trimming, free-text characters only. */
 export const reasonText = (field: string) =>
