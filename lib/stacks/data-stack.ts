@@ -103,10 +103,10 @@ export class DataStack extends Stack {
 
     this.table = new AppTable(this, 'Table', { retain });
     // Point-in-time recovery reaches back 35 days; the audit trail and payroll history must
-    // outlive that, and survive an account-level mistake: kept data gets daily and monthly
-    // backups in a vault of its own (AWS Backup), each retained for a year.
+    // outlive that, and survive a mistake at the table's level: kept data gets daily backups
+    // (kept 35 days) and monthly ones (kept a year) in a vault of its own (AWS Backup).
     if (retain) {
-      const vault = new BackupVault(this, 'BackupVault', { removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE });
+      const vault = new BackupVault(this, 'BackupVault', { removalPolicy });
       const plan = new BackupPlan(this, 'BackupPlan', {
         backupVault: vault,
         backupPlanRules: [
