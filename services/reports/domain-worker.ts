@@ -3,7 +3,7 @@ import type { SystemActor } from '../shared/domain/actor';
 import { AppError } from '../shared/errors';
 import { logger } from '../shared/logger';
 import type { TimeEntry } from '../timesheets/public';
-import { FILE_FORMAT, includes, monthsOf, payrollExportedError, payrollSentAgain, type JobQueue } from './domain';
+import { FILE_FORMAT, includes, monthsOf, payrollRefusal, type JobQueue } from './domain';
 import { contentHash, renderExport, type FileStore, type PersonInfo, type PlannedShift } from './domain-files';
 import type { PdfDocumentModel } from './domain-pdf';
 import type { Presentation } from './domain-time';
@@ -160,10 +160,7 @@ async function generateOnce(ports: WorkerPorts, job: ReportJob, runId: string): 
     version: 1,
   };
   // A second dispatch of one payroll is refused here too: two requests may both pass the request's check.
-  const sentAgain = (covering: readonly MonthIndexEntry[]) => {
-    const earlier = payrollSentAgain(covering, job.period, job.scope);
-    return earlier.length > 0 ? payrollExportedError(earlier) : undefined;
-  };
+  const sentAgain = (covering: readonly MonthIndexEntry[]) => payrollRefusal(covering, job.period, job.scope);
   await store.openManifest(manifest, months, job.kind === 'PAYROLL_DISPATCH' && !job.replacesManifestId ? sentAgain : undefined);
   try {
     const employeeIds = job.scope.employeeIds.length > 0 ? [...job.scope.employeeIds] : await store.employeeIds(org);

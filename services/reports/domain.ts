@@ -74,13 +74,20 @@ export function couldShareEntries(a: { readonly period: Period; readonly scope: 
 export const payrollSentAgain = (index: readonly MonthIndexEntry[], period: Period, scope: ReportScope): string[] =>
   [...new Set(index.filter((m) => m.kind === 'PAYROLL_DISPATCH' && m.status !== 'ABANDONED' && couldShareEntries(m, { period, scope })).map((m) => m.manifestId))].sort();
 
-/** 409 PAYROLL_PERIOD_EXPORTED naming the dispatches (`manifestIds`) that already hold this payroll. */
-export const payrollExportedError = (manifestIds: readonly string[]): AppError =>
-  new AppError(
+/**
+ * The refusal of a new PAYROLL_DISPATCH of `period` and `scope` among the manifests `covering`
+ * its months: 409 PAYROLL_PERIOD_EXPORTED naming the dispatches (`manifestIds`) that already
+ * hold its payroll, or undefined. Asked on request and again when the worker opens the manifest.
+ */
+export function payrollRefusal(covering: readonly MonthIndexEntry[], period: Period, scope: ReportScope): AppError | undefined {
+  const manifestIds = payrollSentAgain(covering, period, scope);
+  if (manifestIds.length === 0) return undefined;
+  return new AppError(
     PROBLEMS.PAYROLL_PERIOD_EXPORTED,
     `Payroll of this period and scope was exported already (manifest ${manifestIds.join(', ')}) and payroll is sent once: dispatch that manifest's outbox record, or, once a correction made it stale, request a replacement with replacesManifestId.`,
-    { extensions: { manifestIds: [...manifestIds] } },
+    { extensions: { manifestIds } },
   );
+}
 
 export const monthOf = (instant: string): string => instant.slice(0, 7);
 
@@ -148,8 +155,8 @@ export async function requestReport(ports: ReportPorts, actor: Actor, req: Repor
   const org = actor.principal.organizationId;
   const { period, scope } = req.replacesManifestId ? await replacementTarget(ports, org, req) : await checkedScope(ports, org, req);
   if (req.kind === 'PAYROLL_DISPATCH' && !req.replacesManifestId) {
-    const earlier = payrollSentAgain(await ports.store.manifestsCovering(org, monthsOf(period)), period, scope);
-    if (earlier.length > 0) throw payrollExportedError(earlier);
+    const refusal = payrollRefusal(await ports.store.manifestsCovering(org, monthsOf(period)), period, scope);
+    if (refusal) throw refusal;
   }
   const now = ports.now().toISOString();
   const job: ReportJob = {
