@@ -14,7 +14,6 @@ import { planningPorts } from '../../services/planning/store';
 import type { Manifest } from '../../services/reports/model';
 import { abandonManifest, openManifest, supersedeItem } from '../../services/reports/store-manifests';
 import type { Principal } from '../../services/shared/auth/principal';
-import { sealRestricted } from '../../services/shared/crypto/restricted';
 import type { Db } from '../../services/shared/ddb/client';
 import { boundedCount } from '../../services/shared/ddb/count';
 import { commit } from '../../services/shared/ddb/transaction';
@@ -22,11 +21,11 @@ import { inUnitOfWork } from '../../services/shared/ddb/unit-of-work';
 import { SCOPES } from '../../services/shared/auth/scopes';
 import { correctTimeEntry, createTimeEntry, voidTimeEntry, type TimesheetPorts } from '../../services/timesheets/domain';
 import { etagOf } from '../../services/timesheets/domain-rules';
-import { timesheetsStore } from '../../services/timesheets/store';
-import { reportsExports } from '../../services/timesheets/store-exports';
 import { scanTable } from '../support/api';
 import { monthManifest, publishMonthManifest } from '../support/manifests';
+import { sealRestricted } from '../../services/shared/crypto/restricted';
 import { createTestTable } from '../support/table';
+import { timesheetsIn } from '../support/timesheets';
 import { countsOf, recount, type Recount } from './overview-recount';
 
 /**
@@ -66,8 +65,7 @@ async function step(work: () => Promise<unknown>): Promise<Partial<Record<keyof 
   return moved;
 }
 
-const timesheets = <T>(work: (ports: TimesheetPorts) => Promise<T>) =>
-  inUnitOfWork(db, (unit) => work({ store: timesheetsStore(db, unit, reportsExports), now: () => new Date(), newId: randomUUID, seal: sealRestricted }));
+const timesheets = <T>(work: (ports: TimesheetPorts) => Promise<T>) => timesheetsIn(db)(work);
 const customers = <T>(work: (ports: Parameters<typeof createFeedback>[0]) => Promise<T>) =>
   inUnitOfWork(db, (unit) => work({ store: customersStore(db, unit), now: () => new Date(), newId: randomUUID, newSecret: () => 'unused' }));
 const commerce = <T>(now: Date, work: (ports: CommercePorts) => Promise<T>) => inUnitOfWork(db, (unit) => work({ store: commerceStore(db, unit), now: () => now, newId: randomUUID }));

@@ -2,13 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { putEmployee } from '../../services/employees/store';
 import { putLocation } from '../../services/locations/store';
 import { putOrganization } from '../../services/organization/public';
-import { FENCE_LABEL, fenceFromItem, getManifest, planStaleness, reportKeys, STALE_MARKS_IN_TRANSACTION } from '../../services/reports/store-manifests';
+import { getManifest, STALE_MARKS_IN_TRANSACTION } from '../../services/reports/store-manifests';
 import type { Principal } from '../../services/shared/auth/principal';
 import type { Db } from '../../services/shared/ddb/client';
 import { inUnitOfWork } from '../../services/shared/ddb/unit-of-work';
 import { correctTimeEntry, createTimeEntry, etagOf, voidTimeEntry, type TimesheetPorts, type WriteOutcome } from '../../services/timesheets/domain';
-import { sealRestricted } from '../../services/shared/crypto/restricted';
-import { timesheetsStore } from '../../services/timesheets/store';
 import { requestReport } from '../../services/reports/domain';
 import { runReportJob } from '../../services/reports/domain-worker';
 import { reportsStore } from '../../services/reports/store';
@@ -17,6 +15,7 @@ import { getJob } from '../../services/reports/store-jobs';
 import { workerPorts } from '../../services/reports/store-worker';
 import { publishedMonthManifest } from '../support/manifests';
 import { createTestTable } from '../support/table';
+import { timesheetsIn } from '../support/timesheets';
 
 /**
  * Staleness at scale: a day that many exports cover stays correctable. A change marks every
@@ -30,8 +29,7 @@ const LOC = 'c3c3c3c3-c3c3-4c3c-8c3c-c3c3c3c3c3c3';
 const t = '2026-01-01T00:00:00.000Z';
 const principal: Principal = { organizationId: ORG, keyId: 'k'.repeat(20), keyLabel: 'test key', environment: 'TEST', scopes: new Set(['timesheets:write', 'reports:write']) };
 const actor = { principal, requestId: 'req-staleness' };
-const timesheets = (work: (ports: TimesheetPorts) => Promise<WriteOutcome>) =>
-  inUnitOfWork(db, (unit) => work({ store: timesheetsStore(db, unit, { fenceLabel: FENCE_LABEL, fenceKey: reportKeys.fence, fenceFromItem, planStaleness }), now: () => new Date(), newId: randomUUID, seal: sealRestricted }));
+const timesheets = <T>(work: (ports: TimesheetPorts) => Promise<T>) => timesheetsIn(db)(work);
 
 /** A published org-wide CSV manifest of March 2026, opened and published as the worker does (no file). */
 const publishedMarchExport = () => publishedMonthManifest(db, ORG, '2026-03');

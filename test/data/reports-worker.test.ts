@@ -14,20 +14,18 @@ import { fileStore } from '../../services/reports/store-files';
 import { getJob } from '../../services/reports/store-jobs';
 import { FENCE_LABEL, fenceFromItem, getManifest, manifestEntries, openManifestItems, planStaleness, reportKeys } from '../../services/reports/store-manifests';
 import { workerPorts as realWorkerPorts } from '../../services/reports/store-worker';
-import { sealRestricted } from '../../services/shared/crypto/restricted';
 import type { Principal } from '../../services/shared/auth/principal';
 import type { Db } from '../../services/shared/ddb/client';
 import { batchGet } from '../../services/shared/ddb/read';
 import { commit, TransactionCancelledError } from '../../services/shared/ddb/transaction';
 import { inUnitOfWork } from '../../services/shared/ddb/unit-of-work';
-import { correctTimeEntry, createTimeEntry, etagOf, type TimesheetPorts, type WriteOutcome } from '../../services/timesheets/domain';
-import { timesheetsStore } from '../../services/timesheets/store';
+import { correctTimeEntry, createTimeEntry, etagOf, type TimesheetPorts } from '../../services/timesheets/domain';
 import { createTestTable } from '../support/table';
+import { timesheetsIn } from '../support/timesheets';
 
 let db: Db;
 /** Runs a timesheets use case as the area handler does: in a unit of work, again while a read went stale. */
-const timesheets = (work: (ports: TimesheetPorts) => Promise<WriteOutcome>) =>
-  inUnitOfWork(db, (unit) => work({ store: timesheetsStore(db, unit, { fenceLabel: FENCE_LABEL, fenceKey: reportKeys.fence, fenceFromItem, planStaleness }), now: () => new Date(), newId: randomUUID, seal: sealRestricted }));
+const timesheets = <T>(work: (ports: TimesheetPorts) => Promise<T>) => timesheetsIn(db)(work);
 const ORG = 'abababab-abab-4bab-8bab-abababababab';
 const EMP = 'cdcdcdcd-cdcd-4dcd-8dcd-cdcdcdcdcdcd';
 const LOC = 'efefefef-efef-4fef-8fef-efefefefefef';
@@ -122,8 +120,8 @@ describe('what a running job shows and what the monthly report plans with', () =
       await putEmployee(db, { id, organizationId: ORG2, userName: `p${i}@x.example`, displayName: ['Åse Ødegård', 'Łucja Wąs', 'Zoë Brontë'][i], emails: [], active: true, createdAt: t, updatedAt: t, version: 1 });
     }
     await putLocation(db, { id: LOC, organizationId: ORG2, name: 'Bryggeri', createdAt: t, updatedAt: t });
-    await inUnitOfWork(db, (unit) =>
-      createTimeEntry({ store: timesheetsStore(db, unit, { fenceLabel: FENCE_LABEL, fenceKey: reportKeys.fence, fenceFromItem, planStaleness }), now: () => new Date(), newId: randomUUID, seal: sealRestricted }, actor2, {
+    await timesheets((ports) =>
+      createTimeEntry(ports, actor2, {
         employeeId: PEOPLE[1], context: { kind: 'REGISTERED_LOCATION', locationId: LOC }, startedAt: '2026-03-10T07:00:00.000Z', endedAt: '2026-03-10T15:00:00.000Z', breakMinutes: 30, reason: 'test',
       }),
     );
